@@ -1,0 +1,82 @@
+package class
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/onsi/gomega/gcustom"
+	"github.com/onsi/gomega/types"
+)
+
+// verdict carries the matcher's findings from Match to the message template.
+type verdict struct {
+	Lines   []string
+	Control string
+	Expect  string
+}
+
+const receiptTemplate = `{{range .Data.Lines}}{{.}}
+{{end}}expected each {{.To}} be at {{.Data.Expect}}
+control {{.Data.Control}}`
+
+// BeAtBackground succeeds when every observed process (an Observation or a []Observation) is at
+// background in the sense of m. The failure message is a receipt: each process that is not, what
+// ps said, what was expected, and the control's reading.
+func BeAtBackground(m Meaning, control Observation) types.GomegaMatcher {
+	return classMatcher(control, "background = "+m.Describe(), func(o Observation) (bool, string) {
+		return Background(m, o, control)
+	})
+}
+
+// HaveControlClass succeeds when every observed process has the class of the control process the
+// kit started itself: "normal" is whatever a process the launcher did not touch gets here, never
+// a hard-coded number.
+func HaveControlClass(control Observation) types.GomegaMatcher {
+	return classMatcher(control, "the control's class", func(o Observation) (bool, string) {
+		return SameClass(o, control)
+	})
+}
+
+func classMatcher(control Observation, expect string, check func(Observation) (bool, string)) types.GomegaMatcher {
+	v := &verdict{Control: control.String(), Expect: expect}
+	return gcustom.MakeMatcher(func(actual any) (bool, error) {
+		var obs []Observation
+		switch a := actual.(type) {
+		case Observation:
+			obs = []Observation{a}
+		case []Observation:
+			obs = a
+		default:
+			return false, fmt.Errorf("class matchers take an Observation or []Observation, got %T", actual)
+		}
+		if len(obs) == 0 {
+			return false, fmt.Errorf("no observation to check: an empty list proves nothing")
+		}
+		v.Lines = v.Lines[:0]
+		all := true
+		for _, o := range obs {
+			ok, why := check(o)
+			mark := "ok  "
+			if !ok {
+				all = false
+				mark = "FAIL"
+			}
+			line := fmt.Sprintf("%s %s", mark, o)
+			if why != "" {
+				line += " -- " + why
+			}
+			v.Lines = append(v.Lines, line+fmt.Sprintf(" (ps said %q)", o.PS))
+		}
+		return all, nil
+	}).WithTemplate(receiptTemplate, v)
+}
+
+// Receipt renders observations as the lines a closing note or receipt quotes.
+func Receipt(obs ...Observation) string {
+	var b strings.Builder
+	for _, o := range obs {
+		b.WriteString(o.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

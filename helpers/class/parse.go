@@ -1,0 +1,85 @@
+package class
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// PSFields are the ps -o columns the oracle asks for, per OS. macOS ps has no cls column.
+var PSFields = map[string]string{
+	"darwin": "pid=,pri=,nice=",
+	"linux":  "pid=,cls=,ni=,pri=",
+}
+
+// ParsePS reads the lines of `ps -o PSFields[goos] -p ...` into observations keyed by pid.
+// Lines are whitespace-separated; a blank line is skipped, anything else malformed is an error
+// that quotes the line.
+func ParsePS(goos string, out []byte) (map[int]Observation, error) {
+	want := map[string]int{"darwin": 3, "linux": 4}[goos]
+	if want == 0 {
+		return nil, fmt.Errorf("ps parsing: unsupported OS %q", goos)
+	}
+	res := map[int]Observation{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := sc.Text()
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != want {
+			return nil, fmt.Errorf("ps line %q: %d fields, expected %d (%s)", line, len(f), want, PSFields[goos])
+		}
+		pid, err := strconv.Atoi(f[0])
+		if err != nil {
+			return nil, fmt.Errorf("ps line %q: pid %q is not a number", line, f[0])
+		}
+		o := Observation{Pid: pid, GOOS: goos, PS: strings.TrimSpace(line)}
+		var priField string
+		if goos == "darwin" {
+			priField, o.Nice = f[1], f[2]
+		} else {
+			o.Cls, o.Nice, priField = f[1], f[2], f[3]
+		}
+		if o.Pri, err = strconv.Atoi(priField); err != nil {
+			return nil, fmt.Errorf("ps line %q: pri %q is not a number", line, priField)
+		}
+		res[pid] = o
+	}
+	return res, sc.Err()
+}
+
+// ParseStat reads the scheduling policy (field 41) and session (field 6) from /proc/PID/stat.
+// The comm field may hold spaces and ')' (go-ps breaks on that), so fields are counted from the
+// last ')'.
+func ParseStat(stat []byte) (policy, session int, state byte, err error) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, 0, 0, fmt.Errorf("/proc stat %q: no ')'", stat)
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	// f[0] is field 3 (state); field N is f[N-3].
+	if len(f) < 41-3+1 {
+		return 0, 0, 0, fmt.Errorf("/proc stat: %d fields after comm, need %d", len(f), 41-3+1)
+	}
+	if session, err = strconv.Atoi(f[6-3]); err != nil {
+		return 0, 0, 0, fmt.Errorf("/proc stat session %q: %w", f[6-3], err)
+	}
+	if policy, err = strconv.Atoi(f[41-3]); err != nil {
+		return 0, 0, 0, fmt.Errorf("/proc stat policy %q: %w", f[41-3], err)
+	}
+	return policy, session, f[0][0], nil
+}
+
+// ParseAutogroup reads /proc/PID/autogroup: "/autogroup-12 nice 0".
+func ParseAutogroup(b []byte) (name string, nice int, err error) {
+	f := strings.Fields(string(b))
+	if len(f) != 3 || f[1] != "nice" {
+		return "", 0, fmt.Errorf("autogroup %q: expected \"/autogroup-N nice X\"", strings.TrimSpace(string(b)))
+	}
+	nice, err = strconv.Atoi(f[2])
+	return f[0], nice, err
+}

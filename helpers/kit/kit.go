@@ -1,0 +1,209 @@
+// Package kit wires a Ginkgo suite to its target: it loads and checks the manifest once, builds
+// the fixture harness and the launcher once (on Ginkgo's first process), and gives each spec a
+// fresh launcher instance and a control process, both killed in DeferCleanup.
+package kit
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
+
+	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/lane"
+	"github.com/classproof/classproof/helpers/proc"
+	"github.com/classproof/classproof/helpers/target"
+)
+
+// Env selects the target: a manifest path; unset means the embedded default (refmux).
+const (
+	TargetEnv = "CLASSPROOF_TARGET"
+	VarsEnv   = "CLASSPROOF_VARS" // "variant=noclass other=x": overrides of the manifest's vars
+)
+
+// HarnessPackage is the fixture harness every target runs as its agent harness.
+const HarnessPackage = "github.com/classproof/classproof/fixtures/harness"
+
+// Env is what a suite's specs use.
+type Env struct {
+	Driver   *target.Driver
+	Platform lane.Platform
+	// Timeout bounds one launcher action (start, session, report); scaled by lane.Scale.
+	Timeout   time.Duration
+	ownLedger string
+}
+
+type shared struct {
+	Manifest string `json:"manifest"`
+	Embedded bool   `json:"embedded"`
+	KitDir   string `json:"kit_dir"`
+	BinDir   string `json:"bin_dir"`
+	Harness  string `json:"harness"`
+}
+
+// Setup registers the suite-level nodes. Call it at the top level of the suite's test file.
+// defaults holds the embedded manifests and defaultName the one used when $CLASSPROOF_TARGET is
+// unset.
+func Setup(defaults fs.FS, defaultName string) *Env {
+	env := &Env{Timeout: lane.Scale(10 * time.Second)}
+	var binDir string
+	SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
+		m, sh, err := loadManifest(defaults, defaultName)
+		Expect(err).NotTo(HaveOccurred(), "the target manifest is not usable; no spec can run")
+		sh.KitDir, err = kitDir()
+		Expect(err).NotTo(HaveOccurred())
+		sh.BinDir, err = os.MkdirTemp("", "classproof-bin")
+		Expect(err).NotTo(HaveOccurred())
+		sh.Harness, err = gexec.Build(HarnessPackage)
+		Expect(err).NotTo(HaveOccurred(), "building the fixture harness")
+		d, openErr := target.Open(m, sh.KitDir, sh.BinDir, sh.Harness)
+		if m.Build != nil {
+			By(fmt.Sprintf("building target %s: %s", m.Name, strings.Join(m.Build.Run, " ")))
+			Expect(d.Build(ctx, GinkgoWriter)).To(Succeed())
+		} else {
+			Expect(openErr).NotTo(HaveOccurred())
+		}
+		b, _ := json.Marshal(sh)
+		return b
+	}, func(b []byte) {
+		var sh shared
+		Expect(json.Unmarshal(b, &sh)).To(Succeed())
+		binDir = sh.BinDir
+		m, _, err := loadManifest(defaults, defaultName)
+		Expect(err).NotTo(HaveOccurred())
+		env.Driver, err = target.Open(m, sh.KitDir, sh.BinDir, sh.Harness)
+		Expect(err).NotTo(HaveOccurred())
+		env.Platform, err = lane.Current(env.Driver.Meaning)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(proc.BecomeSubreaper()).To(Succeed())
+		if os.Getenv(proc.LedgerEnv) == "" {
+			// Without the CLI there is no run-wide ledger: keep one for this process and sweep
+			// it after the suite, so a leak fails the suite instead of going unseen.
+			f, err := os.CreateTemp("", "classproof-ledger")
+			Expect(err).NotTo(HaveOccurred())
+			f.Close()
+			env.ownLedger = f.Name()
+			os.Setenv(proc.LedgerEnv, env.ownLedger)
+		}
+	})
+	SynchronizedAfterSuite(func() {
+		if env.ownLedger == "" {
+			return
+		}
+		leaks, err := proc.Sweep(env.ownLedger)
+		os.Remove(env.ownLedger)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(leaks).To(BeEmpty(), "leak scan: processes a spec started were still alive after the suite (now killed)")
+	}, func() {
+		gexec.CleanupBuildArtifacts()
+		if binDir != "" {
+			os.RemoveAll(binDir)
+		}
+	})
+	return env
+}
+
+func loadManifest(defaults fs.FS, defaultName string) (*target.Manifest, shared, error) {
+	var m *target.Manifest
+	var err error
+	sh := shared{}
+	if p := os.Getenv(TargetEnv); p != "" {
+		sh.Manifest = p
+		m, err = target.Load(p)
+	} else {
+		sh.Manifest, sh.Embedded = defaultName, true
+		m, err = target.LoadFS(defaults, defaultName)
+	}
+	if err != nil {
+		return nil, sh, err
+	}
+	if v := os.Getenv(VarsEnv); v != "" {
+		if err := m.SetVars(strings.Fields(v)); err != nil {
+			return nil, sh, fmt.Errorf("%s: %w", VarsEnv, err)
+		}
+	}
+	return m, sh, nil
+}
+
+// kitDir is the classproof module's root, where the embedded manifests' build steps run.
+func kitDir() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/classproof/classproof").Output()
+	if err != nil {
+		return "", fmt.Errorf("finding the classproof module with go list: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Launch starts a fresh instance of the target for the running spec. Everything it and its
+// sessions start is killed in DeferCleanup, also when the spec fails, times out or is
+// interrupted.
+func (e *Env) Launch(opts target.LaunchOptions) (*target.Launcher, *proc.Set) {
+	set := proc.NewSet()
+	var l *target.Launcher
+	DeferCleanup(func() {
+		err := set.KillAll(e.Timeout)
+		if l != nil {
+			os.RemoveAll(l.Dir)
+		}
+		Expect(err).NotTo(HaveOccurred(), "cleanup")
+	})
+	l, err := e.Driver.Launch(set, opts, GinkgoWriter, e.Timeout)
+	Expect(err).NotTo(HaveOccurred(), "starting the target's daemon and host")
+	return l, set
+}
+
+// Session starts a session and fails the spec with the launcher's words if it is refused.
+func (e *Env) Session(l *target.Launcher, mode target.Mode, profileEnv map[string]string) *target.Session {
+	s, err := l.StartSession(mode, profileEnv)
+	Expect(err).NotTo(HaveOccurred())
+	return s
+}
+
+// Control starts a sleep of the kit's own, in its own group, and reads its class: what a process
+// nobody reniced gets on this machine. Every "normal" in the suites is relative to it.
+func (e *Env) Control() class.Observation {
+	cmd := exec.Command("sleep", "86400")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	Expect(cmd.Start()).To(Succeed())
+	set := proc.NewSet()
+	set.TrackOwned("control sleep", cmd.Process.Pid)
+	go func() { _ = cmd.Wait() }()
+	DeferCleanup(func() { Expect(set.KillAll(e.Timeout)).To(Succeed()) })
+	o, err := class.ObserveOne("control sleep", cmd.Process.Pid)
+	Expect(err).NotTo(HaveOccurred())
+	ok, _ := class.Background(e.Platform.Meaning, o, o)
+	if e.Platform.Meaning != class.Ignored && ok {
+		Fail(fmt.Sprintf("the kit itself runs at background (%s): a control at background proves nothing; run the kit at normal class", o))
+	}
+	return o
+}
+
+// Observe reads the subjects with the oracle, failing the spec if any is gone.
+func Observe(subjects ...class.Subject) []class.Observation {
+	obs, err := class.Observe(subjects...)
+	Expect(err).NotTo(HaveOccurred())
+	return obs
+}
+
+// ExpectDescends checks the process tree with go-ps, by pid and ppid: the harness must descend
+// from the launcher process that is meant to have started it.
+func ExpectDescends(s *target.Session) {
+	role, pid := s.LauncherPid()
+	ok, chain, err := proc.Descends(s.Report.HarnessPid, pid)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(ok).To(BeTrue(), fmt.Sprintf("%s harness pid %d does not descend from the %s pid %d; its ancestry is %v",
+		s.Mode, s.Report.HarnessPid, role, pid, chain))
+	for _, t := range s.Tools() {
+		pp, err := proc.ParentOf(t.Pid)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pp).To(Equal(s.Report.HarnessPid), fmt.Sprintf("%s pid %d: parent is %d, not the harness", t.Role, t.Pid, pp))
+	}
+}

@@ -1,0 +1,103 @@
+// Package lane is what differs between CI lanes: which platform a run is on, the labels that
+// select specs for it, the guard that skips (with its reason) a spec meant for another platform,
+// and the one time scale for slow machines.
+package lane
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/classproof/classproof/helpers/class"
+)
+
+// Platform labels. Each platform-bound spec carries exactly one of them.
+const (
+	Darwin      = "darwin"
+	LinuxIdle   = "linux-idle"
+	LinuxIgnore = "linux-ignore"
+)
+
+// Area labels.
+const (
+	DirectArea  = "direct"
+	HostedArea  = "hosted"
+	InheritArea = "inherit"
+	OptOutArea  = "optout"
+	ResolveArea = "resolve"
+	EnvRefArea  = "envref"
+	ConfigArea  = "config"
+	CompatArea  = "compat"
+	IsolateArea = "isolation"
+	LoadArea    = "concurrency"
+)
+
+// Platform is an OS together with what background means there for the target.
+type Platform struct {
+	Label   string
+	GOOS    string
+	Meaning class.Meaning
+	Title   string
+}
+
+// Platforms are the three the suites are written for.
+var Platforms = []Platform{
+	{Label: Darwin, GOOS: "darwin", Meaning: class.DarwinBG, Title: "on macOS (PRIO_DARWIN_BG)"},
+	{Label: LinuxIdle, GOOS: "linux", Meaning: class.LinuxIdle, Title: "on Linux, idle mode (SCHED_IDLE + I/O idle)"},
+	{Label: LinuxIgnore, GOOS: "linux", Meaning: class.Ignored, Title: "on Linux, ignore mode (class read, not applied)"},
+}
+
+// Current is the platform of this run for a target whose background means m on this OS.
+func Current(m class.Meaning) (Platform, error) {
+	for _, p := range Platforms {
+		if p.GOOS == runtime.GOOS && p.Meaning == m {
+			return p, nil
+		}
+	}
+	return Platform{}, fmt.Errorf("no lane for %s with background %q", runtime.GOOS, m)
+}
+
+// Filter is the label filter that selects a lane's specs: its own platform's, and the ones that
+// are bound to no platform.
+func Filter(label string) (string, error) {
+	switch label {
+	case Darwin:
+		return "!" + LinuxIdle + " && !" + LinuxIgnore, nil
+	case LinuxIdle:
+		return "!" + Darwin + " && !" + LinuxIgnore, nil
+	case LinuxIgnore:
+		return "!" + Darwin + " && !" + LinuxIdle, nil
+	}
+	return "", fmt.Errorf("unknown lane %q; accepted: %s, %s, %s", label, Darwin, LinuxIdle, LinuxIgnore)
+}
+
+// Require skips the running spec, with its reason, when it is meant for another platform. A lane
+// that selects by label never gets here; a run without a filter sees every such skip counted
+// and named (the gate refuses runtime skips where a lane allows none).
+func Require(want, have Platform) {
+	if want.Label != have.Label {
+		Skip(fmt.Sprintf("needs %s (%s); this run is %s/%s with the target's background %q (%s). Select a lane with --label-filter.",
+			want.Label, want.Title, runtime.GOOS, runtime.GOARCH, have.Meaning, have.Label))
+	}
+}
+
+// ScaleEnv multiplies every timeout in the kit, for slow CI machines.
+const ScaleEnv = "CLASSPROOF_TIME_SCALE"
+
+// Scale returns d times $CLASSPROOF_TIME_SCALE (default 1). A bad value panics with a message
+// naming it: silently running with the default would hide a misconfigured lane.
+func Scale(d time.Duration) time.Duration {
+	s := os.Getenv(ScaleEnv)
+	if s == "" {
+		return d
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 {
+		panic(fmt.Sprintf("%s=%q: expected a positive number, e.g. 1, 2.5", ScaleEnv, s))
+	}
+	return time.Duration(float64(d) * f)
+}

@@ -1,0 +1,4 @@
+package proc
+
+// BecomeSubreaper does nothing on macOS, where launchd reaps orphans.
+func BecomeSubreaper() error { return nil }

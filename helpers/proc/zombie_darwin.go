@@ -1,0 +1,15 @@
+package proc
+
+import (
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+func zombie(pid int) bool {
+	out, err := exec.Command("ps", "-o", "stat=", "-p", strconv.Itoa(pid)).Output()
+	if err != nil {
+		return true
+	}
+	return strings.HasPrefix(strings.TrimSpace(string(out)), "Z")
+}

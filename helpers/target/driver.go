@@ -1,0 +1,421 @@
+package target
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/onsi/gomega/gexec"
+
+	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/proc"
+)
+
+// Driver drives one launcher as its manifest says. It is safe to share between specs.
+type Driver struct {
+	M       *Manifest
+	Meaning class.Meaning // background on this OS
+	Harness string        // the fixture harness binary
+	vals    map[string]string
+}
+
+// Open makes a driver for an already built launcher. binDir is where the build step put (or
+// would put) its outputs; kitDir is the classproof module's root.
+func Open(m *Manifest, kitDir, binDir, harness string) (*Driver, error) {
+	meaning, err := m.Meaning(runtime.GOOS)
+	if err != nil {
+		return nil, fmt.Errorf("target manifest %s: %w", m.Source, err)
+	}
+	vals := map[string]string{"kit": kitDir, "bin": binDir}
+	for k, v := range m.Vars {
+		vals[k] = v
+	}
+	d := &Driver{M: m, Meaning: meaning, Harness: harness, vals: vals}
+	return d, d.checkBinaries()
+}
+
+// Build runs the manifest's build step, if it has one, with its output going to log.
+func (d *Driver) Build(ctx context.Context, log io.Writer) error {
+	b := d.M.Build
+	if b == nil {
+		return nil
+	}
+	argv, err := expand(b.Run, d.vals)
+	if err != nil {
+		return fmt.Errorf("target manifest %s: build.run: %w", d.M.Source, err)
+	}
+	dir := d.vals["kit"]
+	if b.Dir != "" {
+		ds, err := expand([]string{b.Dir}, d.vals)
+		if err != nil {
+			return fmt.Errorf("target manifest %s: build.dir: %w", d.M.Source, err)
+		}
+		dir = ds[0]
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = d.env(b.Env, nil)
+	var out bytes.Buffer
+	cmd.Stdout = io.MultiWriter(&out, log)
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Run(); err != nil {
+		return &BuildError{Manifest: d.M.Source, Argv: argv, Dir: dir, Output: out.String(), Err: err}
+	}
+	return d.checkBinaries()
+}
+
+// BuildError is a failed build step; the red/green prover tells it apart from a failing spec.
+type BuildError struct {
+	Manifest string
+	Argv     []string
+	Dir      string
+	Output   string
+	Err      error
+}
+
+func (e *BuildError) Error() string {
+	return fmt.Sprintf("target manifest %s: build step %q in %s failed: %v\n%s", e.Manifest, strings.Join(e.Argv, " "), e.Dir, e.Err, e.Output)
+}
+
+// checkBinaries makes a missing launcher binary one clear error before any spec, instead of the
+// same "no such file" in every spec.
+func (d *Driver) checkBinaries() error {
+	var errs []string
+	fields := map[string][]string{"daemon.run": d.M.Daemon.Run, "session.direct": d.M.Session.Direct, "session.hosted": d.M.Session.Hosted}
+	if d.M.Host != nil {
+		fields["host.run"] = d.M.Host.Run
+	}
+	for field, argv := range fields {
+		if len(argv) == 0 {
+			continue
+		}
+		got, err := expand(argv[:1], d.vals)
+		if err != nil {
+			continue // depends on a per-launch value; checked when it runs
+		}
+		if _, err := exec.LookPath(got[0]); err != nil {
+			hint := ""
+			if d.M.Build != nil {
+				hint = " (the build step should make it: " + strings.Join(d.M.Build.Run, " ") + ")"
+			}
+			errs = append(errs, fmt.Sprintf("%s[0] %q: %v%s", field, got[0], err, hint))
+		}
+	}
+	if _, err := os.Stat(d.Harness); err != nil {
+		errs = append(errs, fmt.Sprintf("fixture harness %q: %v", d.Harness, err))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("target manifest %s:\n  %s", d.M.Source, strings.Join(errs, "\n  "))
+	}
+	return nil
+}
+
+// env is the kit's environment without the class variable (a CI runner that happens to set it
+// must not decide what a spec proves), then extra layers, later winning.
+func (d *Driver) env(layers ...map[string]string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k == d.M.ClassEnv {
+			continue
+		}
+		out = append(out, kv)
+	}
+	for _, l := range layers {
+		for k, v := range l {
+			out = append(out, k+"="+v)
+		}
+	}
+	return out
+}
+
+// LaunchOptions are what a spec varies per launcher instance.
+type LaunchOptions struct {
+	DaemonEnv map[string]string // e.g. the class env var set in the daemon's environment
+}
+
+// Launcher is one running instance of the target: its host and daemon, in a private directory.
+type Launcher struct {
+	d         *Driver
+	Dir       string
+	vals      map[string]string
+	Daemon    *gexec.Session
+	Host      *gexec.Session
+	DaemonPid int
+	HostPid   int
+	set       *proc.Set
+	timeout   time.Duration
+	n         atomic.Int32
+}
+
+// Launch starts the host (if the target has one), then the daemon, and waits until both are
+// ready. Every process is tracked in set; the caller kills the set and removes l.Dir.
+func (d *Driver) Launch(set *proc.Set, opts LaunchOptions, log io.Writer, timeout time.Duration) (*Launcher, error) {
+	dir, err := privateDir()
+	if err != nil {
+		return nil, err
+	}
+	l := &Launcher{d: d, Dir: dir, set: set, timeout: timeout}
+	l.vals = map[string]string{
+		"dir":         dir,
+		"home":        filepath.Join(dir, "home"),
+		"socket":      filepath.Join(dir, "run", "d.sock"),
+		"host_socket": filepath.Join(dir, "run", "h.sock"),
+	}
+	for k, v := range d.vals {
+		l.vals[k] = v
+	}
+	for _, sub := range []string{"home", "run"} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
+			return l, err
+		}
+	}
+	if h := d.M.Host; h != nil {
+		l.Host, l.HostPid, err = l.startService("agent host", "host", *h, nil, log)
+		if err != nil {
+			return l, err
+		}
+	}
+	l.Daemon, l.DaemonPid, err = l.startService("daemon", "daemon", d.M.Daemon, opts.DaemonEnv, log)
+	return l, err
+}
+
+func (l *Launcher) startService(role, field string, s Service, extraEnv map[string]string, log io.Writer) (*gexec.Session, int, error) {
+	argv, err := expand(s.Run, l.vals)
+	if err != nil {
+		return nil, 0, fmt.Errorf("target manifest %s: %s.run: %w", l.d.M.Source, field, err)
+	}
+	env := map[string]string{}
+	for k, v := range s.Env {
+		vs, err := expand([]string{v}, l.vals)
+		if err != nil {
+			return nil, 0, fmt.Errorf("target manifest %s: %s.env.%s: %w", l.d.M.Source, field, k, err)
+		}
+		env[k] = vs[0]
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = l.d.env(env, extraEnv)
+	cmd.Dir = l.Dir
+	// Its own process group: the kit kills the group, and a signal meant for the kit (^C) does
+	// not reach the launcher before the kit has cleaned up.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	sess, err := gexec.Start(cmd, log, log)
+	if err != nil {
+		return nil, 0, fmt.Errorf("starting %s %q: %w", role, strings.Join(argv, " "), err)
+	}
+	pid := cmd.Process.Pid
+	l.set.TrackOwned(l.d.M.Name+" "+role, pid)
+	if s.Ready.Socket == "" {
+		return sess, pid, nil
+	}
+	sock, err := expand([]string{s.Ready.Socket}, l.vals)
+	if err != nil {
+		return sess, pid, err
+	}
+	deadline := time.Now().Add(l.timeout)
+	for {
+		c, err := net.Dial("unix", sock[0])
+		if err == nil {
+			c.Close()
+			return sess, pid, nil
+		}
+		select {
+		case <-sess.Exited:
+			return sess, pid, fmt.Errorf("%s %s (pid %d) exited with code %d before %s accepted a connection; it said:\n%s%s",
+				l.d.M.Name, role, pid, sess.ExitCode(), sock[0], sess.Out.Contents(), sess.Err.Contents())
+		default:
+		}
+		if time.Now().After(deadline) {
+			return sess, pid, fmt.Errorf("%s %s (pid %d): %s did not accept a connection within %v: %v", l.d.M.Name, role, pid, sock[0], l.timeout, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Mode is how a session starts its harness.
+type Mode string
+
+const (
+	Direct Mode = "direct" // the daemon's own child
+	Hosted Mode = "hosted" // through the agent host, from a spawn spec
+)
+
+// Report is what the fixture harness writes (fixtures/harness).
+type Report struct {
+	HarnessPid  int `json:"harness_pid"`
+	HarnessPpid int `json:"harness_ppid"`
+	Tools       []struct {
+		Pid  int `json:"pid"`
+		Ppid int `json:"ppid"`
+	} `json:"tools"`
+}
+
+// Session is one started harness.
+type Session struct {
+	Mode   Mode
+	Output string // what the launcher's client printed
+	Report Report
+	report string
+	l      *Launcher
+}
+
+// SessionError is a session the launcher refused or failed to start.
+type SessionError struct {
+	Mode   Mode
+	Argv   []string
+	Output string
+	Err    error
+}
+
+func (e *SessionError) Error() string {
+	return fmt.Sprintf("%s session: %q: %v; it said:\n%s", e.Mode, strings.Join(e.Argv, " "), e.Err, e.Output)
+}
+
+// Profile is what the kit hands a launcher's session command as {profile}: a JSON file with the
+// profile's name, env and harness command. A launcher with another profile format converts it in
+// a thin adapter.
+type Profile struct {
+	Name    string            `json:"name"`
+	Env     map[string]string `json:"env"`
+	Command []string          `json:"command"`
+	Cwd     string            `json:"cwd"`
+}
+
+// StartSession asks the launcher for a session with the given profile env and waits for the
+// harness's report. A refusal comes back as *SessionError.
+func (l *Launcher) StartSession(mode Mode, profileEnv map[string]string) (*Session, error) {
+	n := l.n.Add(1)
+	report := filepath.Join(l.Dir, fmt.Sprintf("report-%d.json", n))
+	profile := filepath.Join(l.Dir, fmt.Sprintf("profile-%d.json", n))
+	p := Profile{Name: fmt.Sprintf("classproof-%d", n), Env: profileEnv, Cwd: l.Dir,
+		Command: []string{l.d.Harness, "--report", report}}
+	if ledger := os.Getenv(proc.LedgerEnv); ledger != "" {
+		p.Command = append(p.Command, "--ledger", ledger)
+	}
+	if p.Env == nil {
+		p.Env = map[string]string{}
+	}
+	b, _ := json.MarshalIndent(p, "", "  ")
+	if err := os.WriteFile(profile, b, 0o600); err != nil {
+		return nil, err
+	}
+	tmpl := l.d.M.Session.Direct
+	if mode == Hosted {
+		tmpl = l.d.M.Session.Hosted
+	}
+	vals := map[string]string{"profile": profile}
+	for k, v := range l.vals {
+		vals[k] = v
+	}
+	argv, err := expand(tmpl, vals)
+	if err != nil {
+		return nil, fmt.Errorf("target manifest %s: session.%s: %w", l.d.M.Source, mode, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = l.d.env()
+	cmd.Dir = l.Dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, &SessionError{Mode: mode, Argv: argv, Output: string(out), Err: err}
+	}
+	s := &Session{Mode: mode, Output: string(out), report: report, l: l}
+	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > 0 }); err != nil {
+		return nil, err
+	}
+	s.l.set.Track(fmt.Sprintf("%s harness", mode), s.Report.HarnessPid)
+	for i, t := range s.Report.Tools {
+		s.l.set.Track(fmt.Sprintf("%s tool sleep #%d", mode, i+1), t.Pid)
+	}
+	return s, nil
+}
+
+func (s *Session) waitReport(done func(Report) bool) error {
+	deadline := time.Now().Add(s.l.timeout)
+	for {
+		b, err := os.ReadFile(s.report)
+		if err == nil {
+			var r Report
+			if err := json.Unmarshal(b, &r); err != nil {
+				return fmt.Errorf("%s harness report %s: %w", s.Mode, s.report, err)
+			}
+			if done(r) {
+				s.Report = r
+				return nil
+			}
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s session: no harness report at %s within %v (is the harness running? the launcher said: %q)", s.Mode, s.report, s.l.timeout, strings.TrimSpace(s.Output))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Harness is the harness process, for the oracle.
+func (s *Session) Harness() class.Subject {
+	return class.Subject{Role: string(s.Mode) + " harness", Pid: s.Report.HarnessPid}
+}
+
+// Tools are the tool processes the harness reported, for the oracle.
+func (s *Session) Tools() []class.Subject {
+	var out []class.Subject
+	for i, t := range s.Report.Tools {
+		out = append(out, class.Subject{Role: fmt.Sprintf("%s tool sleep #%d", s.Mode, i+1), Pid: t.Pid})
+	}
+	return out
+}
+
+// Subjects are the harness and its tools.
+func (s *Session) Subjects() []class.Subject {
+	return append([]class.Subject{s.Harness()}, s.Tools()...)
+}
+
+// StartLateTool makes the running harness start one more tool now (SIGUSR1) and returns it.
+func (s *Session) StartLateTool() (class.Subject, error) {
+	before := len(s.Report.Tools)
+	if err := syscall.Kill(s.Report.HarnessPid, syscall.SIGUSR1); err != nil {
+		return class.Subject{}, fmt.Errorf("signalling %s harness pid %d: %w", s.Mode, s.Report.HarnessPid, err)
+	}
+	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > before }); err != nil {
+		return class.Subject{}, err
+	}
+	t := s.Tools()[before]
+	s.l.set.Track(t.Role, t.Pid)
+	return t, nil
+}
+
+// Launcher returns the pid a session's harness must descend from: the daemon for a direct
+// session, the agent host for a hosted one.
+func (s *Session) LauncherPid() (string, int) {
+	if s.Mode == Hosted {
+		return "agent host", s.l.HostPid
+	}
+	return "daemon", s.l.DaemonPid
+}
+
+// privateDir is short (unix socket paths are limited to about 104 bytes) and 0700.
+func privateDir() (string, error) {
+	base := os.TempDir()
+	if len(base) > 40 {
+		base = "/tmp" // macOS's per-user TMPDIR is long enough to overflow sun_path
+	}
+	dir, err := os.MkdirTemp(base, "cp")
+	if err != nil {
+		return "", err
+	}
+	return dir, os.Chmod(dir, 0o700)
+}

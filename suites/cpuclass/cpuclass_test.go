@@ -1,0 +1,139 @@
+package cpuclass_test
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/kit"
+	"github.com/classproof/classproof/helpers/lane"
+	"github.com/classproof/classproof/helpers/target"
+)
+
+// The promises that depend on what background means on the OS are written once and run per
+// platform, each copy under its platform's label; a lane selects its copy with --label-filter.
+var _ = Describe("cpuclass", func() {
+	for _, p := range lane.Platforms {
+		Describe(p.Title, Label(p.Label), func() {
+			var (
+				control class.Observation
+				l       *target.Launcher
+			)
+			BeforeEach(func() {
+				lane.Require(p, env.Platform)
+				control = env.Control()
+				l, _ = env.Launch(target.LaunchOptions{})
+			})
+
+			Describe("a direct session", Label(lane.DirectArea), func() {
+				It("starts the direct harness and its tool sleep at background class", func() {
+					s := env.Session(l, target.Direct, nil)
+					kit.ExpectDescends(s)
+					Expect(kit.Observe(s.Subjects()...)).To(class.BeAtBackground(p.Meaning, control))
+				})
+			})
+
+			Describe("a hosted session", Label(lane.HostedArea), func() {
+				It("starts the hosted harness and its tool sleep at background class", func() {
+					s := env.Session(l, target.Hosted, nil)
+					kit.ExpectDescends(s)
+					Expect(kit.Observe(s.Subjects()...)).To(class.BeAtBackground(p.Meaning, control))
+				})
+			})
+
+			Describe("a tool started after the harness has run a while", Label(lane.InheritArea), func() {
+				for _, mode := range []target.Mode{target.Direct, target.Hosted} {
+					It(fmt.Sprintf("starts the %s harness's later tool at background class too", mode), func() {
+						s := env.Session(l, mode, nil)
+						// The harness runs a while, and stays at background all along (nothing
+						// reverts the class once the launcher looks away).
+						Consistently(func() ([]class.Observation, error) { return class.Observe(s.Harness()) }).
+							WithTimeout(lane.Scale(300 * time.Millisecond)).WithPolling(50 * time.Millisecond).
+							Should(class.BeAtBackground(p.Meaning, control))
+						late, err := s.StartLateTool()
+						Expect(err).NotTo(HaveOccurred())
+						Expect(kit.Observe(late)).To(class.BeAtBackground(p.Meaning, control))
+					})
+				}
+			})
+
+			Describe("many sessions at once", Label(lane.LoadArea, lane.DirectArea, lane.HostedArea), func() {
+				It("starts 8 sessions started together, half direct and half hosted, all at background class", func() {
+					var (
+						wg       sync.WaitGroup
+						mu       sync.Mutex
+						sessions []*target.Session
+						errs     []error
+					)
+					for i := 0; i < 8; i++ {
+						mode := target.Direct
+						if i%2 == 1 {
+							mode = target.Hosted
+						}
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							s, err := l.StartSession(mode, nil)
+							mu.Lock()
+							defer mu.Unlock()
+							if err != nil {
+								errs = append(errs, err)
+								return
+							}
+							sessions = append(sessions, s)
+						}()
+					}
+					wg.Wait()
+					Expect(errs).To(BeEmpty(), "every one of the 8 sessions starts")
+					var subjects []class.Subject
+					for _, s := range sessions {
+						subjects = append(subjects, s.Subjects()...)
+					}
+					Expect(subjects).To(HaveLen(16), "8 harnesses and 8 tools")
+					Expect(kit.Observe(subjects...)).To(class.BeAtBackground(p.Meaning, control))
+				})
+			})
+		})
+	}
+})
+
+// These promises hold on every platform: they compare with the control, whatever background is.
+var _ = Describe("cpuclass, on every platform", func() {
+	var (
+		control class.Observation
+		l       *target.Launcher
+	)
+	BeforeEach(func() {
+		control = env.Control()
+		l, _ = env.Launch(target.LaunchOptions{})
+	})
+
+	Describe("the launcher's own processes", Label(lane.IsolateArea), func() {
+		It("leaves the daemon, the agent host and the kit at their own class while sessions start at background", func() {
+			env.Session(l, target.Direct, nil)
+			env.Session(l, target.Hosted, nil)
+			subjects := []class.Subject{
+				{Role: "daemon", Pid: l.DaemonPid},
+				{Role: "kit (this test process)", Pid: os.Getpid()},
+			}
+			if l.HostPid != 0 {
+				subjects = append(subjects, class.Subject{Role: "agent host", Pid: l.HostPid})
+			}
+			Expect(kit.Observe(subjects...)).To(class.HaveControlClass(control))
+		})
+	})
+
+	Describe("the normal opt-out in a profile's env", Label(lane.OptOutArea), func() {
+		for _, mode := range []target.Mode{target.Direct, target.Hosted} {
+			It(fmt.Sprintf("starts the %s harness and its tool sleep at the control's class", mode), func() {
+				s := env.Session(l, mode, map[string]string{env.Driver.M.ClassEnv: "normal"})
+				Expect(kit.Observe(s.Subjects()...)).To(class.HaveControlClass(control))
+			})
+		}
+	})
+})

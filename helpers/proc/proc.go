@@ -81,6 +81,7 @@ func (s *Set) Entries() []Entry {
 // daemon that started them), and waits up to timeout for each to be gone. It returns an error
 // naming every process still alive after that.
 func (s *Set) KillAll(timeout time.Duration) error {
+	s.trackDescendants()
 	es := s.Entries()
 	for i := len(es) - 1; i >= 0; i-- {
 		kill(es[i])
@@ -102,6 +103,37 @@ func (s *Set) KillAll(timeout time.Duration) error {
 		return fmt.Errorf("still alive %v after SIGKILL: %s", timeout, strings.Join(left, ", "))
 	}
 	return nil
+}
+
+// trackDescendants adds every live descendant of a tracked process: a harness the launcher
+// started but the spec had not yet heard of (interrupted between the two) dies with the rest.
+func (s *Set) trackDescendants() {
+	all, err := gops.Processes()
+	if err != nil {
+		return
+	}
+	children := map[int][]int{}
+	for _, p := range all {
+		children[p.PPid()] = append(children[p.PPid()], p.Pid())
+	}
+	known := map[int]string{}
+	var queue []int
+	for _, e := range s.Entries() {
+		known[e.Pid] = e.Role
+		queue = append(queue, e.Pid)
+	}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, c := range children[pid] {
+			if _, ok := known[c]; ok {
+				continue
+			}
+			known[c] = "descendant of " + known[pid]
+			s.track(Entry{Role: known[c], Pid: c})
+			queue = append(queue, c)
+		}
+	}
 }
 
 func kill(e Entry) {

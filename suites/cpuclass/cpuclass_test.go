@@ -63,7 +63,7 @@ var _ = Describe("cpuclass", func() {
 			})
 
 			Describe("many sessions at once", Label(lane.LoadArea, lane.DirectArea, lane.HostedArea), func() {
-				It("starts 8 sessions started together, half direct and half hosted, all at background class", func() {
+				It("starts 8 sessions asked for at once, half direct and half hosted, all at background class", func() {
 					var (
 						wg       sync.WaitGroup
 						mu       sync.Mutex

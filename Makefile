@@ -1,0 +1,51 @@
+# classproof. `make verify` runs the main job on the embedded reference launcher; `make test`
+# passes the kit's own tests (unit, static checks for linux and darwin, and the suites).
+GO      ?= go
+GINKGO  := $(GO) run github.com/onsi/ginkgo/v2/ginkgo
+CLASSPROOF := $(GO) run ./cmd/classproof
+SUITES  := $(wildcard suites/*/*_suite_test.go)
+DARWIN_ARCHES := arm64 amd64
+
+.PHONY: verify test unit static darwin suites red clean
+
+## verify: the main job: every suite for this machine's lane against refmux (embedded manifest)
+verify:
+	$(CLASSPROOF) run --out out/verify
+
+## test: everything CI runs
+test: static darwin unit suites
+
+## unit: the kit's own unit tests (parsers, manifest checks, process tracking)
+unit:
+	$(GO) test ./helpers/... ./cmd/... ./fixtures/...
+
+## static: gofmt and go vet on linux
+static:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## darwin: macOS code compiles and vets, and every suite's test binary builds (compiled, not run)
+darwin:
+	@set -e; for arch in $(DARWIN_ARCHES); do \
+	  echo "GOOS=darwin GOARCH=$$arch go vet ./..."; GOOS=darwin GOARCH=$$arch $(GO) vet ./...; \
+	  GOOS=darwin GOARCH=$$arch $(GO) build -o /dev/null ./cmd/classproof ./fixtures/refmux ./fixtures/harness; \
+	  for s in $(dir $(SUITES)); do \
+	    echo "GOOS=darwin GOARCH=$$arch go test -c ./$$s"; \
+	    GOOS=darwin GOARCH=$$arch $(GO) test -c -o /dev/null ./$$s; \
+	  done; \
+	done
+
+## suites: the suites for this machine's lane, as CI runs them
+suites:
+	$(CLASSPROOF) run --out out/test
+
+## red: the suites against a known-broken refmux (VARIANT=noclass by default); it must fail
+VARIANT ?= noclass
+red:
+	@if $(CLASSPROOF) run --var variant=$(VARIANT) --out out/red-$(VARIANT); then \
+	  echo "red run against variant $(VARIANT) PASSED: the suites did not catch it"; exit 1; \
+	else echo "red run against variant $(VARIANT) failed, as it must (see out/red-$(VARIANT)/report.json)"; fi
+
+clean:
+	rm -rf out

@@ -1,0 +1,145 @@
+package class
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fixture reads a file from fixtures/ps without its '#' comment lines.
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "ps", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			keep = append(keep, l)
+		}
+	}
+	return []byte(strings.Join(keep, "\n"))
+}
+
+func TestParseDarwinPS(t *testing.T) {
+	rows, err := ParsePS("darwin", fixture(t, "darwin-pid-pri-nice.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bg, normal, utility := rows[512], rows[513], rows[514]
+	if bg.Pri != 4 || normal.Pri != 31 || utility.Pri != 20 {
+		t.Fatalf("pri: got %d %d %d, want 4 31 20", bg.Pri, normal.Pri, utility.Pri)
+	}
+	bg.Role, normal.Role, utility.Role = "harness", "control sleep", "utility sleep"
+	if ok, why := Background(DarwinBG, bg, normal); !ok {
+		t.Errorf("pri 4 is darwinbg, got not: %s", why)
+	}
+	if ok, _ := Background(DarwinBG, normal, normal); ok {
+		t.Error("pri 31 taken for darwinbg")
+	}
+	ok, why := Background(DarwinBG, utility, normal)
+	if ok || why != "ps pri 20, expected 4 (darwinbg)" {
+		t.Errorf("utility: ok=%v why=%q", ok, why)
+	}
+	if ok, why := SameClass(utility, normal); ok || !strings.Contains(why, "ps pri 20, control's 31") {
+		t.Errorf("utility vs control: ok=%v why=%q", ok, why)
+	}
+}
+
+func TestParseLinuxPS(t *testing.T) {
+	rows, err := ParsePS("linux", fixture(t, "linux-cls-ni-pri.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 {
+		t.Fatalf("got %d rows, want 3", len(rows))
+	}
+	idle, normal, niced := rows[14050], rows[14052], rows[14053]
+	if idle.Cls != "IDL" || idle.Nice != "-" || idle.Pri != 19 {
+		t.Errorf("idle row: %+v", idle)
+	}
+	// ps pri is 19 for both SCHED_IDLE and normal: pri alone cannot tell them apart on Linux.
+	if normal.Pri != idle.Pri {
+		t.Errorf("expected equal pri for idle and normal, got %d and %d", idle.Pri, normal.Pri)
+	}
+	if niced.Nice != "10" || niced.Cls != "TS" {
+		t.Errorf("nice 10 row: %+v", niced)
+	}
+}
+
+func TestParsePSRejectsMalformedLines(t *testing.T) {
+	for _, in := range []string{"123 TS 0", "abc TS 0 19", "123 TS 0 x"} {
+		if _, err := ParsePS("linux", []byte(in)); err == nil || !strings.Contains(err.Error(), in) {
+			t.Errorf("%q: want an error quoting the line, got %v", in, err)
+		}
+	}
+	if _, err := ParsePS("plan9", nil); err == nil {
+		t.Error("unknown OS accepted")
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	policy, session, state, err := ParseStat(fixture(t, "linux-stat-idle.txt"))
+	if err != nil || policy != 5 || session != 1050 || state != 'S' {
+		t.Fatalf("idle stat: policy %d session %d state %c err %v", policy, session, state, err)
+	}
+	policy, _, _, err = ParseStat(fixture(t, "linux-stat-normal.txt"))
+	if err != nil || policy != 0 {
+		t.Fatalf("normal stat: policy %d err %v", policy, err)
+	}
+	// A comm with spaces and ')' (go-ps misparses this): fields count from the last ')'.
+	tricky := strings.Replace(string(fixture(t, "linux-stat-idle.txt")), "(sleep)", "(a) b) c)", 1)
+	if policy, _, _, err := ParseStat([]byte(tricky)); err != nil || policy != 5 {
+		t.Fatalf("tricky comm: policy %d err %v", policy, err)
+	}
+	if _, _, _, err := ParseStat([]byte("12 (x) S 1 2")); err == nil {
+		t.Error("short stat accepted")
+	}
+}
+
+func TestParseAutogroup(t *testing.T) {
+	name, nice, err := ParseAutogroup(fixture(t, "linux-autogroup.txt"))
+	if err != nil || name != "/autogroup-2" || nice != 0 {
+		t.Fatalf("got %q %d %v", name, nice, err)
+	}
+	if _, _, err := ParseAutogroup([]byte("garbage")); err == nil {
+		t.Error("garbage accepted")
+	}
+}
+
+func TestLinuxIdleNeedsEveryPart(t *testing.T) {
+	control := Observation{Role: "control", GOOS: "linux", Cls: "TS", Nice: "0", Pri: 19, Policy: 0, IOClass: 0, Autogroup: "/autogroup-2"}
+	full := Observation{Role: "harness", GOOS: "linux", Cls: "IDL", Nice: "-", Pri: 19, Policy: 5, IOClass: 3, Autogroup: "/autogroup-9", AutogroupNice: 19}
+	if ok, why := Background(LinuxIdle, full, control); !ok {
+		t.Fatalf("full idle rejected: %s", why)
+	}
+	cases := map[string]func(o *Observation){
+		"io class none, expected idle":     func(o *Observation) { o.IOClass = 0 },
+		"autogroup-9 nice 0, expected 19":  func(o *Observation) { o.AutogroupNice = 0 },
+		"policy 0 SCHED_OTHER, expected 5": func(o *Observation) { o.Policy, o.Cls = 0, "TS" },
+	}
+	for want, breakIt := range cases {
+		o := full
+		breakIt(&o)
+		if ok, why := Background(LinuxIdle, o, control); ok || !strings.Contains(why, want) {
+			t.Errorf("%s: ok=%v why=%q", want, ok, why)
+		}
+	}
+	// In the control's own autogroup, its nice is not the launcher's to change.
+	shared := full
+	shared.Autogroup, shared.AutogroupNice = control.Autogroup, 0
+	if ok, why := Background(LinuxIdle, shared, control); !ok {
+		t.Errorf("shared autogroup: %s", why)
+	}
+}
+
+func TestParseMeaning(t *testing.T) {
+	if _, err := ParseMeaning("linux", "darwinbg"); err == nil || !strings.Contains(err.Error(), "accepted: idle, ignore") {
+		t.Errorf("got %v", err)
+	}
+	if m, err := ParseMeaning("darwin", "darwinbg"); err != nil || m != DarwinBG {
+		t.Errorf("got %v %v", m, err)
+	}
+}

@@ -1,0 +1,188 @@
+// Package report reads Ginkgo JSON reports and says what a run proved: which specs ran and
+// passed, which failed and how, which were skipped at run time and why, and which the lane's
+// label filter left out. The CLI's run, redgreen and gate commands are built on it.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// Spec is one It in a run.
+type Spec struct {
+	Suite    string
+	Name     string // container texts and the It, joined as Ginkgo prints them
+	Labels   []string
+	State    string // passed, failed, skipped, pending, panicked, timedout, interrupted, aborted
+	Filtered bool   // left out by the label filter
+	NotRun   bool   // selected, but the run stopped (interrupt, abort, suite failure) before it
+	Reason   string // failure or skip message
+	Location string
+	Duration time.Duration
+}
+
+// Setup is a suite-level node (BeforeSuite and the like) that did not pass.
+type Setup struct {
+	Suite, Node, State, Reason string
+}
+
+// Run is everything in one or more report files.
+type Run struct {
+	Specs  []Spec
+	Setups []Setup
+	Suites int
+}
+
+// Load reads a Ginkgo JSON report file (a list of suite reports). filter is the label filter the
+// run used: a spec it does not select was left out by the lane, one it selects but that never
+// started was cut off by the run stopping.
+func Load(path, filter string) (*Run, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(b, &reports); err != nil {
+		return nil, fmt.Errorf("%s: not a Ginkgo JSON report: %w", path, err)
+	}
+	return FromReports(reports, filter)
+}
+
+// FromReports flattens suite reports.
+func FromReports(reports []types.Report, filter string) (*Run, error) {
+	selects := func([]string) bool { return true }
+	if filter != "" {
+		lf, err := types.ParseLabelFilter(filter)
+		if err != nil {
+			return nil, fmt.Errorf("label filter %q: %w", filter, err)
+		}
+		selects = func(labels []string) bool { return lf(labels) }
+	}
+	r := &Run{Suites: len(reports)}
+	for _, rep := range reports {
+		for _, sr := range rep.SpecReports {
+			if sr.LeafNodeType != types.NodeTypeIt {
+				if sr.State != types.SpecStatePassed {
+					r.Setups = append(r.Setups, Setup{Suite: rep.SuiteDescription, Node: sr.LeafNodeType.String(), State: sr.State.String(), Reason: sr.Failure.Message})
+				}
+				continue
+			}
+			s := Spec{
+				Suite:    rep.SuiteDescription,
+				Name:     sr.FullText(),
+				Labels:   sr.Labels(),
+				State:    sr.State.String(),
+				Reason:   sr.Failure.Message,
+				Location: sr.LeafNodeLocation.String(),
+				Duration: sr.RunTime,
+			}
+			// A spec that never started is recorded as skipped with no failure location; a
+			// runtime Skip() has a location and its reason.
+			if sr.State == types.SpecStateSkipped && sr.Failure.Location.FileName == "" {
+				s.Filtered = !selects(s.Labels)
+				s.NotRun = !s.Filtered
+			}
+			r.Specs = append(r.Specs, s)
+		}
+	}
+	return r, nil
+}
+
+// Count is how many specs are in each bucket.
+type Count struct {
+	Ran, Passed, Failed, Skipped, Filtered, NotRun, Pending int
+}
+
+// Count tallies the run. Ran counts specs that started; a runtime skip counts as skipped, not ran.
+func (r *Run) Count() Count {
+	var c Count
+	for _, s := range r.Specs {
+		switch {
+		case s.Filtered:
+			c.Filtered++
+		case s.NotRun:
+			c.NotRun++
+		case s.State == "skipped":
+			c.Skipped++
+		case s.State == "pending":
+			c.Pending++
+		case s.State == "passed":
+			c.Ran++
+			c.Passed++
+		default:
+			c.Ran++
+			c.Failed++
+		}
+	}
+	return c
+}
+
+// FilterReasons explains, per platform label, why the lane left specs out.
+var FilterReasons = map[string]string{
+	"darwin":       "needs macOS (PRIO_DARWIN_BG): runs in the darwin lane",
+	"linux-idle":   "needs a target whose Linux background is idle (SCHED_IDLE): runs in the linux-idle lane",
+	"linux-ignore": "needs a target whose Linux background is ignore: runs in the linux-ignore lane",
+}
+
+// Summary is the human account of a run, as `classproof run` prints it.
+func (r *Run) Summary(filter string) string {
+	var b strings.Builder
+	c := r.Count()
+	for _, s := range r.Setups {
+		fmt.Fprintf(&b, "SETUP %s %s in %s:\n  %s\n", strings.ToUpper(s.State), s.Node, s.Suite, indent(s.Reason))
+	}
+	for _, s := range r.Specs {
+		if !s.Filtered && s.State != "passed" && s.State != "skipped" {
+			fmt.Fprintf(&b, "%s %s\n  %s\n  %s\n", strings.ToUpper(s.State), s.Name, s.Location, indent(s.Reason))
+		}
+	}
+	var skipped []string
+	for _, s := range r.Specs {
+		if !s.Filtered && !s.NotRun && s.State == "skipped" {
+			skipped = append(skipped, fmt.Sprintf("  %s\n    reason: %s", s.Name, s.Reason))
+		}
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(&b, "skipped at run time (%d):\n%s\n", len(skipped), strings.Join(skipped, "\n"))
+	}
+	byLabel := map[string][]string{}
+	for _, s := range r.Specs {
+		if s.Filtered {
+			key := "other (focus or filter)"
+			for _, l := range s.Labels {
+				if _, ok := FilterReasons[l]; ok {
+					key = l
+				}
+			}
+			byLabel[key] = append(byLabel[key], s.Name)
+		}
+	}
+	if len(byLabel) > 0 {
+		fmt.Fprintf(&b, "left out by the lane's label filter %q:\n", filter)
+		keys := make([]string, 0, len(byLabel))
+		for k := range byLabel {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  %d labelled %s: %s\n", len(byLabel[k]), k, FilterReasons[k])
+			sort.Strings(byLabel[k])
+			for _, n := range byLabel[k] {
+				fmt.Fprintf(&b, "    %s\n", n)
+			}
+		}
+	}
+	if c.NotRun > 0 {
+		fmt.Fprintf(&b, "not run: %d selected specs never started (the run stopped first)\n", c.NotRun)
+	}
+	fmt.Fprintf(&b, "specs: %d ran, %d passed, %d failed, %d skipped at run time, %d left out by the filter\n", c.Ran, c.Passed, c.Failed, c.Skipped, c.Filtered)
+	return b.String()
+}
+
+func indent(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ") }

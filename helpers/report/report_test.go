@@ -1,0 +1,51 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+const linuxIdle = "!darwin && !linux-ignore"
+
+// Reports recorded from real runs of suites/cpuclass (testdata/).
+func TestRedRunCountsFailuresAndNamesTheOracle(t *testing.T) {
+	r, err := Load("testdata/red-noclass-linux-idle.json", linuxIdle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Count()
+	if c.Ran != 8 || c.Passed != 3 || c.Failed != 5 || c.Filtered != 10 || c.Skipped != 0 {
+		t.Fatalf("count %+v", c)
+	}
+	sum := r.Summary(linuxIdle)
+	for _, want := range []string{
+		"FAILED cpuclass on Linux, idle mode (SCHED_IDLE + I/O idle) a direct session starts the direct harness and its tool sleep at background class",
+		"FAIL direct harness pid",
+		"expected 5 SCHED_IDLE",
+		"5 labelled darwin: needs macOS",
+	} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary lacks %q", want)
+		}
+	}
+}
+
+func TestInterruptedRunIsNotCountedAsFiltered(t *testing.T) {
+	r, err := Load("testdata/interrupted-linux-idle.json", linuxIdle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Count()
+	if c.Filtered != 10 || c.NotRun != 7 || c.Failed != 1 {
+		t.Fatalf("count %+v", c)
+	}
+	if !strings.Contains(r.Summary(linuxIdle), "INTERRUPTED") {
+		t.Error("summary does not show the interrupted spec")
+	}
+}
+
+func TestBadFilterIsAnError(t *testing.T) {
+	if _, err := Load("testdata/red-noclass-linux-idle.json", "(("); err == nil {
+		t.Error("accepted")
+	}
+}

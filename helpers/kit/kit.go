@@ -156,14 +156,14 @@ func (e *Env) Launch(opts target.LaunchOptions) (*target.Launcher, *proc.Set) {
 		Expect(err).NotTo(HaveOccurred(), "cleanup")
 	})
 	l, err := e.Driver.Launch(set, opts, GinkgoWriter, e.Timeout)
-	Expect(err).NotTo(HaveOccurred(), "starting the target's daemon and host")
+	must(err, "starting the target's daemon and host")
 	return l, set
 }
 
 // Session starts a session and fails the spec with the launcher's words if it is refused.
 func (e *Env) Session(l *target.Launcher, mode target.Mode, profileEnv map[string]string) *target.Session {
 	s, err := l.StartSession(mode, profileEnv)
-	Expect(err).NotTo(HaveOccurred())
+	must(err, "starting a "+string(mode)+" session")
 	return s
 }
 
@@ -189,8 +189,17 @@ func (e *Env) Control() class.Observation {
 // Observe reads the subjects with the oracle, failing the spec if any is gone.
 func Observe(subjects ...class.Subject) []class.Observation {
 	obs, err := class.Observe(subjects...)
-	Expect(err).NotTo(HaveOccurred())
+	must(err, "observing with ps")
 	return obs
+}
+
+// must fails the spec with the error's own words: the launcher's and the oracle's messages are
+// the receipt, and Gomega's dump of an error value would bury them.
+func must(err error, doing string) {
+	GinkgoHelper()
+	if err != nil {
+		Fail(doing + ": " + err.Error())
+	}
 }
 
 // ExpectDescends checks the process tree with go-ps, by pid and ppid: the harness must descend

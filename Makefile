@@ -8,9 +8,13 @@ DARWIN_ARCHES := arm64 amd64
 
 .PHONY: verify test unit static darwin suites red clean
 
-## verify: the main job: every suite for this machine's lane against refmux (embedded manifest)
+## verify: the main job: every suite against refmux (embedded manifests), in each lane this
+## machine has: on Linux, idle mode (refmux.yaml) and ignore mode (refmux-seed.yaml)
 verify:
 	$(CLASSPROOF) run --out out/verify
+ifeq ($(shell uname -s),Linux)
+	$(CLASSPROOF) run --target embedded:refmux-seed.yaml --out out/verify-seed
+endif
 
 ## test: everything CI runs
 test: static darwin unit suites
@@ -36,9 +40,12 @@ darwin:
 	  done; \
 	done
 
-## suites: the suites for this machine's lane, as CI runs them
+## suites: the suites for each lane this machine has, as CI runs them
 suites:
 	$(CLASSPROOF) run --out out/test
+ifeq ($(shell uname -s),Linux)
+	$(CLASSPROOF) run --target embedded:refmux-seed.yaml --out out/test-seed
+endif
 
 ## red: the suites against a known-broken refmux (VARIANT=noclass by default); it must fail
 VARIANT ?= noclass

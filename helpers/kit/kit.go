@@ -5,6 +5,7 @@ package kit
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -34,7 +35,11 @@ const HarnessPackage = "github.com/classproof/classproof/fixtures/harness"
 
 // Env is what a suite's specs use.
 type Env struct {
-	Driver   *target.Driver
+	// Manifest is read when the suite's tree is built, so that tables can have an entry per
+	// item the manifest lists; its error, if any, fails the suite once in BeforeSuite.
+	Manifest    *target.Manifest
+	manifestErr error
+	Driver      *target.Driver
 	Platform lane.Platform
 	// Timeout bounds one launcher action (start, session, report); scaled by lane.Scale.
 	Timeout   time.Duration
@@ -43,7 +48,6 @@ type Env struct {
 
 type shared struct {
 	Manifest string `json:"manifest"`
-	Embedded bool   `json:"embedded"`
 	KitDir   string `json:"kit_dir"`
 	BinDir   string `json:"bin_dir"`
 	Harness  string `json:"harness"`
@@ -54,10 +58,11 @@ type shared struct {
 // unset.
 func Setup(defaults fs.FS, defaultName string) *Env {
 	env := &Env{Timeout: lane.Scale(10 * time.Second)}
+	env.Manifest, _, env.manifestErr = loadManifest(defaults, defaultName)
 	var binDir string
 	SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 		m, sh, err := loadManifest(defaults, defaultName)
-		Expect(err).NotTo(HaveOccurred(), "the target manifest is not usable; no spec can run")
+		must(err, "the target manifest is not usable; no spec can run")
 		sh.KitDir, err = kitDir()
 		Expect(err).NotTo(HaveOccurred())
 		sh.BinDir, err = os.MkdirTemp("", "classproof-bin")
@@ -112,16 +117,8 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 }
 
 func loadManifest(defaults fs.FS, defaultName string) (*target.Manifest, shared, error) {
-	var m *target.Manifest
-	var err error
-	sh := shared{}
-	if p := os.Getenv(TargetEnv); p != "" {
-		sh.Manifest = p
-		m, err = target.Load(p)
-	} else {
-		sh.Manifest, sh.Embedded = defaultName, true
-		m, err = target.LoadFS(defaults, defaultName)
-	}
+	sh := shared{Manifest: os.Getenv(TargetEnv)}
+	m, err := target.LoadSpec(sh.Manifest, defaults, defaultName)
 	if err != nil {
 		return nil, sh, err
 	}
@@ -192,6 +189,31 @@ func Observe(subjects ...class.Subject) []class.Observation {
 	must(err, "observing with ps")
 	return obs
 }
+
+// ExpectRefused checks that a session was refused, that the refusal mentions each of the given
+// strings (the source, the value, what is accepted), and that the launcher started nothing.
+// The mention ProfileName stands for the refused profile's name.
+func ExpectRefused(l *target.Launcher, err error, mention ...string) {
+	GinkgoHelper()
+	var se *target.SessionError
+	if !errors.As(err, &se) {
+		Fail(fmt.Sprintf("expected the launcher to refuse the session, got: %v", err))
+	}
+	for _, m := range mention {
+		if m == ProfileName {
+			m = se.Profile
+		}
+		Expect(se.Output).To(ContainSubstring(m), "the refusal names %q", m)
+	}
+	roots := []int{l.DaemonPid}
+	if l.HostPid != 0 {
+		roots = append(roots, l.HostPid)
+	}
+	Expect(proc.Descendants(roots...)).To(BeEmpty(), "a refused session starts nothing, yet the launcher has children")
+}
+
+// ProfileName in ExpectRefused's mentions stands for the refused profile's name.
+const ProfileName = "{profile name}"
 
 // must fails the spec with the error's own words: the launcher's and the oracle's messages are
 // the receipt, and Gomega's dump of an error value would bury them.

@@ -108,29 +108,54 @@ func (s *Set) KillAll(timeout time.Duration) error {
 // trackDescendants adds every live descendant of a tracked process: a harness the launcher
 // started but the spec had not yet heard of (interrupted between the two) dies with the rest.
 func (s *Set) trackDescendants() {
+	roles := map[int]string{}
+	var roots []int
+	for _, e := range s.Entries() {
+		roles[e.Pid] = e.Role
+		roots = append(roots, e.Pid)
+	}
+	walk(roots, func(parent, child int) {
+		if _, ok := roles[child]; ok {
+			return
+		}
+		roles[child] = "descendant of " + roles[parent]
+		s.track(Entry{Role: roles[child], Pid: child})
+	})
+}
+
+// Descendants lists the live descendants of the given processes (not the processes themselves).
+func Descendants(roots ...int) []int {
+	var out []int
+	walk(roots, func(_, child int) { out = append(out, child) })
+	return out
+}
+
+// walk visits every descendant of roots once, parents before children, by pid and ppid.
+func walk(roots []int, visit func(parent, child int)) {
 	all, err := gops.Processes()
 	if err != nil {
 		return
 	}
 	children := map[int][]int{}
 	for _, p := range all {
-		children[p.PPid()] = append(children[p.PPid()], p.Pid())
+		if !zombie(p.Pid()) {
+			children[p.PPid()] = append(children[p.PPid()], p.Pid())
+		}
 	}
-	known := map[int]string{}
-	var queue []int
-	for _, e := range s.Entries() {
-		known[e.Pid] = e.Role
-		queue = append(queue, e.Pid)
+	seen := map[int]bool{}
+	queue := append([]int(nil), roots...)
+	for _, r := range roots {
+		seen[r] = true
 	}
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
 		for _, c := range children[pid] {
-			if _, ok := known[c]; ok {
+			if seen[c] {
 				continue
 			}
-			known[c] = "descendant of " + known[pid]
-			s.track(Entry{Role: known[c], Pid: c})
+			seen[c] = true
+			visit(pid, c)
 			queue = append(queue, c)
 		}
 	}

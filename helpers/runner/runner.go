@@ -59,13 +59,7 @@ func (r *Result) Passed() bool { return r.GinkgoErr == nil && len(r.Leaks) == 0 
 // LoadTarget reads the manifest the options name (or the embedded default) with its vars set.
 // Errors name the manifest, so the CLI reports them once before anything runs.
 func LoadTarget(path string, vars []string) (*target.Manifest, error) {
-	var m *target.Manifest
-	var err error
-	if path == "" {
-		m, err = target.LoadFS(targets.FS, targets.Default)
-	} else {
-		m, err = target.Load(path)
-	}
+	m, err := target.LoadSpec(path, targets.FS, targets.Default)
 	if err != nil {
 		return nil, err
 	}
@@ -146,15 +140,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	cmd.Dir = o.KitDir
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
 	cmd.Env = append(os.Environ(), proc.LedgerEnv+"="+ledger, kit.VarsEnv+"="+strings.Join(o.Vars, " "))
-	if o.Target != "" {
-		abs, err := filepath.Abs(o.Target)
-		if err != nil {
+	spec := o.Target
+	if spec != "" && !strings.HasPrefix(spec, target.EmbeddedPrefix) {
+		// The suites run in their own folders: hand them an absolute path.
+		if spec, err = filepath.Abs(spec); err != nil {
 			return nil, err
 		}
-		cmd.Env = append(cmd.Env, kit.TargetEnv+"="+abs)
-	} else {
-		cmd.Env = append(cmd.Env, kit.TargetEnv+"=")
 	}
+	cmd.Env = append(cmd.Env, kit.TargetEnv+"="+spec)
 	// Its own group, so that an interrupt reaches the test processes too: the ginkgo CLI does
 	// not forward signals to them, and their DeferCleanups are what kill the launchers.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -263,23 +263,25 @@ type Report struct {
 
 // Session is one started harness.
 type Session struct {
-	Mode   Mode
-	Output string // what the launcher's client printed
-	Report Report
-	report string
-	l      *Launcher
+	Mode    Mode
+	Profile string // the profile's name
+	Output  string // what the launcher's client printed
+	Report  Report
+	report  string
+	l       *Launcher
 }
 
 // SessionError is a session the launcher refused or failed to start.
 type SessionError struct {
-	Mode   Mode
-	Argv   []string
-	Output string
-	Err    error
+	Mode    Mode
+	Profile string // the profile's name, which a refusal should mention
+	Argv    []string
+	Output  string
+	Err     error
 }
 
 func (e *SessionError) Error() string {
-	return fmt.Sprintf("%s session: %q: %v; it said:\n%s", e.Mode, strings.Join(e.Argv, " "), e.Err, e.Output)
+	return fmt.Sprintf("%s session for profile %s: %q: %v; it said:\n%s", e.Mode, e.Profile, strings.Join(e.Argv, " "), e.Err, e.Output)
 }
 
 // Profile is what the kit hands a launcher's session command as {profile}: a JSON file with the
@@ -292,12 +294,11 @@ type Profile struct {
 	Cwd     string            `json:"cwd"`
 }
 
-// StartSession asks the launcher for a session with the given profile env and waits for the
-// harness's report. A refusal comes back as *SessionError.
-func (l *Launcher) StartSession(mode Mode, profileEnv map[string]string) (*Session, error) {
+// writeProfile writes the profile file for the n-th session and returns its path and name.
+func (l *Launcher) writeProfile(profileEnv map[string]string) (path, name, report string, err error) {
 	n := l.n.Add(1)
-	report := filepath.Join(l.Dir, fmt.Sprintf("report-%d.json", n))
-	profile := filepath.Join(l.Dir, fmt.Sprintf("profile-%d.json", n))
+	report = filepath.Join(l.Dir, fmt.Sprintf("report-%d.json", n))
+	path = filepath.Join(l.Dir, fmt.Sprintf("profile-%d.json", n))
 	p := Profile{Name: fmt.Sprintf("classproof-%d", n), Env: profileEnv, Cwd: l.Dir,
 		Command: []string{l.d.Harness, "--report", report}}
 	if ledger := os.Getenv(proc.LedgerEnv); ledger != "" {
@@ -307,31 +308,55 @@ func (l *Launcher) StartSession(mode Mode, profileEnv map[string]string) (*Sessi
 		p.Env = map[string]string{}
 	}
 	b, _ := json.MarshalIndent(p, "", "  ")
-	if err := os.WriteFile(profile, b, 0o600); err != nil {
+	return path, p.Name, report, os.WriteFile(path, b, 0o600)
+}
+
+// run runs one of the target's client commands with extra placeholder values and env.
+func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env map[string]string) (argv []string, out string, err error) {
+	vals := map[string]string{}
+	for k, v := range l.vals {
+		vals[k] = v
+	}
+	for k, v := range extra {
+		vals[k] = v
+	}
+	argv, err = expand(tmpl, vals)
+	if err != nil {
+		return nil, "", fmt.Errorf("target manifest %s: %s: %w", l.d.M.Source, field, err)
+	}
+	expEnv := map[string]string{}
+	for k, v := range env {
+		vs, err := expand([]string{v}, vals)
+		if err != nil {
+			return argv, "", fmt.Errorf("target manifest %s: %s env %s: %w", l.d.M.Source, field, k, err)
+		}
+		expEnv[k] = vs[0]
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = l.d.env(expEnv)
+	cmd.Dir = l.Dir
+	b, err := cmd.CombinedOutput()
+	return argv, string(b), err
+}
+
+// StartSession asks the launcher for a session with the given profile env and waits for the
+// harness's report. A refusal comes back as *SessionError.
+func (l *Launcher) StartSession(mode Mode, profileEnv map[string]string) (*Session, error) {
+	profile, name, report, err := l.writeProfile(profileEnv)
+	if err != nil {
 		return nil, err
 	}
 	tmpl := l.d.M.Session.Direct
 	if mode == Hosted {
 		tmpl = l.d.M.Session.Hosted
 	}
-	vals := map[string]string{"profile": profile}
-	for k, v := range l.vals {
-		vals[k] = v
-	}
-	argv, err := expand(tmpl, vals)
+	argv, out, err := l.run("session."+string(mode), tmpl, map[string]string{"profile": profile}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("target manifest %s: session.%s: %w", l.d.M.Source, mode, err)
+		return nil, &SessionError{Mode: mode, Profile: name, Argv: argv, Output: out, Err: err}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), l.timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = l.d.env()
-	cmd.Dir = l.Dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return nil, &SessionError{Mode: mode, Argv: argv, Output: string(out), Err: err}
-	}
-	s := &Session{Mode: mode, Output: string(out), report: report, l: l}
+	s := &Session{Mode: mode, Profile: name, Output: out, report: report, l: l}
 	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > 0 }); err != nil {
 		return nil, err
 	}

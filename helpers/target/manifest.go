@@ -30,6 +30,35 @@ type Manifest struct {
 	Daemon     Service           `yaml:"daemon"`
 	Host       *Service          `yaml:"host"`
 	Session    Sessions          `yaml:"session"`
+	EnvRef     *EnvRef           `yaml:"env_ref"`
+	Config     *Config           `yaml:"config"`
+	Explain    *Explain          `yaml:"explain"`
+}
+
+// EnvRef is the target's syntax for a profile env value that refers to the daemon's environment.
+type EnvRef struct {
+	Template  string   `yaml:"template"`  // e.g. "${env:{name}}"
+	Malformed []string `yaml:"malformed"` // references the target must refuse; {name} allowed
+}
+
+// Config is how the target's config CLI and file are driven.
+type Config struct {
+	Set      []string          `yaml:"set"`   // {key} {value}
+	Get      []string          `yaml:"get"`   // {key}; prints the value
+	Unset    []string          `yaml:"unset"` // {key}
+	Env      map[string]string `yaml:"env"`
+	File     string            `yaml:"file"`      // the config file, e.g. "{home}/refmux/config.json" (JSON)
+	Key      string            `yaml:"key"`       // the class key as the CLI spells it
+	KeyAlt   []string          `yaml:"key_alt"`   // other CLI spellings that must work too
+	FileKey  string            `yaml:"file_key"`  // the dotted path the file must store it under
+	OtherKey string            `yaml:"other_key"` // optional: a free key template with {n}, for preservation and concurrency
+}
+
+// Explain prints the class a profile would get and the source that decided it.
+type Explain struct {
+	Run     []string          `yaml:"run"`     // {profile}
+	Pattern string            `yaml:"pattern"` // regexp with named groups class and source
+	Sources map[string]string `yaml:"sources"` // profile, daemon, config, default -> regexp on source
 }
 
 // Command is an argv run in a directory with extra env.
@@ -80,6 +109,20 @@ func LoadFS(fsys fs.FS, name string) (*Manifest, error) {
 		return nil, fmt.Errorf("target manifest: %w", err)
 	}
 	return Parse("embedded:"+name, b)
+}
+
+// EmbeddedPrefix names a manifest inside the kit's embedded set: "embedded:refmux-seed.yaml".
+const EmbeddedPrefix = "embedded:"
+
+// LoadSpec loads what a user named: a path, "embedded:NAME", or "" for defaultName in embedded.
+func LoadSpec(spec string, embedded fs.FS, defaultName string) (*Manifest, error) {
+	switch {
+	case spec == "":
+		return LoadFS(embedded, defaultName)
+	case strings.HasPrefix(spec, EmbeddedPrefix):
+		return LoadFS(embedded, strings.TrimPrefix(spec, EmbeddedPrefix))
+	}
+	return Load(spec)
 }
 
 // Parse decodes strictly (a misspelt key is an error, not a silently missing setting) and
@@ -150,10 +193,55 @@ func (m *Manifest) Validate() error {
 	}
 	check("session.direct", m.Session.Direct, true, sessionPlaceholders...)
 	check("session.hosted", m.Session.Hosted, true, sessionPlaceholders...)
+	if r := m.EnvRef; r != nil {
+		if !strings.Contains(r.Template, "{name}") {
+			add("env_ref.template %q: must contain {name}", r.Template)
+		}
+	}
+	if c := m.Config; c != nil {
+		check("config.set", c.Set, true, "key", "value")
+		check("config.get", c.Get, true, "key")
+		check("config.unset", c.Unset, true, "key")
+		check("config.file", []string{c.File}, true)
+		if c.Key == "" || c.FileKey == "" {
+			add("config.key and config.file_key: both needed (the CLI spelling and the file's dotted path)")
+		}
+		if c.OtherKey != "" && !strings.Contains(c.OtherKey, "{n}") {
+			add("config.other_key %q: must contain {n}", c.OtherKey)
+		}
+	}
+	if e := m.Explain; e != nil {
+		check("explain.run", e.Run, true, sessionPlaceholders...)
+		re, err := regexp.Compile(e.Pattern)
+		if err != nil {
+			add("explain.pattern %q: %v", e.Pattern, err)
+		} else if re.SubexpIndex("class") < 0 {
+			add("explain.pattern %q: needs a named group (?P<class>...)", e.Pattern)
+		}
+		for k, v := range e.Sources {
+			if !contains([]string{"profile", "daemon", "config", "default"}, k) {
+				add("explain.sources.%s: unknown source; accepted: profile, daemon, config, default", k)
+			}
+			if _, err := regexp.Compile(v); err != nil {
+				add("explain.sources.%s %q: %v", k, v, err)
+			}
+		}
+	}
+	if m.Background["linux"] == string(class.Ignored) && m.Explain == nil {
+		add("explain: needed when background.linux is ignore: the class has no visible effect there, so the resolve order can only be read through explain")
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("target manifest %s:\n  %s", m.Source, strings.Join(errs, "\n  "))
 	}
 	return nil
+}
+
+// Ref is a reference to the daemon's env var name in the target's syntax.
+func (m *Manifest) Ref(name string) string {
+	if m.EnvRef == nil {
+		return ""
+	}
+	return strings.ReplaceAll(m.EnvRef.Template, "{name}", name)
 }
 
 // Meaning is what background means for this target on goos.

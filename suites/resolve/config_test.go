@@ -1,0 +1,235 @@
+package resolve_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/lane"
+	"github.com/classproof/classproof/helpers/readonly"
+	"github.com/classproof/classproof/helpers/target"
+)
+
+// readJSON decodes the config file keeping numbers exact, so "other keys survive" means exactly.
+func readJSON(path string) map[string]any {
+	GinkgoHelper()
+	b, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	m := map[string]any{}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	Expect(dec.Decode(&m)).To(Succeed(), "the config file is JSON:\n%s", b)
+	return m
+}
+
+func at(m map[string]any, dotted string) (any, bool) {
+	var cur any = m
+	for _, k := range strings.Split(dotted, ".") {
+		o, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = o[k]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+func writeFile(path, content string) {
+	GinkgoHelper()
+	Expect(os.MkdirAll(filepath.Dir(path), 0o700)).To(Succeed())
+	Expect(os.WriteFile(path, []byte(content), 0o600)).To(Succeed())
+}
+
+var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigArea), func() {
+	var (
+		control class.Observation
+		l       *target.Launcher
+		cfg     *target.Config
+		file    string
+	)
+	BeforeEach(func() {
+		if env.Driver.M.Config == nil {
+			Skip("target " + env.Driver.M.Name + " declares no config commands")
+		}
+		cfg = env.Driver.M.Config
+		control = env.Control()
+		l, _ = env.Launch(target.LaunchOptions{})
+		var err error
+		file, err = l.ConfigFile()
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("round-trips the class through --set and --get, stored in the file under the camelCase key", func() {
+		_, err := l.ConfigSet(cfg.Key, "normal")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(l.ConfigGet(cfg.Key)).To(Equal("normal"))
+		m := readJSON(file)
+		v, ok := at(m, cfg.FileKey)
+		Expect(ok).To(BeTrue(), "%s has no %s: %v", file, cfg.FileKey, m)
+		Expect(v).To(Equal("normal"))
+		if cfg.Key != cfg.FileKey {
+			_, snake := at(m, cfg.Key)
+			Expect(snake).To(BeFalse(), "%s stores the CLI spelling %s too: %v", file, cfg.Key, m)
+		}
+	})
+
+	It("applies a --set to the next session without a restart, and --unset returns to the default", func() {
+		expectResolved(l, control, nil, "background", fromDefault)
+		_, err := l.ConfigSet(cfg.Key, "normal")
+		Expect(err).NotTo(HaveOccurred())
+		expectResolved(l, control, nil, "normal", fromConfig)
+		_, err = l.ConfigUnset(cfg.Key)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = l.ConfigGet(cfg.Key)
+		Expect(err).To(HaveOccurred(), "--get after --unset")
+		expectResolved(l, control, nil, "background", fromDefault)
+	})
+
+	It("takes every spelling of the key the target documents", func() {
+		for _, alt := range cfg.KeyAlt {
+			_, err := l.ConfigSet(alt, "normal")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(l.ConfigGet(cfg.Key)).To(Equal("normal"), "set as %s, read as %s", alt, cfg.Key)
+			_, err = l.ConfigUnset(alt)
+			Expect(err).NotTo(HaveOccurred())
+			_, err = l.ConfigGet(cfg.Key)
+			Expect(err).To(HaveOccurred(), "unset as %s", alt)
+		}
+	})
+
+	It("keeps other keys, known or unknown, through a set and an unset", func() {
+		seed := map[string]any{
+			"zeta": map[string]any{"deep": []any{1, 2.5, map[string]any{"x": "y"}}},
+			"big":  json.Number("12345678901234567890"),
+			"flag": true,
+		}
+		// The class key's parent holds a sibling the target does not know.
+		parent, leaf := "", cfg.FileKey
+		if i := strings.LastIndex(cfg.FileKey, "."); i >= 0 {
+			parent, leaf = cfg.FileKey[:i], cfg.FileKey[i+1:]
+		}
+		sibling := map[string]any{"otherSetting": json.Number("7"), leaf: "background"}
+		if parent == "" {
+			seed[leaf] = "background"
+		} else {
+			seed[parent] = sibling
+		}
+		b, _ := json.MarshalIndent(seed, "", "  ")
+		writeFile(file, string(b))
+		want := readJSON(file)
+
+		_, err := l.ConfigSet(cfg.Key, "normal")
+		Expect(err).NotTo(HaveOccurred())
+		got := readJSON(file)
+		v, _ := at(got, cfg.FileKey)
+		Expect(v).To(Equal("normal"))
+		setLeaf(got, cfg.FileKey, "background")
+		Expect(got).To(Equal(want), "after --set, every other key is as it was")
+
+		_, err = l.ConfigUnset(cfg.Key)
+		Expect(err).NotTo(HaveOccurred())
+		got = readJSON(file)
+		_, still := at(got, cfg.FileKey)
+		Expect(still).To(BeFalse())
+		setLeaf(got, cfg.FileKey, "background")
+		Expect(got).To(Equal(want), "after --unset, every other key is as it was")
+	})
+
+	It("loses no update when 8 --set calls run at once", func() {
+		var wg sync.WaitGroup
+		errs := make([]error, 8)
+		others := map[string]string{}
+		for i := 0; i < 8; i++ {
+			key, value := cfg.Key, []string{"normal", "background"}[i%2]
+			if cfg.OtherKey != "" && i < 4 {
+				key = strings.ReplaceAll(cfg.OtherKey, "{n}", fmt.Sprint(i))
+				value = fmt.Sprintf("value-%d", i)
+				others[key] = value
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = l.ConfigSet(key, value)
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			Expect(err).NotTo(HaveOccurred())
+		}
+		m := readJSON(file)
+		v, ok := at(m, cfg.FileKey)
+		Expect(ok).To(BeTrue())
+		Expect(v).To(BeElementOf("normal", "background"))
+		for key, value := range others {
+			Expect(l.ConfigGet(key)).To(Equal(value), "the update of %s survived the others (file: %v)", key, m)
+		}
+	})
+
+	It("leaves a malformed file as it was, and says which file", func() {
+		bad := "{\"session\": {\"cpuClass\": \"normal\",,}\n"
+		writeFile(file, bad)
+		out, err := l.ConfigSet(cfg.Key, "background")
+		Expect(err).To(HaveOccurred(), "a --set over a malformed file")
+		Expect(out).To(ContainSubstring(file))
+		Expect(os.ReadFile(file)).To(Equal([]byte(bad)), "the file is byte for byte as it was")
+		_, err = l.StartSession(target.Direct, nil)
+		var se *target.SessionError
+		Expect(err).To(BeAssignableToTypeOf(se), "a session while the config is malformed is refused")
+		Expect(err.Error()).To(ContainSubstring(file))
+		Expect(os.ReadFile(file)).To(Equal([]byte(bad)))
+	})
+
+	It("refuses an invalid value, naming it and the accepted values, and leaves the file as it was", func() {
+		_, err := l.ConfigSet(cfg.Key, "background")
+		Expect(err).NotTo(HaveOccurred())
+		before, _ := os.ReadFile(file)
+		out, err := l.ConfigSet(cfg.Key, "turbo")
+		Expect(err).To(HaveOccurred())
+		for _, w := range []string{"turbo", "normal", "background"} {
+			Expect(out).To(ContainSubstring(w))
+		}
+		Expect(os.ReadFile(file)).To(Equal(before))
+	})
+
+	It("says so when the config directory is read-only, and loses nothing", func() {
+		_, err := l.ConfigSet(cfg.Key, "background")
+		Expect(err).NotTo(HaveOccurred())
+		before, _ := os.ReadFile(file)
+		dir := filepath.Dir(file)
+		undo, err := readonly.Make(dir)
+		if err != nil {
+			Skip("cannot make the config directory read-only: " + err.Error())
+		}
+		DeferCleanup(undo)
+		Expect(readonly.Check(dir)).To(Succeed())
+		out, err := l.ConfigSet(cfg.Key, "normal")
+		Expect(err).To(HaveOccurred(), "a --set into a read-only directory")
+		Expect(out).To(ContainSubstring(dir))
+		Expect(os.ReadFile(file)).To(Equal(before))
+		Expect(l.ConfigGet(cfg.Key)).To(Equal("background"))
+	})
+})
+
+func setLeaf(m map[string]any, dotted, v string) {
+	keys := strings.Split(dotted, ".")
+	cur := m
+	for _, k := range keys[:len(keys)-1] {
+		next, ok := cur[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			cur[k] = next
+		}
+		cur = next
+	}
+	cur[keys[len(keys)-1]] = v
+}

@@ -1,0 +1,43 @@
+package resolve_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/kit"
+	"github.com/classproof/classproof/helpers/target"
+)
+
+// The kit's names for where a class came from; a manifest maps them to its explain output.
+const (
+	fromProfile = "profile"
+	fromDaemon  = "daemon"
+	fromConfig  = "config"
+	fromDefault = "default"
+)
+
+// expectResolved checks the class a profile gets, every way this target can show it: through
+// explain (class and source) where the manifest declares it, and always through the class of a
+// started harness and its tool (on a target that ignores the class here, that is the control's
+// class whatever was resolved, so explain is what proves the order there).
+func expectResolved(l *target.Launcher, control class.Observation, profileEnv map[string]string, want, source string) {
+	GinkgoHelper()
+	if env.Driver.M.Explain != nil {
+		x, err := l.Explain(profileEnv)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(x.Class).To(Equal(want), "explain said %q", x.Output)
+		if pattern := env.Driver.SourcePattern(source); pattern != "" {
+			Expect(x.Source).To(MatchRegexp(pattern), "explain names where the class came from; expected the %s", source)
+		}
+	} else if env.Platform.Meaning == class.Ignored {
+		Fail("this target ignores the class on this OS and declares no explain: nothing can show what it resolved")
+	}
+	s := env.Session(l, target.Direct, profileEnv)
+	obs := kit.Observe(s.Subjects()...)
+	if want == "background" {
+		Expect(obs).To(class.BeAtBackground(env.Platform.Meaning, control))
+	} else {
+		Expect(obs).To(class.HaveControlClass(control))
+	}
+}

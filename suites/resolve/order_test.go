@@ -1,0 +1,90 @@
+package resolve_test
+
+import (
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/kit"
+	"github.com/classproof/classproof/helpers/lane"
+	"github.com/classproof/classproof/helpers/target"
+)
+
+// decide is the rule under test: the profile's env, then the daemon's env, then the config key,
+// else background.
+func decide(profile, daemon, config string) (class, source string) {
+	switch {
+	case profile != "":
+		return profile, fromProfile
+	case daemon != "":
+		return daemon, fromDaemon
+	case config != "":
+		return config, fromConfig
+	}
+	return "background", fromDefault
+}
+
+func word(v string) string {
+	if v == "" {
+		return "unset"
+	}
+	return v
+}
+
+var _ = Describe("resolve: the first source that sets the class wins", Label(lane.ResolveArea), func() {
+	var control class.Observation
+	BeforeEach(func() { control = env.Control() })
+
+	values := []string{"", "normal", "background"}
+	var rows []TableEntry
+	for _, p := range values {
+		for _, d := range values {
+			for _, c := range values {
+				want, src := decide(p, d, c)
+				rows = append(rows, Entry(fmt.Sprintf("profile env %s, daemon env %s, config %s: %s from the %s", word(p), word(d), word(c), want, src), p, d, c))
+			}
+		}
+	}
+	DescribeTable("resolves the session's class", func(p, d, c string) {
+		daemonEnv := map[string]string{}
+		if d != "" {
+			daemonEnv[env.Driver.M.ClassEnv] = d
+		}
+		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: daemonEnv})
+		if c != "" {
+			Expect(env.Driver.M.Config).NotTo(BeNil(), "the table needs the target's config commands")
+			_, err := l.ConfigSet(env.Driver.M.Config.Key, c)
+			Expect(err).NotTo(HaveOccurred())
+		}
+		profileEnv := map[string]string{}
+		if p != "" {
+			profileEnv[env.Driver.M.ClassEnv] = p
+		}
+		want, src := decide(p, d, c)
+		expectResolved(l, control, profileEnv, want, src)
+	}, rows)
+
+	It("takes a value in any case with surrounding spaces", func() {
+		l, _ := env.Launch(target.LaunchOptions{})
+		expectResolved(l, control, map[string]string{env.Driver.M.ClassEnv: "  NoRmAl "}, "normal", fromProfile)
+	})
+
+	It("treats an empty value as unset, so the next source decides", func() {
+		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.M.ClassEnv: "normal"}})
+		expectResolved(l, control, map[string]string{env.Driver.M.ClassEnv: ""}, "normal", fromDaemon)
+	})
+
+	It("refuses an unknown value in a profile's env, naming the profile, the value and the accepted values", func() {
+		l, _ := env.Launch(target.LaunchOptions{})
+		_, err := l.StartSession(target.Direct, map[string]string{env.Driver.M.ClassEnv: "turbo"})
+		kit.ExpectRefused(l, err, kit.ProfileName, "turbo", "normal", "background")
+	})
+
+	It("refuses an unknown value in the daemon's env, naming the source and the value", func() {
+		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.M.ClassEnv: "utility"}})
+		_, err := l.StartSession(target.Direct, nil)
+		kit.ExpectRefused(l, err, "daemon env", "utility", "normal", "background")
+	})
+})

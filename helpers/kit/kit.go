@@ -40,7 +40,7 @@ type Env struct {
 	Manifest    *target.Manifest
 	manifestErr error
 	Driver      *target.Driver
-	Platform lane.Platform
+	Platform    lane.Platform
 	// Timeout bounds one launcher action (start, session, report); scaled by lane.Scale.
 	Timeout   time.Duration
 	ownLedger string

@@ -37,10 +37,9 @@ const HarnessPackage = "github.com/classproof/classproof/fixtures/harness"
 type Env struct {
 	// Manifest is read when the suite's tree is built, so that tables can have an entry per
 	// item the manifest lists; its error, if any, fails the suite once in BeforeSuite.
-	Manifest    *target.Manifest
-	manifestErr error
-	Driver      *target.Driver
-	Platform    lane.Platform
+	Manifest *target.Manifest
+	Driver   *target.Driver
+	Platform lane.Platform
 	// Timeout bounds one launcher action (start, session, report); scaled by lane.Scale.
 	Timeout   time.Duration
 	ownLedger string
@@ -58,7 +57,7 @@ type shared struct {
 // unset.
 func Setup(defaults fs.FS, defaultName string) *Env {
 	env := &Env{Timeout: lane.Scale(10 * time.Second)}
-	env.Manifest, _, env.manifestErr = loadManifest(defaults, defaultName)
+	env.Manifest, _, _ = loadManifest(defaults, defaultName) // its error fails BeforeSuite, once
 	var binDir string
 	SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 		m, sh, err := loadManifest(defaults, defaultName)

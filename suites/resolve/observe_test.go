@@ -1,6 +1,8 @@
 package resolve_test
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -24,7 +26,9 @@ const (
 func expectResolved(l *target.Launcher, control class.Observation, profileEnv map[string]string, want, source string) {
 	GinkgoHelper()
 	if env.Driver.M.Explain != nil {
+		start := time.Now()
 		x, err := l.Explain(profileEnv)
+		AddReportEntry("through explain", time.Since(start), ReportEntryVisibilityNever)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(x.Class).To(Equal(want), "explain said %q", x.Output)
 		if pattern := env.Driver.SourcePattern(source); pattern != "" {
@@ -33,8 +37,10 @@ func expectResolved(l *target.Launcher, control class.Observation, profileEnv ma
 	} else if env.Platform.Meaning == class.Ignored {
 		Fail("this target ignores the class on this OS and declares no explain: nothing can show what it resolved")
 	}
+	start := time.Now()
 	s := env.Session(l, target.Direct, profileEnv)
 	obs := kit.Observe(s.Subjects()...)
+	AddReportEntry("through the class", time.Since(start), ReportEntryVisibilityNever)
 	if want == "background" {
 		Expect(obs).To(class.BeAtBackground(env.Platform.Meaning, control))
 	} else {

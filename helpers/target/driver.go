@@ -360,11 +360,15 @@ func (l *Launcher) StartSession(mode Mode, profileEnv map[string]string) (*Sessi
 	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > 0 }); err != nil {
 		return nil, err
 	}
-	s.l.set.Track(fmt.Sprintf("%s harness", mode), s.Report.HarnessPid)
-	for i, t := range s.Report.Tools {
-		s.l.set.Track(fmt.Sprintf("%s tool sleep #%d", mode, i+1), t.Pid)
-	}
+	s.track()
 	return s, nil
+}
+
+func (s *Session) track() {
+	s.l.set.Track(s.Harness().Role, s.Report.HarnessPid)
+	for _, t := range s.Tools() {
+		s.l.set.Track(t.Role, t.Pid)
+	}
 }
 
 func (s *Session) waitReport(done func(Report) bool) error {

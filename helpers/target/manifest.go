@@ -33,6 +33,7 @@ type Manifest struct {
 	EnvRef     *EnvRef           `yaml:"env_ref"`
 	Config     *Config           `yaml:"config"`
 	Explain    *Explain          `yaml:"explain"`
+	SpawnSpec  []string          `yaml:"spawn_spec"` // optional: hand the agent host a raw spec file {spec}
 }
 
 // EnvRef is the target's syntax for a profile env value that refers to the daemon's environment.
@@ -193,6 +194,7 @@ func (m *Manifest) Validate() error {
 	}
 	check("session.direct", m.Session.Direct, true, sessionPlaceholders...)
 	check("session.hosted", m.Session.Hosted, true, sessionPlaceholders...)
+	check("spawn_spec", m.SpawnSpec, false, "spec")
 	if r := m.EnvRef; r != nil {
 		if !strings.Contains(r.Template, "{name}") {
 			add("env_ref.template %q: must contain {name}", r.Template)

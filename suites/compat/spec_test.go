@@ -1,0 +1,104 @@
+package compat_test
+
+import (
+	"errors"
+	"io/fs"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/classproof/classproof/fixtures/specs"
+	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/kit"
+	"github.com/classproof/classproof/helpers/lane"
+	"github.com/classproof/classproof/helpers/proc"
+	"github.com/classproof/classproof/helpers/target"
+)
+
+func spec(name string) []byte {
+	GinkgoHelper()
+	b, err := fs.ReadFile(specs.FS, name)
+	Expect(err).NotTo(HaveOccurred())
+	return b
+}
+
+// Spawn specs handed straight to the agent host, as daemons of each generation write them.
+var _ = Describe("compat: spawn specs from every daemon generation", Label(lane.CompatArea, lane.HostedArea), func() {
+	var (
+		control class.Observation
+		l       *target.Launcher
+	)
+	BeforeEach(func() {
+		if len(env.Driver.M.SpawnSpec) == 0 || env.Driver.M.Host == nil {
+			Skip("target " + env.Driver.M.Name + " declares no agent host or no spawn_spec command: nothing to hand a raw spec to")
+		}
+		control = env.Control()
+		l, _ = env.Launch(target.LaunchOptions{})
+	})
+
+	It("starts an older daemon's spec (no cpu_class) at the agent host's own class, harness and tools", func() {
+		s, err := l.SpawnFromSpec("older-daemon-no-cpu-class.json", spec("older-daemon-no-cpu-class.json"))
+		Expect(err).NotTo(HaveOccurred())
+		host := kit.Observe(class.Subject{Role: "agent host", Pid: l.HostPid})[0]
+		Expect(host).To(class.HaveControlClass(control), "the host itself runs at the class the kit gave it")
+		Expect(kit.Observe(s.Subjects()...)).To(class.HaveControlClass(host), "no class step: as before cpu_class existed")
+	})
+
+	It("starts a spec with cpu_class background at background class", func() {
+		s, err := l.SpawnFromSpec("daemon-cpu-class-background.json", spec("daemon-cpu-class-background.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(kit.Observe(s.Subjects()...)).To(class.BeAtBackground(env.Platform.Meaning, control))
+	})
+
+	It("starts a spec with cpu_class normal at the control's class", func() {
+		s, err := l.SpawnFromSpec("daemon-cpu-class-normal.json", spec("daemon-cpu-class-normal.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(kit.Observe(s.Subjects()...)).To(class.HaveControlClass(control))
+	})
+
+	It("ignores the fields a newer daemon adds and applies its cpu_class", func() {
+		s, err := l.SpawnFromSpec("newer-daemon-extra-fields.json", spec("newer-daemon-extra-fields.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(kit.Observe(s.Subjects()...)).To(class.BeAtBackground(env.Platform.Meaning, control))
+	})
+
+	// expectRefusedAndServing checks a bad spec was refused, said why, started nothing, and that
+	// the host is still there and starts the next good spec.
+	expectRefusedAndServing := func(bad []byte, mention ...string) {
+		GinkgoHelper()
+		out, err := l.SendSpec(bad)
+		var ce *target.CommandError
+		Expect(errors.As(err, &ce)).To(BeTrue(), "the host refuses the spec; the sender was told: %q (err %v)", out, err)
+		Expect(ce.Output).NotTo(BeEmpty(), "the refusal says why")
+		for _, m := range mention {
+			Expect(ce.Output).To(ContainSubstring(m))
+		}
+		AddReportEntry("refusal", ce.Output)
+		Expect(proc.Alive(l.HostPid)).To(BeTrue(), "the agent host pid %d is still running after the bad spec", l.HostPid)
+		Expect(proc.Descendants(l.HostPid)).To(BeEmpty(), "a refused spec starts nothing")
+		s, err := l.SpawnFromSpec("daemon-cpu-class-background.json", spec("daemon-cpu-class-background.json"))
+		Expect(err).NotTo(HaveOccurred(), "the host serves the next good spec")
+		Expect(kit.Observe(s.Subjects()...)).To(class.BeAtBackground(env.Platform.Meaning, control))
+	}
+
+	It("refuses an unknown cpu_class, naming it, and keeps serving", func() {
+		bad, _ := l.RenderSpec(spec("bad-unknown-cpu-class.json"))
+		expectRefusedAndServing(bad, "turbo")
+	})
+
+	DescribeTable("refuses a bad spec with a clear error to the sender and keeps serving",
+		func(name string) {
+			bad, _ := l.RenderSpec(spec(name))
+			expectRefusedAndServing(bad)
+		},
+		Entry("malformed JSON", "bad-malformed-json.json"),
+		Entry("no argv", "bad-missing-argv.json"),
+		Entry("an empty argv", "bad-empty-argv.json"),
+		Entry("a connection that closes halfway through the spec", "bad-closed-halfway.json"),
+	)
+
+	It("refuses a spec over 1 MiB and keeps serving", func() {
+		good, _ := l.RenderSpec(spec("daemon-cpu-class-background.json"))
+		expectRefusedAndServing(target.Pad(good, 1<<20))
+	})
+})

@@ -73,7 +73,7 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(lane.
 		for _, m := range mention {
 			Expect(ce.Output).To(ContainSubstring(m))
 		}
-		AddReportEntry("refusal", ce.Output)
+		AddReportEntry("refusal", ce.Output, ReportEntryVisibilityFailureOrVerbose)
 		Expect(proc.Alive(l.HostPid)).To(BeTrue(), "the agent host pid %d is still running after the bad spec", l.HostPid)
 		Expect(proc.Descendants(l.HostPid)).To(BeEmpty(), "a refused spec starts nothing")
 		s, err := l.SpawnFromSpec("daemon-cpu-class-background.json", spec("daemon-cpu-class-background.json"))

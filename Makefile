@@ -6,7 +6,7 @@ CLASSPROOF := $(GO) run ./cmd/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: verify test unit static darwin suites red clean
+.PHONY: verify test unit static darwin suites red mutants clean
 
 ## verify: the main job: every suite against refmux (embedded manifests), in each lane this
 ## machine has: on Linux, idle mode (refmux.yaml) and ignore mode (refmux-seed.yaml)
@@ -53,6 +53,16 @@ red:
 	@if $(CLASSPROOF) run --var variant=$(VARIANT) --out out/red-$(VARIANT); then \
 	  echo "red run against variant $(VARIANT) PASSED: the suites did not catch it"; exit 1; \
 	else echo "red run against variant $(VARIANT) failed, as it must (see out/red-$(VARIANT)/report.json)"; fi
+
+## mutants: the kill matrix: the suites against every refmux variant, on each lane this machine has
+MUTANT_TARGETS := --target embedded:refmux.yaml
+ifeq ($(shell uname -s),Linux)
+MUTANT_TARGETS += --target embedded:refmux-seed.yaml
+endif
+mutants:
+	@mkdir -p out
+	$(GO) run ./fixtures/refmux variants > out/variants.tsv
+	$(CLASSPROOF) mutants --values-file out/variants.tsv $(MUTANT_TARGETS) --out out/mutants
 
 clean:
 	rm -rf out

@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/mutants"
+	"github.com/classproof/classproof/helpers/redgreen"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
@@ -23,7 +26,9 @@ const (
 
 const usage = `usage: classproof COMMAND [flags]
 
-  run     run the suites for this machine's lane against a target launcher
+  run       run the suites for this machine's lane against a target launcher
+  redgreen  prove a fix: the selected specs fail on a red commit and pass on a green one
+  mutants   run the suites against every known-broken build of a target: which specs catch each
 
 Run 'classproof COMMAND -h' for a command's flags.
 `
@@ -41,6 +46,10 @@ func main() {
 	switch os.Args[1] {
 	case "run":
 		os.Exit(runCmd(os.Args[2:]))
+	case "redgreen":
+		os.Exit(redgreenCmd(os.Args[2:]))
+	case "mutants":
+		os.Exit(mutantsCmd(os.Args[2:]))
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 	default:
@@ -66,12 +75,11 @@ func runCmd(args []string) int {
 		return exitUsage
 	}
 	o.Vars, o.Suites, o.Log = vars, suites, os.Stdout
-	kitDir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/classproof/classproof").Output()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "classproof: finding the classproof module (run from inside it):", err)
+	var err error
+	if o.KitDir, err = kitDir(); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}
-	o.KitDir = strings.TrimSpace(string(kitDir))
 	res, err := runner.Run(context.Background(), o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
@@ -94,5 +102,107 @@ func runCmd(args []string) int {
 	if !res.Passed() {
 		return exitFailed
 	}
+	return exitPassed
+}
+
+func kitDir() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/classproof/classproof").Output()
+	if err != nil {
+		return "", fmt.Errorf("finding the classproof module (run from inside it): %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func redgreenCmd(args []string) int {
+	fs := flag.NewFlagSet("redgreen", flag.ContinueOnError)
+	var o redgreen.Options
+	var vars, suites multi
+	fs.StringVar(&o.Repo, "repo", "", "the launcher's git repository")
+	fs.StringVar(&o.Red, "red", "", "the ref that must fail (the commit before the fix)")
+	fs.StringVar(&o.Green, "green", "", "the ref that must pass (the fix)")
+	fs.StringVar(&o.Target, "target", "", "manifest whose build step builds {repo}")
+	fs.StringVar(&o.RedTarget, "red-target", "", "instead of --repo: manifest of a prebuilt red launcher")
+	fs.StringVar(&o.GreenTarget, "green-target", "", "instead of --repo: manifest of a prebuilt green launcher")
+	fs.StringVar(&o.Selection.Focus, "focus", "", "regexp on the full spec text: the specs the proof is about")
+	fs.StringVar(&o.Selection.LabelFilter, "label-filter", "", "Ginkgo label query: the specs the proof is about")
+	fs.Var(&suites, "suite", "a suite to run, e.g. ./suites/cpuclass (repeatable; default: all)")
+	fs.Var(&vars, "var", "NAME=VALUE for the manifest (repeatable)")
+	fs.StringVar(&o.Lane, "lane", "", "the lane (default: this OS's lane for the target)")
+	fs.StringVar(&o.OutDir, "out", "out/redgreen", "folder for the receipts and each side's reports")
+	fs.IntVar(&o.Repeat, "repeat", 0, "run green this many more times, to show it is stable")
+	fs.IntVar(&o.Procs, "procs", 1, "Ginkgo parallel processes")
+	if err := fs.Parse(args); err != nil {
+		return redgreen.ExitError
+	}
+	o.Vars, o.Suites = vars, suites
+	if isTerminal(os.Stderr) && os.Getenv("CI") == "" {
+		o.Progress = os.Stderr
+	}
+	var err error
+	if o.KitDir, err = kitDir(); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof:", err)
+		return redgreen.ExitError
+	}
+	p, err := redgreen.Prove(context.Background(), o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "classproof redgreen:", err)
+		return redgreen.ExitError
+	}
+	fmt.Print(redgreen.Markdown(p))
+	fmt.Printf("\nreceipts: %s, %s\n", filepath.Join(p.Options.OutDir, "receipt.md"), filepath.Join(p.Options.OutDir, "receipt.json"))
+	if !p.Verdict.Proven {
+		return redgreen.ExitNotProven
+	}
+	return redgreen.ExitProven
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func mutantsCmd(args []string) int {
+	fs := flag.NewFlagSet("mutants", flag.ContinueOnError)
+	var o mutants.Options
+	var targetsFlag multi
+	fs.Var(&targetsFlag, "target", "a manifest (repeatable; default: embedded:refmux.yaml)")
+	fs.StringVar(&o.Var, "var", "variant", "the manifest var that selects a broken build")
+	valuesFile := fs.String("values-file", "", "the variants, one per line: NAME<TAB>what it breaks (e.g. from 'go run ./fixtures/refmux variants')")
+	fs.StringVar(&o.OutDir, "out", "out/mutants", "folder for matrix.md, matrix.json and each run's reports")
+	fs.IntVar(&o.Procs, "procs", 1, "Ginkgo parallel processes")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	o.Targets = targetsFlag
+	if len(o.Targets) == 0 {
+		o.Targets = []string{"embedded:refmux.yaml"}
+	}
+	b, err := os.ReadFile(*valuesFile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "classproof mutants: --values-file:", err)
+		return exitUsage
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		name, breaks, _ := strings.Cut(line, "\t")
+		if name = strings.TrimSpace(name); name != "" {
+			o.Values = append(o.Values, mutants.Value{Name: name, Breaks: breaks})
+		}
+	}
+	if o.KitDir, err = kitDir(); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof:", err)
+		return exitUsage
+	}
+	o.Progress = os.Stderr
+	m, err := mutants.Run(context.Background(), o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "classproof mutants:", err)
+		return exitUsage
+	}
+	fmt.Print(mutants.Markdown(m))
+	if !m.OK {
+		fmt.Println("\nclassproof mutants: some variants were caught by no spec")
+		return exitFailed
+	}
+	fmt.Printf("\nclassproof mutants: all %d variants caught\n", len(m.Rows))
 	return exitPassed
 }

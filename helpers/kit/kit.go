@@ -24,10 +24,12 @@ import (
 	"github.com/classproof/classproof/helpers/target"
 )
 
-// Env selects the target: a manifest path; unset means the embedded default (refmux).
+// The environment a run hands the suites (the CLI sets these).
 const (
-	TargetEnv = "CLASSPROOF_TARGET"
-	VarsEnv   = "CLASSPROOF_VARS" // "variant=noclass other=x": overrides of the manifest's vars
+	TargetEnv = "CLASSPROOF_TARGET" // a manifest path or embedded:NAME; unset: embedded refmux.yaml
+	VarsEnv   = "CLASSPROOF_VARS"   // "variant=noclass other=x": overrides of the manifest's vars
+	BinEnv    = "CLASSPROOF_BIN"    // a folder where the launcher is already built: no build step
+	RepoEnv   = "CLASSPROOF_REPO"   // the launcher's source tree, for {repo}
 )
 
 // HarnessPackage is the fixture harness every target runs as its agent harness.
@@ -59,21 +61,26 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 	env := &Env{Timeout: lane.Scale(10 * time.Second)}
 	env.Manifest, _, _ = loadManifest(defaults, defaultName) // its error fails BeforeSuite, once
 	var binDir string
+	var ownBin bool // a bin folder this suite made (not one handed in with CLASSPROOF_BIN)
 	SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 		m, sh, err := loadManifest(defaults, defaultName)
 		must(err, "the target manifest is not usable; no spec can run")
 		sh.KitDir, err = kitDir()
 		Expect(err).NotTo(HaveOccurred())
-		sh.BinDir, err = os.MkdirTemp("", "classproof-bin")
-		Expect(err).NotTo(HaveOccurred())
 		sh.Harness, err = gexec.Build(HarnessPackage)
-		Expect(err).NotTo(HaveOccurred(), "building the fixture harness")
-		d, openErr := target.Open(m, sh.KitDir, sh.BinDir, sh.Harness)
-		if m.Build != nil {
-			By(fmt.Sprintf("building target %s: %s", m.Name, strings.Join(m.Build.Run, " ")))
-			Expect(d.Build(ctx, GinkgoWriter)).To(Succeed())
-		} else {
-			Expect(openErr).NotTo(HaveOccurred())
+		must(err, "building the fixture harness")
+		if sh.BinDir = os.Getenv(BinEnv); sh.BinDir == "" || m.Build == nil {
+			if sh.BinDir == "" {
+				sh.BinDir, err = os.MkdirTemp("", "classproof-bin")
+				Expect(err).NotTo(HaveOccurred())
+				ownBin = true
+			}
+			d, err := target.New(m, paths(sh), sh.Harness)
+			must(err, "the target manifest")
+			if m.Build != nil {
+				By(fmt.Sprintf("building target %s: %s", m.Name, strings.Join(m.Build.Run, " ")))
+				must(d.Build(ctx, GinkgoWriter), "building the target")
+			}
 		}
 		b, _ := json.Marshal(sh)
 		return b
@@ -83,8 +90,8 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 		binDir = sh.BinDir
 		m, _, err := loadManifest(defaults, defaultName)
 		Expect(err).NotTo(HaveOccurred())
-		env.Driver, err = target.Open(m, sh.KitDir, sh.BinDir, sh.Harness)
-		Expect(err).NotTo(HaveOccurred())
+		env.Driver, err = target.Open(m, paths(sh), sh.Harness)
+		must(err, "the target")
 		env.Platform, err = lane.Current(env.Driver.Meaning)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(proc.BecomeSubreaper()).To(Succeed())
@@ -108,11 +115,15 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 		Expect(leaks).To(BeEmpty(), "leak scan: processes a spec started were still alive after the suite (now killed)")
 	}, func() {
 		gexec.CleanupBuildArtifacts()
-		if binDir != "" {
+		if ownBin {
 			os.RemoveAll(binDir)
 		}
 	})
 	return env
+}
+
+func paths(sh shared) target.Paths {
+	return target.Paths{Kit: sh.KitDir, Bin: sh.BinDir, Repo: os.Getenv(RepoEnv)}
 }
 
 func loadManifest(defaults fs.FS, defaultName string) (*target.Manifest, shared, error) {

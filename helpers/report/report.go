@@ -25,6 +25,10 @@ type Spec struct {
 	Reason   string // failure or skip message
 	Location string
 	Duration time.Duration
+	// InSpec is true when a failure happened in the It itself (an assertion of the promise), not
+	// in a BeforeEach, a JustBeforeEach or cleanup.
+	InSpec   bool
+	FailNode string // the node type the failure happened in, e.g. "BeforeEach"
 }
 
 // Setup is a suite-level node (BeforeSuite and the like) that did not pass.
@@ -81,6 +85,8 @@ func FromReports(reports []types.Report, filter string) (*Run, error) {
 				Reason:   sr.Failure.Message,
 				Location: sr.LeafNodeLocation.String(),
 				Duration: sr.RunTime,
+				FailNode: sr.Failure.FailureNodeType.String(),
+				InSpec:   sr.Failure.FailureNodeType == types.NodeTypeIt,
 			}
 			// A spec that never started is recorded as skipped with no failure location; a
 			// runtime Skip() has a location and its reason.

@@ -38,6 +38,8 @@ type Options struct {
 	Focus       string
 	Timeout     time.Duration
 	Log         io.Writer
+	Repo        string // {repo} for the manifest: the launcher's source tree
+	BinDir      string // a folder with the launcher already built: the suites skip the build step
 }
 
 // Result is what a run left.
@@ -147,7 +149,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	cmd.Env = append(cmd.Env, kit.TargetEnv+"="+spec)
+	cmd.Env = append(cmd.Env, kit.TargetEnv+"="+spec, kit.RepoEnv+"="+o.Repo, kit.BinEnv+"="+o.BinDir)
 	// Its own group, so that an interrupt reaches the test processes too: the ginkgo CLI does
 	// not forward signals to them, and their DeferCleanups are what kill the launchers.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

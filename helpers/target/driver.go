@@ -31,19 +31,42 @@ type Driver struct {
 	vals    map[string]string
 }
 
-// Open makes a driver for an already built launcher. binDir is where the build step put (or
-// would put) its outputs; kitDir is the classproof module's root.
-func Open(m *Manifest, kitDir, binDir, harness string) (*Driver, error) {
+// Paths are the folders a manifest's placeholders point at.
+type Paths struct {
+	Kit  string // {kit}: the classproof module's root
+	Bin  string // {bin}: where the build step puts (or put) the launcher
+	Repo string // {repo}: the launcher's source tree, e.g. a red/green worktree; may be empty
+}
+
+// New makes a driver without checking that the launcher is built (Build does that).
+func New(m *Manifest, p Paths, harness string) (*Driver, error) {
 	meaning, err := m.Meaning(runtime.GOOS)
 	if err != nil {
 		return nil, fmt.Errorf("target manifest %s: %w", m.Source, err)
 	}
-	vals := map[string]string{"kit": kitDir, "bin": binDir}
+	vals := map[string]string{"kit": p.Kit, "bin": p.Bin}
+	if p.Repo != "" {
+		vals["repo"] = p.Repo
+	}
 	for k, v := range m.Vars {
 		vals[k] = v
 	}
-	d := &Driver{M: m, Meaning: meaning, Harness: harness, vals: vals}
-	return d, d.checkBinaries()
+	return &Driver{M: m, Meaning: meaning, Harness: harness, vals: vals}, nil
+}
+
+// Open makes a driver for an already built launcher and checks its binaries and the harness.
+func Open(m *Manifest, p Paths, harness string) (*Driver, error) {
+	d, err := New(m, p, harness)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.checkBinaries(); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(harness); err != nil {
+		return nil, fmt.Errorf("fixture harness %q: %v", harness, err)
+	}
+	return d, nil
 }
 
 // Build runs the manifest's build step, if it has one, with its output going to log.
@@ -112,9 +135,6 @@ func (d *Driver) checkBinaries() error {
 			}
 			errs = append(errs, fmt.Sprintf("%s[0] %q: %v%s", field, got[0], err, hint))
 		}
-	}
-	if _, err := os.Stat(d.Harness); err != nil {
-		errs = append(errs, fmt.Sprintf("fixture harness %q: %v", d.Harness, err))
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("target manifest %s:\n  %s", d.M.Source, strings.Join(errs, "\n  "))
@@ -427,10 +447,10 @@ func (s *Session) StartLateTool() (class.Subject, error) {
 	return t, nil
 }
 
-// Launcher returns the pid a session's harness must descend from: the daemon for a direct
-// session, the agent host for a hosted one.
+// LauncherPid returns the pid a session's harness must descend from: the daemon for a direct
+// session, the agent host for a hosted one (the daemon again for a target with no separate host).
 func (s *Session) LauncherPid() (string, int) {
-	if s.Mode == Hosted {
+	if s.Mode == Hosted && s.l.HostPid != 0 {
 		return "agent host", s.l.HostPid
 	}
 	return "daemon", s.l.DaemonPid

@@ -89,7 +89,7 @@ type Sessions struct {
 
 // Placeholders every field may use, and the ones only some fields get.
 var (
-	commonPlaceholders  = []string{"kit", "bin", "dir", "home", "socket", "host_socket"}
+	commonPlaceholders  = []string{"kit", "bin", "repo", "dir", "home", "socket", "host_socket"}
 	sessionPlaceholders = []string{"profile"}
 	placeholderRE       = regexp.MustCompile(`\{([A-Za-z0-9_]*)\}`)
 )

@@ -69,7 +69,7 @@ func TestMissingBinaryIsOneClearError(t *testing.T) {
 	}
 	harness := filepath.Join(t.TempDir(), "harness")
 	os.WriteFile(harness, nil, 0o755)
-	_, err = Open(m, "/kit", "/nonexistent/bin", harness)
+	_, err = Open(m, Paths{Kit: "/kit", Bin: "/nonexistent/bin"}, harness)
 	if err == nil || !strings.Contains(err.Error(), `daemon.run[0] "/nonexistent/bin/t"`) {
 		t.Fatalf("got %v", err)
 	}

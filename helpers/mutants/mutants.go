@@ -1,0 +1,195 @@
+// Package mutants runs the suites against every known-broken build of a target (a manifest var
+// such as refmux's variant) and says which specs caught each one. A variant counts as caught only
+// when a spec failed by its own assertion; a variant that only broke setup is reported as such,
+// since a spec that fails for the wrong reason has not caught anything.
+package mutants
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/classproof/classproof/helpers/runner"
+)
+
+// Options select the matrix.
+type Options struct {
+	KitDir   string
+	Targets  []string // manifests, each run against every value
+	Var      string   // the manifest var that selects the variant
+	Values   []Value
+	OutDir   string
+	Procs    int
+	Progress io.Writer
+}
+
+// Value is one variant and what it breaks.
+type Value struct{ Name, Breaks string }
+
+// Cell is one variant on one target.
+type Cell struct {
+	Target   string   `json:"target"`
+	Lane     string   `json:"lane"`
+	CaughtBy []string `json:"caught_by"`
+	Broken   []string `json:"broken,omitempty"` // failures outside the spec body (setup)
+	Passed   bool     `json:"passed"`           // the whole run passed: not caught here
+}
+
+// Row is one variant across targets.
+type Row struct {
+	Value  Value  `json:"variant"`
+	Cells  []Cell `json:"cells"`
+	Caught bool   `json:"caught"`
+}
+
+// Matrix is the result.
+type Matrix struct {
+	Baseline []Cell `json:"baseline"`
+	Rows     []Row  `json:"rows"`
+	OK       bool   `json:"ok"`
+}
+
+// Run runs the baseline (the var empty) and every value on every target.
+func Run(ctx context.Context, o Options) (*Matrix, error) {
+	m := &Matrix{OK: true}
+	for _, t := range o.Targets {
+		c, err := cell(ctx, o, t, "")
+		if err != nil {
+			return nil, err
+		}
+		m.Baseline = append(m.Baseline, c)
+		if !c.Passed {
+			m.OK = false
+			return m, fmt.Errorf("the reference build fails on %s (%v %v): fix that before reading a kill matrix", t, c.CaughtBy, c.Broken)
+		}
+	}
+	for _, v := range o.Values {
+		row := Row{Value: v}
+		for _, t := range o.Targets {
+			c, err := cell(ctx, o, t, v.Name)
+			if err != nil {
+				return nil, err
+			}
+			row.Cells = append(row.Cells, c)
+			row.Caught = row.Caught || len(c.CaughtBy) > 0
+		}
+		m.OK = m.OK && row.Caught
+		m.Rows = append(m.Rows, row)
+	}
+	return m, write(o, m)
+}
+
+func cell(ctx context.Context, o Options, target, value string) (Cell, error) {
+	name := value
+	if name == "" {
+		name = "reference"
+	}
+	dir := filepath.Join(o.OutDir, strings.TrimSuffix(filepath.Base(strings.TrimPrefix(target, "embedded:")), ".yaml"), name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Cell{}, err
+	}
+	logf, err := os.Create(filepath.Join(dir, "ginkgo.log"))
+	if err != nil {
+		return Cell{}, err
+	}
+	defer logf.Close()
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "classproof mutants: %s on %s\n", name, target)
+	}
+	res, err := runner.Run(ctx, runner.Options{KitDir: o.KitDir, Target: target, Vars: []string{o.Var + "=" + value},
+		OutDir: dir, Procs: o.Procs, Log: logf})
+	if err != nil {
+		return Cell{}, err
+	}
+	c := Cell{Target: target, Lane: res.Lane, Passed: res.Passed()}
+	if res.Run == nil {
+		c.Broken = append(c.Broken, "no report")
+		return c, nil
+	}
+	for _, s := range res.Run.Setups {
+		c.Broken = append(c.Broken, fmt.Sprintf("%s in %s", s.Node, s.Suite))
+	}
+	for _, s := range res.Run.Specs {
+		switch {
+		case s.Filtered || s.NotRun || s.State == "passed" || s.State == "skipped":
+		case s.State == "failed" && s.InSpec:
+			c.CaughtBy = append(c.CaughtBy, s.Name)
+		default:
+			c.Broken = append(c.Broken, fmt.Sprintf("%s (%s in %s)", s.Name, s.State, s.FailNode))
+		}
+	}
+	sort.Strings(c.CaughtBy)
+	return c, nil
+}
+
+func write(o Options, m *Matrix) error {
+	b, _ := json.MarshalIndent(m, "", "  ")
+	if err := os.WriteFile(filepath.Join(o.OutDir, "matrix.json"), b, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(o.OutDir, "matrix.md"), []byte(Markdown(m)), 0o644)
+}
+
+// Markdown is the matrix as a table: variant x lane, with how many specs caught it and which.
+func Markdown(m *Matrix) string {
+	var b strings.Builder
+	if len(m.Rows) == 0 {
+		return "no variants\n"
+	}
+	b.WriteString("| variant | what it breaks |")
+	for _, c := range m.Rows[0].Cells {
+		fmt.Fprintf(&b, " %s |", c.Lane)
+	}
+	b.WriteString(" caught |\n|---|---|")
+	for range m.Rows[0].Cells {
+		b.WriteString("---|")
+	}
+	b.WriteString("---|\n")
+	for _, r := range m.Rows {
+		fmt.Fprintf(&b, "| `%s` | %s |", r.Value.Name, r.Value.Breaks)
+		for _, c := range r.Cells {
+			fmt.Fprintf(&b, " %s |", summary(c))
+		}
+		verdict := "yes"
+		if !r.Caught {
+			verdict = "**NO**"
+		}
+		fmt.Fprintf(&b, " %s |\n", verdict)
+	}
+	b.WriteString("\nSpecs that caught each variant:\n\n")
+	for _, r := range m.Rows {
+		fmt.Fprintf(&b, "- `%s`:", r.Value.Name)
+		seen := map[string]bool{}
+		var names []string
+		for _, c := range r.Cells {
+			for _, n := range c.CaughtBy {
+				if !seen[n] {
+					seen[n] = true
+					names = append(names, n)
+				}
+			}
+		}
+		if len(names) == 0 {
+			b.WriteString(" none\n")
+			continue
+		}
+		b.WriteString("\n")
+		for _, n := range names {
+			fmt.Fprintf(&b, "  - %s\n", n)
+		}
+	}
+	return b.String()
+}
+
+func summary(c Cell) string {
+	s := fmt.Sprintf("%d specs", len(c.CaughtBy))
+	if len(c.Broken) > 0 {
+		s += fmt.Sprintf(" (+%d broke setup)", len(c.Broken))
+	}
+	return s
+}

@@ -1,0 +1,301 @@
+// Package redgreen proves a fix: the selected specs fail on the red commit, by an assertion in the
+// spec, and pass on the green one, with every other spec passing on both. Each side is checked out
+// in its own git worktree (the user's working tree and index are never touched), built with the
+// manifest's build step, and run through the runner with a Ginkgo JSON report. No flake retries.
+package redgreen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/classproof/classproof/helpers/report"
+	"github.com/classproof/classproof/helpers/runner"
+	"github.com/classproof/classproof/helpers/target"
+)
+
+// Options are the prover's inputs.
+type Options struct {
+	KitDir string
+	// Either a repository with two refs and one manifest whose build step uses {repo} ...
+	Repo, Red, Green, Target string
+	// ... or two prebuilt launchers, one manifest each.
+	RedTarget, GreenTarget string
+
+	Vars      []string
+	Selection report.Selection
+	Suites    []string
+	Lane      string
+	OutDir    string
+	Repeat    int
+	Procs     int
+	Progress  io.Writer // a line per phase; nil for quiet (CI)
+}
+
+// Side is one half of the proof.
+type Side struct {
+	Name        string         `json:"name"`
+	Ref         string         `json:"ref,omitempty"`
+	SHA         string         `json:"sha,omitempty"`
+	Target      string         `json:"target"`
+	BuildError  string         `json:"build_error,omitempty"`
+	BuildTime   time.Duration  `json:"build_ns"`
+	RunTime     time.Duration  `json:"run_ns"`
+	Result      *runner.Result `json:"-"`
+	ReportPath  string         `json:"report,omitempty"`
+	worktree    string
+	bin         string
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// Proof is everything a receipt says.
+type Proof struct {
+	Options  Options        `json:"-"`
+	Red      *Side          `json:"red"`
+	Green    *Side          `json:"green"`
+	Repeats  []*Side        `json:"repeats,omitempty"`
+	Verdict  report.Verdict `json:"verdict"`
+	Lane     string         `json:"lane"`
+	Platform Platform       `json:"platform"`
+	Started  time.Time      `json:"started"`
+	Duration time.Duration  `json:"duration_ns"`
+}
+
+// Exit codes, documented in README.md.
+const (
+	ExitProven    = 0
+	ExitNotProven = 1
+	ExitError     = 2
+)
+
+// Prove runs the whole proof. An error means it could not be attempted (bad refs, bad manifest,
+// git failing); a proof that was attempted and failed comes back with Verdict.Proven false.
+func Prove(ctx context.Context, o Options) (*Proof, error) {
+	start := time.Now()
+	if err := o.Selection.Compile(); err != nil {
+		return nil, err
+	}
+	repoMode := o.Repo != ""
+	switch {
+	case repoMode && (o.Red == "" || o.Green == "" || o.Target == ""):
+		return nil, errors.New("--repo needs --red REF, --green REF and --target MANIFEST")
+	case !repoMode && (o.RedTarget == "" || o.GreenTarget == ""):
+		return nil, errors.New("give --repo DIR --red REF --green REF --target MANIFEST, or --red-target MANIFEST --green-target MANIFEST")
+	}
+	out, err := filepath.Abs(o.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	o.OutDir = out
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	p := &Proof{Options: o, Platform: currentPlatform(), Started: start}
+	work, err := os.MkdirTemp("", "classproof-redgreen")
+	if err != nil {
+		return nil, err
+	}
+	p.Red = &Side{Name: "red", Ref: o.Red, Target: o.Target, bin: filepath.Join(work, "red-bin")}
+	p.Green = &Side{Name: "green", Ref: o.Green, Target: o.Target, bin: filepath.Join(work, "green-bin")}
+	if !repoMode {
+		p.Red.Target, p.Green.Target = o.RedTarget, o.GreenTarget
+		p.Red.bin, p.Green.bin = "", ""
+	}
+
+	// Worktrees go away whatever happens: return, error, or an interrupt.
+	var cleanups []func()
+	cleanup := func() {
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+		cleanups = nil
+		os.RemoveAll(work)
+	}
+	defer cleanup()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case <-sigs:
+			progress(o, "interrupted: cleaning up the worktrees")
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+
+	if repoMode {
+		for _, s := range []*Side{p.Red, p.Green} {
+			if s.SHA, err = git(o.Repo, "rev-parse", "--verify", s.Ref+"^{commit}"); err != nil {
+				return nil, fmt.Errorf("%s ref %q in %s: %w", s.Name, s.Ref, o.Repo, err)
+			}
+			s.worktree = filepath.Join(work, s.Name)
+			progress(o, "checking out %s %s (%s)", s.Name, s.Ref, short(s.SHA))
+			if _, err := git(o.Repo, "worktree", "add", "--detach", s.worktree, s.SHA); err != nil {
+				return nil, fmt.Errorf("git worktree for %s: %w", s.Name, err)
+			}
+			wt := s.worktree
+			cleanups = append(cleanups, func() {
+				_, _ = git(o.Repo, "worktree", "remove", "--force", wt)
+				_, _ = git(o.Repo, "worktree", "prune")
+			})
+		}
+	}
+
+	for _, s := range []*Side{p.Red, p.Green} {
+		if err := build(ctx, o, s); err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range []*Side{p.Red, p.Green} {
+		if s.BuildError != "" || ctx.Err() != nil {
+			continue
+		}
+		if err := run(ctx, o, s, s.Name); err != nil {
+			return nil, err
+		}
+		if p.Lane == "" && s.Result != nil {
+			p.Lane = s.Result.Lane
+		}
+	}
+	if p.Green.BuildError == "" && p.Green.Result != nil {
+		for i := 0; i < o.Repeat && ctx.Err() == nil; i++ {
+			rep := &Side{Name: fmt.Sprintf("green-repeat-%d", i+1), Ref: p.Green.Ref, SHA: p.Green.SHA, Target: p.Green.Target, worktree: p.Green.worktree, bin: p.Green.bin}
+			if err := run(ctx, o, rep, rep.Name); err != nil {
+				return nil, err
+			}
+			p.Repeats = append(p.Repeats, rep)
+		}
+	}
+	p.Verdict = verdict(o, p, ctx.Err() != nil)
+	p.Duration = time.Since(start)
+	return p, writeReceipts(p)
+}
+
+func verdict(o Options, p *Proof, interrupted bool) report.Verdict {
+	switch {
+	case interrupted:
+		return report.Verdict{Reason: "not proven: interrupted"}
+	case p.Red.BuildError != "":
+		return report.Verdict{Reason: "not proven (build failed on red): " + lastLines(p.Red.BuildError, 3)}
+	case p.Green.BuildError != "":
+		return report.Verdict{Reason: "not proven (build failed on green): " + lastLines(p.Green.BuildError, 3)}
+	}
+	for _, s := range append([]*Side{p.Red, p.Green}, p.Repeats...) {
+		if s.Result == nil || s.Result.Run == nil {
+			return report.Verdict{Reason: fmt.Sprintf("not proven: the %s run wrote no report", s.Name)}
+		}
+		if len(s.Result.Leaks) > 0 {
+			return report.Verdict{Reason: fmt.Sprintf("not proven: the %s run leaked %s", s.Name, strings.Join(s.Result.Leaks, ", "))}
+		}
+	}
+	var repeats []*report.Run
+	for _, r := range p.Repeats {
+		repeats = append(repeats, r.Result.Run)
+	}
+	return report.Prove(&o.Selection, p.Red.Result.Run, p.Green.Result.Run, repeats)
+}
+
+// build runs the manifest's build step for one side, in its worktree.
+func build(ctx context.Context, o Options, s *Side) error {
+	m, err := runner.LoadTarget(s.Target, o.Vars)
+	if err != nil {
+		return err
+	}
+	if m.Build == nil {
+		return nil
+	}
+	if err := os.MkdirAll(s.bin, 0o755); err != nil {
+		return err
+	}
+	d, err := target.New(m, target.Paths{Kit: o.KitDir, Bin: s.bin, Repo: s.worktree}, "")
+	if err != nil {
+		return err
+	}
+	progress(o, "building %s: %s", s.Name, strings.Join(m.Build.Run, " "))
+	t := time.Now()
+	var log strings.Builder
+	err = d.Build(ctx, &log)
+	s.BuildTime = time.Since(t)
+	var be *target.BuildError
+	if errors.As(err, &be) {
+		s.BuildError = be.Error()
+		progress(o, "build failed on %s", s.Name)
+		return nil
+	}
+	if err != nil {
+		s.BuildError = err.Error()
+		return nil
+	}
+	return nil
+}
+
+// run runs the suites for one side, Ginkgo's output going to a log file beside its report.
+func run(ctx context.Context, o Options, s *Side, name string) error {
+	dir := filepath.Join(o.OutDir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	logf, err := os.Create(filepath.Join(dir, "ginkgo.log"))
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	progress(o, "running %s (log: %s)", name, logf.Name())
+	t := time.Now()
+	res, err := runner.Run(ctx, runner.Options{
+		KitDir: o.KitDir, Target: s.Target, Vars: o.Vars, Lane: o.Lane, Suites: o.Suites,
+		OutDir: dir, Procs: o.Procs, Log: logf, Repo: s.worktree, BinDir: s.bin,
+		Timeout: 30 * time.Minute,
+	})
+	s.RunTime = time.Since(t)
+	if err != nil {
+		return fmt.Errorf("%s run: %w", name, err)
+	}
+	s.Result, s.ReportPath, s.Interrupted = res, res.ReportPath, res.Interrupted
+	if res.Run != nil {
+		c := res.Run.Count()
+		progress(o, "%s: %d passed, %d failed, %d skipped (%.1fs)", name, c.Passed, c.Failed, c.Skipped, s.RunTime.Seconds())
+	}
+	return nil
+}
+
+func git(repo string, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func progress(o Options, format string, a ...any) {
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "classproof redgreen: "+format+"\n", a...)
+	}
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}

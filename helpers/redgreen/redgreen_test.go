@@ -1,0 +1,127 @@
+package redgreen
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/classproof/classproof/fixtures/tiny"
+)
+
+// The self-test: throwaway repositories with a tiny launcher, a red commit without the class step
+// and a green one with it, proven with the real suites, builds and processes.
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=classproof", "-c", "user.email=classproof@example.invalid", "-c", "commit.gpgsign=false"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// history makes a repository whose commit tagged red has redSrc and tagged green has greenSrc.
+func history(t *testing.T, redSrc, greenSrc string) string {
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module tiny\n\ngo 1.22\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte(redSrc), 0o644)
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-q", "-m", "red: the launcher without the class step")
+	gitIn(t, dir, "tag", "red")
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte(greenSrc), 0o644)
+	gitIn(t, dir, "commit", "-q", "-am", "green: the class step")
+	gitIn(t, dir, "tag", "green")
+	return dir
+}
+
+func prove(t *testing.T, repo string) *Proof {
+	t.Helper()
+	kit, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/classproof/classproof").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(t.TempDir(), "tiny.yaml")
+	os.WriteFile(manifest, tiny.Manifest(), 0o644)
+	// A change in the user's tree that the proof must leave alone.
+	os.WriteFile(filepath.Join(repo, "UNCOMMITTED"), []byte("mine"), 0o644)
+	o := Options{
+		KitDir: strings.TrimSpace(string(kit)), Repo: repo, Red: "red", Green: "green", Target: manifest,
+		Suites: []string{"./suites/cpuclass"}, OutDir: filepath.Join(t.TempDir(), "out"),
+	}
+	o.Selection.Focus = "at background class"
+	p, err := Prove(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("verdict: %s", p.Verdict.Reason)
+	if got := gitIn(t, repo, "status", "--porcelain"); got != "?? UNCOMMITTED" {
+		t.Errorf("the user's tree changed: git status says %q", got)
+	}
+	if wts := gitIn(t, repo, "worktree", "list"); strings.Count(wts, "\n") != 0 {
+		t.Errorf("worktrees left behind:\n%s", wts)
+	}
+	return p
+}
+
+func TestProvenOnARealFix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two launchers and runs the cpuclass suite twice")
+	}
+	repo := history(t, tiny.Source(false), tiny.Source(true))
+	p := prove(t, repo)
+	if !p.Verdict.Proven {
+		t.Fatalf("verdict %q", p.Verdict.Reason)
+	}
+	md, _ := os.ReadFile(filepath.Join(p.Options.OutDir, "receipt.md"))
+	for _, want := range []string{
+		"# classproof red/green: proven",
+		"red at " + p.Red.SHA[:12] + ": 5 of 5 selected specs failed by their own assertion",
+		"direct harness pid",
+		"green at " + p.Green.SHA[:12] + ": 5 of 5 passed",
+		"Reproduce (in the classproof module): `go run ./cmd/classproof redgreen --repo " + repo + " --red red --green green",
+		"Not run, ",
+		"## Durations",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("receipt.md lacks %q:\n%s", want, md)
+		}
+	}
+	var j struct {
+		Verdict struct {
+			Proven   bool
+			Outcomes []struct{ Name, Red, Green string }
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(p.Options.OutDir, "receipt.json"))
+	if err := json.Unmarshal(b, &j); err != nil || !j.Verdict.Proven || len(j.Verdict.Outcomes) != 5 {
+		t.Errorf("receipt.json: %v %+v", err, j.Verdict)
+	}
+}
+
+func TestNotProvenWhenRedDoesNotBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds launchers")
+	}
+	repo := history(t, tiny.Source(false)+"\nfunc broken( {\n", tiny.Source(true))
+	p := prove(t, repo)
+	if p.Verdict.Proven || !strings.HasPrefix(p.Verdict.Reason, "not proven (build failed on red)") {
+		t.Fatalf("verdict %q", p.Verdict.Reason)
+	}
+}
+
+func TestNotProvenWhenGreenStillFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two launchers and runs the cpuclass suite twice")
+	}
+	repo := history(t, tiny.Source(false), tiny.Source(false)+"\n// a fix that fixes nothing\n")
+	p := prove(t, repo)
+	if p.Verdict.Proven || !strings.Contains(p.Verdict.Reason, "failed on green") {
+		t.Fatalf("verdict %q", p.Verdict.Reason)
+	}
+}

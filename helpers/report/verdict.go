@@ -1,0 +1,195 @@
+package report
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// Selection says which specs a red/green proof is about: a focus regexp on the full spec text, or
+// a Ginkgo label query, or both (both must match).
+type Selection struct {
+	Focus       string
+	LabelFilter string
+	focus       *regexp.Regexp
+	labels      types.LabelFilter
+}
+
+// Compile checks the selection once.
+func (s *Selection) Compile() error {
+	if s.Focus == "" && s.LabelFilter == "" {
+		return fmt.Errorf("a proof needs a selection: --focus REGEX or --label-filter QUERY")
+	}
+	var err error
+	if s.Focus != "" {
+		if s.focus, err = regexp.Compile(s.Focus); err != nil {
+			return fmt.Errorf("--focus %q: %w", s.Focus, err)
+		}
+	}
+	if s.LabelFilter != "" {
+		if s.labels, err = types.ParseLabelFilter(s.LabelFilter); err != nil {
+			return fmt.Errorf("--label-filter %q: %w", s.LabelFilter, err)
+		}
+	}
+	return nil
+}
+
+// Selects says whether a spec is one the proof is about.
+func (s *Selection) Selects(sp Spec) bool {
+	if s.focus != nil && !s.focus.MatchString(sp.Name) {
+		return false
+	}
+	if s.labels != nil && !s.labels(sp.Labels) {
+		return false
+	}
+	return true
+}
+
+// Outcome is one selected spec across the two sides.
+type Outcome struct {
+	Name        string
+	Red, Green  string // spec state on each side
+	RedProof    bool   // failed on red by an assertion in the spec
+	RedWhy      string // why red does not prove, when it does not
+	RedMessage  string // the red failure message (the oracle's receipt)
+	GreenOK     bool
+	GreenWhy    string
+	GreenRepeat []string // states on the extra green runs
+}
+
+// Verdict is a red/green proof's result.
+type Verdict struct {
+	Proven      bool
+	Reason      string // one line: "proven", or what made it not proven
+	Outcomes    []Outcome
+	Regressions []string // unselected specs that failed on either side
+	NotRun      []Spec   // filtered by the lane or skipped, with reasons, from the green side
+}
+
+// Prove compares a red and a green run (plus any extra green runs) for a selection. A red that
+// failed for any reason other than an assertion in the selected spec does not prove the spec
+// catches the bug, and says which reason it was.
+func Prove(sel *Selection, red, green *Run, repeats []*Run) Verdict {
+	v := Verdict{}
+	var why []string
+	redByName, greenByName := index(red), index(green)
+	for _, s := range red.Setups {
+		why = append(why, fmt.Sprintf("a suite setup node failed on red (%s in %s): %s", s.Node, s.Suite, firstLine(s.Reason)))
+	}
+	for _, s := range green.Setups {
+		why = append(why, fmt.Sprintf("a suite setup node failed on green (%s in %s): %s", s.Node, s.Suite, firstLine(s.Reason)))
+	}
+	for _, g := range green.Specs {
+		if g.Filtered {
+			v.NotRun = append(v.NotRun, g)
+			continue
+		}
+		r, onRed := redByName[g.Name]
+		if !sel.Selects(g) {
+			if g.State == "skipped" {
+				v.NotRun = append(v.NotRun, g)
+			}
+			if onRed && !passedOrSkipped(r) {
+				v.Regressions = append(v.Regressions, fmt.Sprintf("%s: %s on red (outside the selection)", g.Name, r.State))
+			}
+			if !passedOrSkipped(g) {
+				v.Regressions = append(v.Regressions, fmt.Sprintf("%s: %s on green (outside the selection)", g.Name, g.State))
+			}
+			continue
+		}
+		o := Outcome{Name: g.Name, Green: g.State}
+		if !onRed {
+			o.Red, o.RedWhy = "absent", "the spec does not exist on red"
+		} else {
+			o.Red, o.RedMessage = r.State, r.Reason
+			o.RedProof, o.RedWhy = redProves(r)
+		}
+		o.GreenOK = g.State == "passed"
+		if !o.GreenOK {
+			o.GreenWhy = fmt.Sprintf("%s on green: %s", g.State, firstLine(g.Reason))
+		}
+		for i, rep := range repeats {
+			state := "absent"
+			if x, ok := index(rep)[g.Name]; ok {
+				state = x.State
+			}
+			o.GreenRepeat = append(o.GreenRepeat, state)
+			if state != "passed" {
+				o.GreenOK = false
+				o.GreenWhy = fmt.Sprintf("%s on green repeat %d", state, i+1)
+			}
+		}
+		if !o.RedProof {
+			why = append(why, fmt.Sprintf("%q: %s", g.Name, o.RedWhy))
+		}
+		if !o.GreenOK {
+			why = append(why, fmt.Sprintf("%q: %s", g.Name, o.GreenWhy))
+		}
+		v.Outcomes = append(v.Outcomes, o)
+	}
+	for name := range redByName {
+		if _, ok := greenByName[name]; !ok && sel.Selects(redByName[name]) {
+			why = append(why, fmt.Sprintf("%q exists on red but not on green", name))
+		}
+	}
+	if len(v.Outcomes) == 0 {
+		why = append(why, "the selection matches no spec that ran on green")
+	}
+	if len(v.Regressions) > 0 {
+		why = append(why, fmt.Sprintf("%d regression(s) outside the selection", len(v.Regressions)))
+	}
+	sort.Strings(v.Regressions)
+	v.Proven = len(why) == 0
+	v.Reason = "proven"
+	if !v.Proven {
+		v.Reason = "not proven: " + strings.Join(why, "; ")
+	}
+	return v
+}
+
+// redProves says whether a red result is an assertion failing in the spec, and if not, what it was.
+func redProves(r Spec) (bool, string) {
+	switch r.State {
+	case "failed":
+		if r.InSpec {
+			return true, ""
+		}
+		return false, fmt.Sprintf("failed on red in %s, not in the spec (setup failed): %s", r.FailNode, firstLine(r.Reason))
+	case "passed":
+		return false, "passed on red: the spec does not catch the red commit"
+	case "skipped":
+		if r.Filtered {
+			return false, "filtered out on red"
+		}
+		return false, "skipped on red: " + firstLine(r.Reason)
+	case "timedout":
+		return false, "timed out on red: a timeout is not an assertion"
+	case "panicked":
+		return false, "panicked on red: " + firstLine(r.Reason)
+	}
+	return false, r.State + " on red"
+}
+
+func passedOrSkipped(s Spec) bool { return s.State == "passed" || s.Filtered }
+
+func index(r *Run) map[string]Spec {
+	m := map[string]Spec{}
+	if r == nil {
+		return m
+	}
+	for _, s := range r.Specs {
+		m[s.Name] = s
+	}
+	return m
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}

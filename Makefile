@@ -6,7 +6,17 @@ CLASSPROOF := $(GO) run ./cmd/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: verify test unit static darwin suites red mutants clean
+.PHONY: verify test unit static darwin lint required-specs required-specs-check lanes gate suites red mutants clean
+
+# The lanes this machine can run.
+ifeq ($(shell uname -s),Linux)
+LANES := linux-idle linux-ignore
+else
+LANES := darwin
+endif
+comma := ,
+empty :=
+space := $(empty) $(empty)
 
 ## verify: the main job: every suite against refmux (embedded manifests), in each lane this
 ## machine has: on Linux, idle mode (refmux.yaml) and ignore mode (refmux-seed.yaml)
@@ -17,7 +27,7 @@ ifeq ($(shell uname -s),Linux)
 endif
 
 ## test: everything CI runs
-test: static darwin unit suites
+test: static lint darwin required-specs-check unit gate
 
 ## unit: the kit's own unit tests (parsers, manifest checks, process tracking)
 unit:
@@ -40,12 +50,29 @@ darwin:
 	  done; \
 	done
 
-## suites: the suites for each lane this machine has, as CI runs them
-suites:
-	$(CLASSPROOF) run --out out/test
-ifeq ($(shell uname -s),Linux)
-	$(CLASSPROOF) run --target embedded:refmux-seed.yaml --out out/test-seed
-endif
+## lint: the GitHub workflows, with actionlint at the version go.mod pins
+lint:
+	$(GO) run github.com/rhysd/actionlint/cmd/actionlint .github/workflows/*.yml ci/workflows/*.yml
+
+## required-specs: remake ci/required-specs.yaml from a dry run of every lane (review the diff)
+required-specs:
+	$(CLASSPROOF) required-specs
+
+## required-specs-check: fail when ci/required-specs.yaml and the suites disagree
+required-specs-check:
+	$(CLASSPROOF) required-specs --check
+
+## lanes: each lane this machine has, as CI runs it (ci/lane), reports in out/lanes/LANE. A failing
+## lane does not stop the others: the gate reads every report and decides.
+lanes:
+	@rm -rf out/lanes; for l in $(LANES); do ci/lane $$l || echo "lane $$l failed; the gate will say why"; done
+
+## gate: the lanes, then the release gate over their reports
+gate: lanes
+	$(CLASSPROOF) gate --reports out/lanes --lanes $(subst $(space),$(comma),$(LANES))
+
+## suites: alias of lanes
+suites: lanes
 
 ## red: the suites against a known-broken refmux (VARIANT=noclass by default); it must fail
 VARIANT ?= noclass

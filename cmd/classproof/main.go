@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/mutants"
 	"github.com/classproof/classproof/helpers/redgreen"
 	"github.com/classproof/classproof/helpers/runner"
@@ -29,6 +30,8 @@ const usage = `usage: classproof COMMAND [flags]
   run       run the suites for this machine's lane against a target launcher
   redgreen  prove a fix: the selected specs fail on a red commit and pass on a green one
   mutants   run the suites against every known-broken build of a target: which specs catch each
+  gate      decide a release from every lane's reports
+  required-specs  make (or --check) ci/required-specs.yaml from a dry run of every lane
 
 Run 'classproof COMMAND -h' for a command's flags.
 `
@@ -50,6 +53,10 @@ func main() {
 		os.Exit(redgreenCmd(os.Args[2:]))
 	case "mutants":
 		os.Exit(mutantsCmd(os.Args[2:]))
+	case "gate":
+		os.Exit(gateCmd(os.Args[2:]))
+	case "required-specs":
+		os.Exit(requiredCmd(os.Args[2:]))
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 	default:
@@ -71,6 +78,7 @@ func runCmd(args []string) int {
 	fs.StringVar(&o.LabelFilter, "label-filter", "", "a further Ginkgo label filter, ANDed with the lane's")
 	fs.StringVar(&o.Focus, "focus", "", "a Ginkgo focus regexp")
 	fs.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "suite timeout")
+	fs.StringVar(&o.Repo, "repo", "", "the launcher's source tree, for the manifest's {repo}")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -93,6 +101,9 @@ func runCmd(args []string) int {
 	}
 	for _, l := range res.Leaks {
 		fmt.Printf("LEAK: %s was still alive after the run (killed now)\n", l)
+	}
+	for _, p := range res.Problems {
+		fmt.Printf("FAILED LANE: %s\n", p)
 	}
 	fmt.Printf("reports: %s, %s (%.1fs)\n", res.ReportPath, res.JUnitPath, res.Duration.Seconds())
 	if res.Run != nil {
@@ -204,5 +215,81 @@ func mutantsCmd(args []string) int {
 		return exitFailed
 	}
 	fmt.Printf("\nclassproof mutants: all %d variants caught\n", len(m.Rows))
+	return exitPassed
+}
+
+// Gate exit codes, documented in README.md.
+const (
+	gatePass  = 0
+	gateBlock = 1 // the release may not go
+	gateError = 2 // bad flags, unreadable required list
+)
+
+func gateCmd(args []string) int {
+	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
+	reports := fs.String("reports", "out/lanes", "folder holding each lane's report folder (report.json + run.json), at any depth")
+	required := fs.String("required", "ci/required-specs.yaml", "required specs per lane; empty for none")
+	lanesFlag := fs.String("lanes", "", "comma-separated lanes that must have reports (default: every lane in the required list)")
+	junit := fs.String("junit", "", "write a JUnit summary here (default: REPORTS/gate-junit.xml)")
+	if err := fs.Parse(args); err != nil {
+		return gateError
+	}
+	var req *gate.Required
+	if *required != "" {
+		var err error
+		if req, err = gate.LoadRequired(*required); err != nil {
+			fmt.Fprintln(os.Stderr, "classproof gate:", err)
+			return gateError
+		}
+	}
+	var expect []string
+	if *lanesFlag != "" {
+		expect = strings.Split(*lanesFlag, ",")
+	}
+	v, err := gate.Evaluate(*reports, req, expect)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "classproof gate:", err)
+		return gateError
+	}
+	fmt.Print(v.Table())
+	if *junit == "" {
+		*junit = filepath.Join(*reports, "gate-junit.xml")
+	}
+	if err := v.WriteJUnit(*junit); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof gate: writing JUnit:", err)
+		return gateError
+	}
+	if !v.Pass {
+		fmt.Printf("\nclassproof gate: BLOCKED (%d reasons):\n", len(v.Reasons))
+		for _, r := range v.Reasons {
+			fmt.Println("  - " + r)
+		}
+		return gateBlock
+	}
+	fmt.Printf("\nclassproof gate: PASS (%d lane reports)\n", len(v.Lanes))
+	return gatePass
+}
+
+func requiredCmd(args []string) int {
+	fs := flag.NewFlagSet("required-specs", flag.ContinueOnError)
+	path := fs.String("file", "ci/required-specs.yaml", "the required-spec list")
+	check := fs.Bool("check", false, "do not write: fail if the file and the suites disagree")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	dir, err := kitDir()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "classproof:", err)
+		return exitUsage
+	}
+	if err := gate.WriteOrCheck(context.Background(), dir, *path, *check); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof required-specs:", err)
+		return exitFailed
+	}
+	if *check {
+		fmt.Printf("classproof required-specs: %s agrees with the suites\n", *path)
+	} else {
+		fmt.Printf("classproof required-specs: wrote %s\n", *path)
+	}
 	return exitPassed
 }

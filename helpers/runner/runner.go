@@ -5,6 +5,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -40,6 +42,28 @@ type Options struct {
 	Log         io.Writer
 	Repo        string // {repo} for the manifest: the launcher's source tree
 	BinDir      string // a folder with the launcher already built: the suites skip the build step
+	// DryRun lists what the lane would run without running anything (Ginkgo --dry-run), on any
+	// OS: it is how the required-spec list is made for every lane from one machine.
+	DryRun bool
+	// ForeignLane runs a lane on an OS it is not for. Its specs for the lane's platform then skip
+	// at run time, and run.json says forced; only the gate's own tests use it, to make the report
+	// a misconfigured lane would make.
+	ForeignLane bool
+}
+
+// Meta is run.json, written beside report.json: what the gate needs to know about the run.
+type Meta struct {
+	Lane     string        `json:"lane"`
+	Target   string        `json:"target"`
+	Filter   string        `json:"filter"`
+	GOOS     string        `json:"goos"`
+	GOARCH   string        `json:"goarch"`
+	Procs    int           `json:"procs"`
+	DryRun   bool          `json:"dry_run,omitempty"`
+	Forced   bool          `json:"forced,omitempty"`
+	Leaks    []string      `json:"leaks,omitempty"`
+	Passed   bool          `json:"passed"`
+	Duration time.Duration `json:"duration_ns"`
 }
 
 // Result is what a run left.
@@ -53,10 +77,14 @@ type Result struct {
 	Leaks       []string
 	Interrupted bool
 	Duration    time.Duration
+	// Problems are reasons the run fails beyond Ginkgo's own verdict.
+	Problems []string
 }
 
-// Passed is true when Ginkgo passed and nothing leaked.
-func (r *Result) Passed() bool { return r.GinkgoErr == nil && len(r.Leaks) == 0 && !r.Interrupted }
+// Passed is true when Ginkgo passed, nothing leaked and the lane ran its platform's specs.
+func (r *Result) Passed() bool {
+	return r.GinkgoErr == nil && len(r.Leaks) == 0 && !r.Interrupted && len(r.Problems) == 0
+}
 
 // LoadTarget reads the manifest the options name (or the embedded default) with its vars set.
 // Errors name the manifest, so the CLI reports them once before anything runs.
@@ -90,11 +118,17 @@ func LaneFor(m *target.Manifest, asked string) (string, error) {
 // whose specs failed returns a Result with GinkgoErr set.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	start := time.Now()
+	if o.Target == "" && o.Lane != "" {
+		o.Target = targets.ForLane(o.Lane)
+	}
 	m, err := LoadTarget(o.Target, o.Vars)
 	if err != nil {
 		return nil, err
 	}
 	ln, err := LaneFor(m, o.Lane)
+	if err != nil && (o.DryRun || o.ForeignLane) && o.Lane != "" {
+		ln, err = o.Lane, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +150,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 	args := []string{"run", "github.com/onsi/ginkgo/v2/ginkgo",
 		"--label-filter", filter,
-		"--fail-on-empty", "--fail-on-pending", "--randomize-all",
+		"--fail-on-empty", "--fail-on-pending", "--randomize-all", "--keep-going",
 		"--poll-progress-after", "60s", "--poll-progress-interval", "30s",
 		"--json-report", "report.json", "--junit-report", "junit.xml", "--output-dir", out,
 	}
@@ -132,11 +166,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if !isTerminal(o.Log) {
 		args = append(args, "--no-color")
 	}
-	suites := o.Suites
-	if len(suites) == 0 {
-		suites = []string{"-r", "./suites"}
+	if o.DryRun {
+		args = append(args, "--dry-run")
 	}
-	args = append(args, suites...)
+	// Each run compiles its suites into a folder of its own: ginkgo would put them in the suites'
+	// folders, where two runs at once (a lane and a proof, parallel go tests) delete each other's.
+	binaries, cleanup, err := compileSuites(o.KitDir, o.Suites, o.Log)
+	defer cleanup()
+	if err != nil {
+		return nil, err
+	}
+	args = append(args, binaries...)
 
 	cmd := exec.Command("go", args...)
 	cmd.Dir = o.KitDir
@@ -190,7 +230,14 @@ wait:
 	if res.Run, err = report.Load(res.ReportPath, filter); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return res, err
 	}
-	return res, nil
+	if res.Run != nil && !o.DryRun && !platformRan(res.Run, ln) {
+		// A darwin lane that filtered or skipped its darwin specs proves nothing about macOS.
+		res.Problems = append(res.Problems, fmt.Sprintf("lane %s ran none of its %s-labelled specs to a pass or a failure", ln, ln))
+	}
+	meta := Meta{Lane: ln, Target: m.Source, Filter: filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
+		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Passed: res.Passed(), Duration: res.Duration}
+	b, _ := json.MarshalIndent(meta, "", "  ")
+	return res, os.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
 }
 
 func isTerminal(w io.Writer) bool {
@@ -200,4 +247,57 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func platformRan(r *report.Run, label string) bool {
+	for _, s := range r.Specs {
+		if s.Filtered || s.NotRun || s.State == "skipped" {
+			continue
+		}
+		for _, l := range s.Labels {
+			if l == label {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// compileSuites builds each suite's test binary with go test -c into a fresh folder inside the
+// module (the suites find the module from their working folder, which ginkgo sets to the
+// binary's).
+func compileSuites(kitDir string, suites []string, log io.Writer) ([]string, func(), error) {
+	if len(suites) == 0 {
+		found, err := filepath.Glob(filepath.Join(kitDir, "suites", "*", "*_suite_test.go"))
+		if err != nil {
+			return nil, func() {}, err
+		}
+		for _, f := range found {
+			rel, _ := filepath.Rel(kitDir, filepath.Dir(f))
+			suites = append(suites, "./"+rel)
+		}
+		sort.Strings(suites)
+	}
+	dir, err := os.MkdirTemp(filepath.Join(kitDir, "out"), ".suites-")
+	if err != nil {
+		if err := os.MkdirAll(filepath.Join(kitDir, "out"), 0o755); err != nil {
+			return nil, func() {}, err
+		}
+		if dir, err = os.MkdirTemp(filepath.Join(kitDir, "out"), ".suites-"); err != nil {
+			return nil, func() {}, err
+		}
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	var bins []string
+	for _, s := range suites {
+		// A folder per suite: ginkgo names each suite's partial reports after its folder.
+		bin := filepath.Join(dir, filepath.Base(s), filepath.Base(s)+".test")
+		cmd := exec.Command("go", "test", "-c", "-o", bin, s)
+		cmd.Dir = kitDir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, cleanup, fmt.Errorf("compiling suite %s: %v\n%s", s, err, out)
+		}
+		bins = append(bins, bin)
+	}
+	return bins, cleanup, nil
 }

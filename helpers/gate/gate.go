@@ -1,0 +1,225 @@
+// Package gate decides whether a release may go: it reads every lane's reports and fails when a
+// spec failed, a spec was skipped at run time where its lane allows none, a required spec did not
+// run and pass in its lane, or a lane's report is missing or ran nothing.
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/classproof/classproof/helpers/report"
+	"github.com/classproof/classproof/helpers/runner"
+)
+
+// Required is ci/required-specs.yaml: per lane, the specs that must run and pass there, and
+// whether the lane tolerates a runtime skip.
+type Required struct {
+	Lanes map[string]*Policy `yaml:"lanes"`
+}
+
+// Policy is one lane's part of Required.
+type Policy struct {
+	AllowRuntimeSkips bool     `yaml:"allow_runtime_skips"`
+	Specs             []string `yaml:"specs"`
+}
+
+// LoadRequired reads a required-spec file.
+func LoadRequired(path string) (*Required, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Required
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &r, nil
+}
+
+// Lane is one lane's report folder, judged.
+type Lane struct {
+	Name     string
+	Dir      string
+	Meta     runner.Meta
+	Count    report.Count
+	Skips    []report.Spec
+	Problems []string
+	Required int // how many required specs it had
+	Present  int // how many of them ran and passed
+}
+
+// Verdict is the gate's decision.
+type Verdict struct {
+	Pass    bool
+	Lanes   []*Lane
+	Reasons []string
+}
+
+// Evaluate judges every report folder under dir (each holds report.json and run.json, as
+// `classproof run` writes them). expect names the lanes that must be there; empty means every
+// lane in req.
+func Evaluate(dir string, req *Required, expect []string) (*Verdict, error) {
+	v := &Verdict{}
+	var folders []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && d.Name() == "report.json" {
+			folders = append(folders, filepath.Dir(path))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading reports under %s: %w", dir, err)
+	}
+	sort.Strings(folders)
+	seen := map[string]bool{}
+	for _, f := range folders {
+		l := judge(f, req)
+		seen[l.Name] = true
+		v.Lanes = append(v.Lanes, l)
+	}
+	if len(expect) == 0 && req != nil {
+		for name := range req.Lanes {
+			expect = append(expect, name)
+		}
+		sort.Strings(expect)
+	}
+	for _, name := range expect {
+		if !seen[name] {
+			v.Lanes = append(v.Lanes, &Lane{Name: name, Problems: []string{"no report: the lane did not run or did not upload its reports"}})
+		}
+	}
+	for _, l := range v.Lanes {
+		for _, p := range l.Problems {
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%s (%s): %s", l.Name, rel(dir, l.Dir), p))
+		}
+	}
+	if len(v.Lanes) == 0 {
+		v.Reasons = append(v.Reasons, "no lane reports at all under "+dir)
+	}
+	v.Pass = len(v.Reasons) == 0
+	return v, nil
+}
+
+func judge(dir string, req *Required) *Lane {
+	l := &Lane{Name: filepath.Base(dir), Dir: dir}
+	add := func(format string, a ...any) { l.Problems = append(l.Problems, fmt.Sprintf(format, a...)) }
+	if b, err := os.ReadFile(filepath.Join(dir, "run.json")); err == nil {
+		if err := json.Unmarshal(b, &l.Meta); err != nil {
+			add("run.json: %v", err)
+		} else if l.Meta.Lane != "" {
+			l.Name = l.Meta.Lane
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		add("run.json: %v", err)
+	}
+	run, err := report.Load(filepath.Join(dir, "report.json"), l.Meta.Filter)
+	if err != nil {
+		add("report.json: %v", err)
+		return l
+	}
+	l.Count = run.Count()
+	if l.Meta.DryRun {
+		add("a dry run proves nothing")
+	}
+	if l.Meta.Forced {
+		add("the lane was forced onto %s/%s, which it is not for", l.Meta.GOOS, l.Meta.GOARCH)
+	}
+	for _, leak := range l.Meta.Leaks {
+		add("leaked %s", leak)
+	}
+	if l.Count.Ran == 0 {
+		add("ran no spec")
+	}
+	for _, s := range run.Setups {
+		add("%s %s in %s: %s", s.Node, s.State, s.Suite, firstLine(s.Reason))
+	}
+	policy := &Policy{}
+	if req != nil && req.Lanes[l.Name] != nil {
+		policy = req.Lanes[l.Name]
+	}
+	passed := map[string]bool{}
+	present := map[string]string{}
+	for _, s := range run.Specs {
+		present[s.Name] = s.State
+		switch {
+		case s.Filtered:
+		case s.NotRun:
+			add("did not run (the run stopped first): %s", s.Name)
+		case s.State == "passed":
+			passed[s.Name] = true
+		case s.State == "skipped":
+			l.Skips = append(l.Skips, s)
+			if !policy.AllowRuntimeSkips {
+				add("skipped at run time, which lane %s does not allow: %s (reason: %s)", l.Name, s.Name, firstLine(s.Reason))
+			}
+		default:
+			add("%s: %s: %s", s.State, s.Name, firstLine(s.Reason))
+		}
+	}
+	l.Required = len(policy.Specs)
+	for _, name := range policy.Specs {
+		if passed[name] {
+			l.Present++
+			continue
+		}
+		state, ok := present[name]
+		if !ok {
+			state = "absent from the report (renamed or deleted?)"
+		}
+		add("required spec did not run and pass (%s): %s", state, name)
+	}
+	return l
+}
+
+// Table is the gate's per-lane summary, as it prints it.
+func (v *Verdict) Table() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-14s %-32s %5s %6s %6s %7s %9s  %s\n", "lane", "report", "ran", "passed", "failed", "skipped", "required", "verdict")
+	for _, l := range v.Lanes {
+		verdict := "ok"
+		if len(l.Problems) > 0 {
+			verdict = fmt.Sprintf("FAIL (%d)", len(l.Problems))
+		}
+		fmt.Fprintf(&b, "%-14s %-32s %5d %6d %6d %7d %4d/%-4d  %s\n", l.Name, short(l.Dir), l.Count.Ran, l.Count.Passed, l.Count.Failed, l.Count.Skipped, l.Present, l.Required, verdict)
+		for _, s := range l.Skips {
+			fmt.Fprintf(&b, "  skipped: %s\n    reason: %s\n", s.Name, firstLine(s.Reason))
+		}
+	}
+	return b.String()
+}
+
+func short(s string) string {
+	if len(s) > 32 {
+		return "…" + s[len(s)-31:]
+	}
+	return s
+}
+
+func rel(base, p string) string {
+	if r, err := filepath.Rel(base, p); err == nil {
+		return r
+	}
+	return p
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}

@@ -1,0 +1,129 @@
+package gate
+
+import (
+	"context"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/classproof/classproof/helpers/runner"
+)
+
+// The gate is tested on real reports: the cpuclass suite run against refmux, a broken refmux, a
+// lane forced onto the wrong OS and a filter that selects nothing.
+
+var (
+	once    sync.Once
+	kitDir  string
+	kitErr  error
+)
+
+func runLane(t *testing.T, name string, o runner.Options) (string, *runner.Result) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the cpuclass suite")
+	}
+	once.Do(func() {
+		out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/classproof/classproof").Output()
+		kitDir, kitErr = strings.TrimSpace(string(out)), err
+	})
+	if kitErr != nil {
+		t.Fatal(kitErr)
+	}
+	dir := filepath.Join(t.TempDir(), name)
+	o.KitDir, o.OutDir, o.Log = kitDir, filepath.Join(dir, o.Lane), io.Discard
+	o.Suites = []string{"./suites/cpuclass"}
+	res, err := runner.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, res
+}
+
+// required lists every spec a clean run of the lane ran.
+func required(t *testing.T, res *runner.Result, ln string) *Required {
+	p := &Policy{}
+	for _, s := range res.Run.Specs {
+		if !s.Filtered {
+			p.Specs = append(p.Specs, s.Name)
+		}
+	}
+	if len(p.Specs) == 0 {
+		t.Fatal("the clean run ran nothing")
+	}
+	return &Required{Lanes: map[string]*Policy{ln: p}}
+}
+
+func expectBlocked(t *testing.T, v *Verdict, want string) {
+	t.Helper()
+	if v.Pass {
+		t.Fatalf("the gate passed; wanted it blocked for %q\n%s", want, v.Table())
+	}
+	if !strings.Contains(strings.Join(v.Reasons, "\n"), want) {
+		t.Errorf("blocked, but not for %q:\n%s", want, strings.Join(v.Reasons, "\n"))
+	}
+}
+
+func TestGateOnRealReports(t *testing.T) {
+	cleanDir, clean := runLane(t, "clean", runner.Options{Lane: "linux-idle"})
+	req := required(t, clean, "linux-idle")
+
+	t.Run("accepts a clean Linux run", func(t *testing.T) {
+		v, err := Evaluate(cleanDir, req, []string{"linux-idle"})
+		if err != nil || !v.Pass {
+			t.Fatalf("err %v, reasons %v", err, v.Reasons)
+		}
+	})
+
+	t.Run("rejects a required spec that vanished", func(t *testing.T) {
+		renamed := &Required{Lanes: map[string]*Policy{"linux-idle": {Specs: append(append([]string{}, req.Lanes["linux-idle"].Specs...),
+			"cpuclass on Linux, idle mode (SCHED_IDLE + I/O idle) a direct session starts the direct harness at background class (old name)")}}}
+		v, _ := Evaluate(cleanDir, renamed, []string{"linux-idle"})
+		expectBlocked(t, v, "required spec did not run and pass (absent from the report (renamed or deleted?))")
+	})
+
+	t.Run("rejects a lane whose report is missing", func(t *testing.T) {
+		v, _ := Evaluate(cleanDir, req, []string{"linux-idle", "linux-ignore"})
+		expectBlocked(t, v, "linux-ignore (")
+	})
+
+	t.Run("rejects a required spec the lane filtered out", func(t *testing.T) {
+		dir, _ := runLane(t, "filtered", runner.Options{Lane: "linux-idle", LabelFilter: "!concurrency"})
+		v, _ := Evaluate(dir, req, []string{"linux-idle"})
+		expectBlocked(t, v, "required spec did not run and pass (skipped): cpuclass on Linux, idle mode (SCHED_IDLE + I/O idle) many sessions at once")
+	})
+
+	t.Run("rejects a report with a failed spec", func(t *testing.T) {
+		dir, _ := runLane(t, "red", runner.Options{Lane: "linux-idle", Vars: []string{"variant=noclass"}})
+		v, _ := Evaluate(dir, req, []string{"linux-idle"})
+		expectBlocked(t, v, "failed: cpuclass on Linux, idle mode (SCHED_IDLE + I/O idle) a direct session starts the direct harness and its tool sleep at background class")
+	})
+
+	t.Run("rejects a darwin lane whose darwin specs were skipped", func(t *testing.T) {
+		dir, res := runLane(t, "darwin-on-linux", runner.Options{Lane: "darwin", ForeignLane: true})
+		if res.Passed() {
+			t.Error("classproof run passed a darwin lane that ran no darwin spec")
+		}
+		darwin := &Required{Lanes: map[string]*Policy{"darwin": {}}}
+		v, _ := Evaluate(dir, darwin, []string{"darwin"})
+		expectBlocked(t, v, "skipped at run time, which lane darwin does not allow: cpuclass on macOS (PRIO_DARWIN_BG) a direct session")
+		expectBlocked(t, v, "needs darwin")
+	})
+
+	t.Run("rejects an empty lane", func(t *testing.T) {
+		dir, _ := runLane(t, "empty", runner.Options{Lane: "linux-idle", LabelFilter: "no-such-label"})
+		v, _ := Evaluate(dir, nil, []string{"linux-idle"})
+		expectBlocked(t, v, "ran no spec")
+	})
+}
+
+func TestJUnitSummary(t *testing.T) {
+	v := &Verdict{Lanes: []*Lane{{Name: "linux-idle", Dir: "x"}, {Name: "darwin", Problems: []string{"no report"}}}}
+	path := filepath.Join(t.TempDir(), "gate.xml")
+	if err := v.WriteJUnit(path); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -16,9 +16,9 @@ import (
 // lane forced onto the wrong OS and a filter that selects nothing.
 
 var (
-	once    sync.Once
-	kitDir  string
-	kitErr  error
+	once   sync.Once
+	kitDir string
+	kitErr error
 )
 
 func runLane(t *testing.T, name string, o runner.Options) (string, *runner.Result) {

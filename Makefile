@@ -6,7 +6,7 @@ CLASSPROOF := $(GO) run ./cmd/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: verify test unit static darwin lint required-specs required-specs-check lanes gate suites red mutants clean
+.PHONY: bench bench-smoke verify test unit static darwin lint required-specs required-specs-check lanes gate suites red mutants clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -27,7 +27,15 @@ ifeq ($(shell uname -s),Linux)
 endif
 
 ## test: everything CI runs
-test: static lint darwin required-specs-check unit gate
+test: static lint darwin required-specs-check unit bench-smoke gate
+
+## bench: the effect bench (about 2 minutes on 2 cores); reports, never asserts
+bench:
+	$(CLASSPROOF) bench --out out/bench
+
+## bench-smoke: a few seconds of the bench, to keep it working (its figures mean nothing)
+bench-smoke:
+	$(CLASSPROOF) bench --smoke --out out/bench-smoke
 
 ## unit: the kit's own unit tests (parsers, manifest checks, process tracking)
 unit:

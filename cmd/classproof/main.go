@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/bench"
 	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/mutants"
 	"github.com/classproof/classproof/helpers/redgreen"
@@ -31,6 +32,7 @@ const usage = `usage: classproof COMMAND [flags]
   redgreen  prove a fix: the selected specs fail on a red commit and pass on a green one
   mutants   run the suites against every known-broken build of a target: which specs catch each
   gate      decide a release from every lane's reports
+  bench     does the class keep a foreground probe on time under load, and what does it cost
   required-specs  make (or --check) ci/required-specs.yaml from a dry run of every lane
 
 Run 'classproof COMMAND -h' for a command's flags.
@@ -55,6 +57,8 @@ func main() {
 		os.Exit(mutantsCmd(os.Args[2:]))
 	case "gate":
 		os.Exit(gateCmd(os.Args[2:]))
+	case "bench":
+		os.Exit(benchCmd(os.Args[2:]))
 	case "required-specs":
 		os.Exit(requiredCmd(os.Args[2:]))
 	case "-h", "--help", "help":
@@ -290,6 +294,58 @@ func requiredCmd(args []string) int {
 		fmt.Printf("classproof required-specs: %s agrees with the suites\n", *path)
 	} else {
 		fmt.Printf("classproof required-specs: wrote %s\n", *path)
+	}
+	return exitPassed
+}
+
+func benchCmd(args []string) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	o := bench.Defaults()
+	var vars, classes multi
+	fs.StringVar(&o.Target, "target", "", "manifest (default: the embedded refmux.yaml)")
+	fs.Var(&vars, "var", "NAME=VALUE for the manifest (repeatable)")
+	fs.IntVar(&o.N, "n", o.N, "CPU-busy load processes")
+	fs.IntVar(&o.Runs, "runs", o.Runs, "runs per class, interleaved")
+	fs.DurationVar(&o.Duration, "duration", o.Duration, "probe time per run")
+	fs.IntVar(&o.Hz, "hz", o.Hz, "probe frame rate")
+	fs.Float64Var(&o.FrameWorkMS, "frame-work-ms", o.FrameWorkMS, "probe work per frame, in ms of this machine's idle CPU")
+	fs.Float64Var(&o.JobMS, "job-ms", o.JobMS, "the cost job's size, in ms of this machine's idle CPU")
+	fs.Var(&classes, "class", "a class to run (repeatable; default: all on this OS; the first must be default)")
+	fs.StringVar(&o.OutDir, "out", "out/bench", "folder for bench.md, bench.json and lateness.svg")
+	ratio := fs.Float64("expect-background-ratio", 0, "fail unless default-class load's p95 lateness is at least this many times background's")
+	smoke := fs.Bool("smoke", false, "a few seconds: 2 loads, 1 run of 300 ms, default and background; checks the bench works, proves nothing")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	o.Vars, o.Classes = vars, classes
+	if *smoke {
+		o.N, o.Runs, o.Duration, o.JobMS = 2, 1, 300*time.Millisecond, 50
+		if len(o.Classes) == 0 {
+			o.Classes = []string{"default", "background"}
+		}
+	}
+	var err error
+	if o.KitDir, err = kitDir(); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof:", err)
+		return exitUsage
+	}
+	o.Log = os.Stderr
+	r, err := bench.Bench(context.Background(), o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "classproof bench:", err)
+		return exitFailed
+	}
+	r.Command = "classproof bench " + strings.Join(args, " ")
+	if err := r.Write(o.OutDir); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof bench:", err)
+		return exitFailed
+	}
+	fmt.Print(r.Table())
+	fmt.Printf("\nbackground cut the probe's p95 lateness %.1fx against default-class load\n", r.Ratio())
+	fmt.Printf("wrote %s, %s, %s\n", filepath.Join(o.OutDir, "bench.md"), filepath.Join(o.OutDir, "bench.json"), filepath.Join(o.OutDir, "lateness.svg"))
+	if *ratio > 0 && r.Ratio() < *ratio {
+		fmt.Printf("classproof bench: FAILED: expected at least %.1fx\n", *ratio)
+		return exitFailed
 	}
 	return exitPassed
 }

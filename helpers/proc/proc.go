@@ -32,6 +32,18 @@ type Entry struct {
 	Exe string `json:"exe"`
 	// Owned is true for a process the kit started with os/exec: its own Wait reaps it.
 	Owned bool `json:"-"`
+	// Start is the process's start time (Linux: /proc stat field 22; 0 where unknown). Pids and
+	// thread ids share one space and wrap (32768 here), so "a process with this pid is alive"
+	// is only about ours when the start time matches.
+	Start uint64 `json:"start,omitempty"`
+}
+
+// alive says whether this entry's process, and not a later one with its pid, is alive.
+func (e Entry) alive() bool {
+	if !Alive(e.Pid) {
+		return false
+	}
+	return e.Start == 0 || startTime(e.Pid) == e.Start
 }
 
 // Set is the processes of one spec (or one suite).
@@ -59,6 +71,7 @@ func (s *Set) track(e Entry) {
 	if pgid, err := unix.Getpgid(pid); err == nil && pgid == pid && pgid != unix.Getpgrp() {
 		e.Leader = true
 	}
+	e.Start = startTime(pid)
 	if p, err := gops.FindProcess(pid); err == nil && p != nil {
 		e.Exe = p.Executable()
 	}
@@ -89,13 +102,13 @@ func (s *Set) KillAll(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	var left []string
 	for _, e := range es {
-		for Alive(e.Pid) && time.Now().Before(deadline) {
+		for e.alive() && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		if !e.Owned {
 			reap(e.Pid, deadline)
 		}
-		if Alive(e.Pid) {
+		if e.alive() {
 			left = append(left, fmt.Sprintf("%s pid %d", e.Role, e.Pid))
 		}
 	}
@@ -162,6 +175,9 @@ func walk(roots []int, visit func(parent, child int)) {
 }
 
 func kill(e Entry) {
+	if e.Start != 0 && startTime(e.Pid) != e.Start {
+		return // gone, and the pid is someone else's now
+	}
 	if e.Leader {
 		_ = unix.Kill(-e.Pid, unix.SIGKILL)
 	}
@@ -267,7 +283,7 @@ func Sweep(path string) ([]string, error) {
 			continue
 		}
 		seen[e.Pid] = true
-		if !Alive(e.Pid) {
+		if !e.alive() {
 			continue
 		}
 		if p, err := gops.FindProcess(e.Pid); err != nil || p == nil || (e.Exe != "" && p.Executable() != e.Exe) {

@@ -203,6 +203,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	interrupts := 0
+	cancelled := ctx.Done()
 wait:
 	for {
 		select {
@@ -218,7 +219,9 @@ wait:
 			}
 			fmt.Fprintf(o.Log, "\nclassproof: interrupted: sending %v to the run (again to kill it)\n", sig)
 			_ = syscall.Kill(-cmd.Process.Pid, sig)
-		case <-ctx.Done():
+		case <-cancelled:
+			res.Interrupted = true
+			cancelled = nil // once: the run's own cleanups take it from here
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
 		}
 	}

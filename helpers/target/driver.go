@@ -315,7 +315,7 @@ type Profile struct {
 }
 
 // writeProfile writes the profile file for the n-th session and returns its path and name.
-func (l *Launcher) writeProfile(profileEnv map[string]string) (path, name, report string, err error) {
+func (l *Launcher) writeProfile(profileEnv map[string]string, harnessArgs ...string) (path, name, report string, err error) {
 	n := l.n.Add(1)
 	report = filepath.Join(l.Dir, fmt.Sprintf("report-%d.json", n))
 	path = filepath.Join(l.Dir, fmt.Sprintf("profile-%d.json", n))
@@ -324,6 +324,7 @@ func (l *Launcher) writeProfile(profileEnv map[string]string) (path, name, repor
 	if ledger := os.Getenv(proc.LedgerEnv); ledger != "" {
 		p.Command = append(p.Command, "--ledger", ledger)
 	}
+	p.Command = append(p.Command, harnessArgs...)
 	if p.Env == nil {
 		p.Env = map[string]string{}
 	}
@@ -364,7 +365,13 @@ func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env
 // StartSession asks the launcher for a session with the given profile env and waits for the
 // harness's report. A refusal comes back as *SessionError.
 func (l *Launcher) StartSession(mode Mode, profileEnv map[string]string) (*Session, error) {
-	profile, name, report, err := l.writeProfile(profileEnv)
+	return l.StartSessionWith(mode, profileEnv)
+}
+
+// StartSessionWith is StartSession with extra harness flags, e.g. --tool and --tool-args to make
+// the harness's tool a CPU load for the bench.
+func (l *Launcher) StartSessionWith(mode Mode, profileEnv map[string]string, harnessArgs ...string) (*Session, error) {
+	profile, name, report, err := l.writeProfile(profileEnv, harnessArgs...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,341 @@
+// Package bench measures whether the class does its job: a foreground probe (a 120 Hz frame loop
+// at normal class) against N CPU-busy load processes started at each class, through the target
+// launcher where the class is the launcher's; and what the class costs: a fixed CPU job timed
+// alone at each class. It reports; it never asserts timing in `make test`.
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/classproof/classproof/helpers/proc"
+	"github.com/classproof/classproof/helpers/runner"
+	"github.com/classproof/classproof/helpers/target"
+)
+
+// Packages the bench builds.
+const (
+	ProbePackage   = "github.com/classproof/classproof/fixtures/probe"
+	HarnessPackage = "github.com/classproof/classproof/fixtures/harness"
+)
+
+// Class is one way of starting the load.
+type Class struct {
+	Name string
+	// Launcher: started as launcher sessions with the class env var set to this value.
+	Launcher string
+	// Otherwise the kit starts the load itself, in a session of its own (as a launcher would),
+	// with these probe flags.
+	Flags []string
+	Note  string
+}
+
+// Classes available on this OS. The first is the baseline ("default").
+func Classes() []Class {
+	cs := []Class{
+		{Name: "default", Launcher: "normal", Note: "the launcher's normal class"},
+		{Name: "background", Launcher: "background", Note: "the launcher's background class"},
+	}
+	if runtime.GOOS == "linux" {
+		cs = append(cs,
+			Class{Name: "nice10", Flags: []string{"--nice", "10", "--autogroup", "10"}, Note: "nice 10 (process and its autogroup)"},
+			Class{Name: "nice19", Flags: []string{"--nice", "19", "--autogroup", "19"}, Note: "nice 19 (process and its autogroup)"},
+			Class{Name: "idle-no-autogroup", Flags: []string{"--sched", "idle"}, Note: "SCHED_IDLE in a session of its own, autogroup nice left at 0 (the trap)"},
+		)
+	}
+	return cs
+}
+
+// Options size the bench.
+type Options struct {
+	KitDir      string
+	Target      string
+	Vars        []string
+	N           int           // load processes
+	Runs        int           // runs per class, interleaved
+	Duration    time.Duration // probe time per run
+	Hz          int
+	FrameWorkMS float64 // probe work per frame, calibrated on the idle machine
+	JobMS       float64 // the cost job's size, calibrated
+	Classes     []string
+	OutDir      string
+	Log         io.Writer
+}
+
+// Defaults are sized for a 2-core machine, as the seed's bench had 14 busy processes.
+func Defaults() Options {
+	return Options{N: 14, Runs: 4, Duration: 3 * time.Second, Hz: 120, FrameWorkMS: 2, JobMS: 1000}
+}
+
+// Run is one class's run.
+type Run struct {
+	Class       string  `json:"class"`
+	P50MS       float64 `json:"p50_ms"`
+	P95MS       float64 `json:"p95_ms"`
+	MaxMS       float64 `json:"max_ms"`
+	Missed      int     `json:"missed"`
+	Frames      int     `json:"frames"`
+	CPUPerFrame float64 `json:"cpu_ms_per_frame"`
+	JobWallMS   float64 `json:"job_wall_ms"`
+	LoadCheck   string  `json:"load_check"` // what ps said of one load process, so a run shows its class was real
+}
+
+// Result is the whole bench.
+type Result struct {
+	Options    Options          `json:"-"`
+	Machine    string           `json:"machine"`
+	FrameWork  int              `json:"frame_work_units"`
+	JobWork    int              `json:"job_work_units"`
+	Classes    []Class          `json:"-"`
+	ClassNames []string         `json:"classes"`
+	Runs       map[string][]Run `json:"runs"`
+	Command    string           `json:"command"`
+}
+
+// Bench runs it.
+func Bench(ctx context.Context, o Options) (*Result, error) {
+	m, err := runner.LoadTarget(o.Target, o.Vars)
+	if err != nil {
+		return nil, err
+	}
+	classes, err := pick(o.Classes)
+	if err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp("", "classproof-bench")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	bin := filepath.Join(work, "bin")
+	logf(o, "building the target, the harness and the probe")
+	probe, harness := filepath.Join(bin, "probe"), filepath.Join(bin, "harness")
+	for pkg, out := range map[string]string{ProbePackage: probe, HarnessPackage: harness} {
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("building %s: %v\n%s", pkg, err, b)
+		}
+	}
+	d, err := target.New(m, target.Paths{Kit: o.KitDir, Bin: bin}, harness)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Build(ctx, io.Discard); err != nil {
+		return nil, err
+	}
+
+	r := &Result{Options: o, Classes: classes, Runs: map[string][]Run{}, Machine: machine()}
+	for _, c := range classes {
+		r.ClassNames = append(r.ClassNames, c.Name)
+	}
+	// Calibrate on the idle machine, before any load: the same work is then done under each class.
+	if r.FrameWork, err = calibrate(probe, o.FrameWorkMS); err != nil {
+		return nil, err
+	}
+	if r.JobWork, err = calibrate(probe, o.JobMS); err != nil {
+		return nil, err
+	}
+	set := proc.NewSet()
+	defer set.KillAll(10 * time.Second)
+	l, err := d.Launch(set, target.LaunchOptions{}, io.Discard, 10*time.Second)
+	if l != nil {
+		defer os.RemoveAll(l.Dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Interleaved: A B C A B C ..., so drift over the bench hits every class alike.
+	for i := 0; i < o.Runs; i++ {
+		for _, c := range classes {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			logf(o, "run %d/%d: %d load processes at %s, probe for %v", i+1, o.Runs, o.N, c.Name, o.Duration)
+			run, err := oneRun(ctx, o, l, d, c, probe, r.FrameWork, work)
+			if err != nil {
+				return nil, fmt.Errorf("%s run %d: %w", c.Name, i+1, err)
+			}
+			r.Runs[c.Name] = append(r.Runs[c.Name], run)
+		}
+	}
+	// The cost side, on an otherwise idle machine.
+	for i := 0; i < o.Runs; i++ {
+		for _, c := range classes {
+			logf(o, "cost %d/%d: the fixed job alone at %s", i+1, o.Runs, c.Name)
+			ms, err := costRun(ctx, l, d, c, probe, r.JobWork, work)
+			if err != nil {
+				return nil, fmt.Errorf("%s cost run %d: %w", c.Name, i+1, err)
+			}
+			r.Runs[c.Name][i].JobWallMS = ms
+		}
+	}
+	return r, nil
+}
+
+func pick(names []string) ([]Class, error) {
+	all := Classes()
+	if len(names) == 0 {
+		return all, nil
+	}
+	var out []Class
+	for _, n := range names {
+		found := false
+		for _, c := range all {
+			if c.Name == n {
+				out = append(out, c)
+				found = true
+			}
+		}
+		if !found {
+			var known []string
+			for _, c := range all {
+				known = append(known, c.Name)
+			}
+			return nil, fmt.Errorf("class %q is not known on %s; known: %s", n, runtime.GOOS, strings.Join(known, ", "))
+		}
+	}
+	if out[0].Name != "default" {
+		return nil, fmt.Errorf("the first class must be default: the deltas are against it")
+	}
+	return out, nil
+}
+
+func calibrate(probe string, ms float64) (int, error) {
+	out, err := exec.Command(probe, "calibrate", "--ms", strconv.FormatFloat(ms, 'f', -1, 64)).Output()
+	if err != nil {
+		return 0, fmt.Errorf("calibrating: %w", err)
+	}
+	return strconv.Atoi(strings.TrimSpace(string(out)))
+}
+
+// startLoad starts one load process at class c and returns its pid.
+func startLoad(l *target.Launcher, d *target.Driver, c Class, probe string, set *proc.Set, args ...string) (int, error) {
+	if c.Launcher != "" {
+		s, err := l.StartSessionWith(target.Direct, map[string]string{d.M.ClassEnv: c.Launcher},
+			"--tool", probe, "--tool-args", strings.Join(args, " "))
+		if err != nil {
+			return 0, err
+		}
+		set.Track("bench "+c.Name+" harness", s.Report.HarnessPid) // its group takes the load along
+		return s.Report.Tools[0].Pid, nil
+	}
+	cmd := exec.Command(probe, append(args, c.Flags...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	set.TrackOwned("bench "+c.Name+" load", cmd.Process.Pid)
+	go func() { _ = cmd.Wait() }()
+	return cmd.Process.Pid, nil
+}
+
+func oneRun(ctx context.Context, o Options, l *target.Launcher, d *target.Driver, c Class, probe string, units int, work string) (Run, error) {
+	set := proc.NewSet()
+	defer set.KillAll(10 * time.Second)
+	run := Run{Class: c.Name}
+	var pids []int
+	for i := 0; i < o.N; i++ {
+		pid, err := startLoad(l, d, c, probe, set, "load")
+		if err != nil {
+			return run, err
+		}
+		set.Track("load", pid)
+		pids = append(pids, pid)
+	}
+	run.LoadCheck = psLine(pids[0])
+	out := filepath.Join(work, fmt.Sprintf("frames-%s-%d.json", c.Name, time.Now().UnixNano()))
+	cmd := exec.CommandContext(ctx, probe, "frames", "--hz", strconv.Itoa(o.Hz), "--duration", o.Duration.String(),
+		"--work", strconv.Itoa(units), "--out", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return run, fmt.Errorf("probe: %v %s", err, b)
+	}
+	var f struct {
+		P50MS, P95MS, MaxMS float64
+		Missed, Frames      int
+		CPUPerFrame         float64 `json:"cpu_ms_per_frame"`
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return run, err
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return run, err
+	}
+	run.P50MS, run.P95MS, run.MaxMS, run.Missed, run.Frames, run.CPUPerFrame = f.P50MS, f.P95MS, f.MaxMS, f.Missed, f.Frames, f.CPUPerFrame
+	return run, nil
+}
+
+func costRun(ctx context.Context, l *target.Launcher, d *target.Driver, c Class, probe string, units int, work string) (float64, error) {
+	set := proc.NewSet()
+	defer set.KillAll(10 * time.Second)
+	out := filepath.Join(work, fmt.Sprintf("job-%s-%d.json", c.Name, time.Now().UnixNano()))
+	if _, err := startLoad(l, d, c, probe, set, "job", "--work", strconv.Itoa(units), "--out", out); err != nil {
+		return 0, err
+	}
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		if b, err := os.ReadFile(out); err == nil {
+			var j struct {
+				WallMS float64 `json:"wall_ms"`
+			}
+			if err := json.Unmarshal(b, &j); err != nil {
+				return 0, err
+			}
+			return j.WallMS, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return 0, fmt.Errorf("the job did not finish")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func psLine(pid int) string {
+	fields := "pid=,cls=,ni=,pri="
+	if runtime.GOOS == "darwin" {
+		fields = "pid=,pri=,nice="
+	}
+	out, _ := exec.Command("ps", "-o", fields, "-p", strconv.Itoa(pid)).Output()
+	s := strings.Join(strings.Fields(string(out)), " ")
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/autogroup", pid)); err == nil {
+		s += ", " + strings.TrimSpace(strings.TrimPrefix(string(b), "/"))
+	}
+	return s
+}
+
+func machine() string {
+	out, _ := exec.Command("uname", "-srm").Output()
+	return fmt.Sprintf("%s, %d CPUs", strings.TrimSpace(string(out)), runtime.NumCPU())
+}
+
+func logf(o Options, format string, a ...any) {
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, "classproof bench: "+format+"\n", a...)
+	}
+}
+
+// Median of a metric over a class's runs.
+func Median(runs []Run, f func(Run) float64) float64 {
+	v := make([]float64, 0, len(runs))
+	for _, r := range runs {
+		v = append(v, f(r))
+	}
+	sort.Float64s(v)
+	if len(v) == 0 {
+		return 0
+	}
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}

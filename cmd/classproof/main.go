@@ -341,7 +341,7 @@ func benchCmd(args []string) int {
 		return exitFailed
 	}
 	fmt.Print(r.Table())
-	fmt.Printf("\nbackground cut the probe's p95 lateness %.1fx against default-class load\n", r.Ratio())
+	fmt.Printf("\n%s\n", r.RatioText())
 	fmt.Printf("wrote %s, %s, %s\n", filepath.Join(o.OutDir, "bench.md"), filepath.Join(o.OutDir, "bench.json"), filepath.Join(o.OutDir, "lateness.svg"))
 	if *ratio > 0 && r.Ratio() < *ratio {
 		fmt.Printf("classproof bench: FAILED: expected at least %.1fx\n", *ratio)

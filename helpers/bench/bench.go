@@ -85,6 +85,7 @@ type Run struct {
 	P95MS       float64 `json:"p95_ms"`
 	MaxMS       float64 `json:"max_ms"`
 	Missed      int     `json:"missed"`
+	Dropped     int     `json:"dropped"`
 	Frames      int     `json:"frames"`
 	CPUPerFrame float64 `json:"cpu_ms_per_frame"`
 	JobWallMS   float64 `json:"job_wall_ms"`
@@ -260,9 +261,13 @@ func oneRun(ctx context.Context, o Options, l *target.Launcher, d *target.Driver
 		return run, fmt.Errorf("probe: %v %s", err, b)
 	}
 	var f struct {
-		P50MS, P95MS, MaxMS float64
-		Missed, Frames      int
-		CPUPerFrame         float64 `json:"cpu_ms_per_frame"`
+		P50MS       float64 `json:"p50_ms"`
+		P95MS       float64 `json:"p95_ms"`
+		MaxMS       float64 `json:"max_ms"`
+		Missed      int     `json:"missed"`
+		Dropped     int     `json:"dropped"`
+		Frames      int     `json:"frames"`
+		CPUPerFrame float64 `json:"cpu_ms_per_frame"`
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
@@ -271,7 +276,7 @@ func oneRun(ctx context.Context, o Options, l *target.Launcher, d *target.Driver
 	if err := json.Unmarshal(b, &f); err != nil {
 		return run, err
 	}
-	run.P50MS, run.P95MS, run.MaxMS, run.Missed, run.Frames, run.CPUPerFrame = f.P50MS, f.P95MS, f.MaxMS, f.Missed, f.Frames, f.CPUPerFrame
+	run.P50MS, run.P95MS, run.MaxMS, run.Missed, run.Dropped, run.Frames, run.CPUPerFrame = f.P50MS, f.P95MS, f.MaxMS, f.Missed, f.Dropped, f.Frames, f.CPUPerFrame
 	return run, nil
 }
 

@@ -20,7 +20,8 @@ var metrics = []metric{
 	{"probe frame lateness p95", "ms", func(r Run) float64 { return r.P95MS }, "%.1f"},
 	{"probe frame lateness p50", "ms", func(r Run) float64 { return r.P50MS }, "%.1f"},
 	{"probe frame lateness max", "ms", func(r Run) float64 { return r.MaxMS }, "%.1f"},
-	{"probe frames missed (of ~" + "N)", "", func(r Run) float64 { return float64(r.Missed) }, "%.0f"},
+	{"probe frames finished late", "", func(r Run) float64 { return float64(r.Missed) }, "%.0f"},
+	{"probe vsyncs dropped (of N)", "", func(r Run) float64 { return float64(r.Dropped) }, "%.0f"},
 	{"probe CPU per frame", "ms", func(r Run) float64 { return r.CPUPerFrame }, "%.2f"},
 	{"fixed job alone, wall", "ms", func(r Run) float64 { return r.JobWallMS }, "%.0f"},
 }
@@ -29,10 +30,7 @@ var metrics = []metric{
 // and the change against default.
 func (r *Result) Table() string {
 	var b strings.Builder
-	frames := 0
-	if runs := r.Runs["default"]; len(runs) > 0 {
-		frames = runs[0].Frames
-	}
+	frames := int(r.Options.Duration.Seconds() * float64(r.Options.Hz))
 	b.WriteString("| metric |")
 	for _, c := range r.Classes {
 		fmt.Fprintf(&b, " %s |", c.Name)
@@ -43,7 +41,7 @@ func (r *Result) Table() string {
 	}
 	b.WriteString("\n")
 	for _, m := range metrics {
-		name := strings.Replace(m.name, "N)", fmt.Sprintf("%d)", frames), 1)
+		name := strings.Replace(m.name, "of N)", fmt.Sprintf("of %d)", frames), 1)
 		if m.unit != "" {
 			name += ", " + m.unit
 		}
@@ -73,6 +71,18 @@ func (r *Result) Table() string {
 		fmt.Fprintf(&b, "- %s: %s%s\n", c.Name, c.Note, check)
 	}
 	return b.String()
+}
+
+// RatioText says the ratio in words; a background p95 of 0 (under 5 % of frames late) makes it
+// unbounded.
+func (r *Result) RatioText() string {
+	p95 := func(x Run) float64 { return x.P95MS }
+	def, bg := Median(r.Runs["default"], p95), Median(r.Runs["background"], p95)
+	ratio := fmt.Sprintf("%.1fx", r.Ratio())
+	if math.IsInf(r.Ratio(), 1) {
+		ratio = "unbounded (fewer than 5 % of frames late under background load)"
+	}
+	return fmt.Sprintf("background load: probe p95 lateness %.1f ms; default-class load: %.1f ms; ratio %s", bg, def, ratio)
 }
 
 // Ratio is default's p95 lateness over background's (medians): how much the class cut it.
@@ -125,7 +135,7 @@ func (r *Result) SVG() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", w, h)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", w, h)
-	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="14">Probe frame lateness under %d busy processes, per load class (ms, log scale)</text>`+"\n", left, r.Options.N)
+	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="14">Probe frame lateness under %d busy processes, per load class (ms, log scale; 0 is drawn at 0.01)</text>`+"\n", left, r.Options.N)
 	for _, tick := range []float64{0.01, 0.1, 1, 10, 100, 1000} {
 		if tick > maxV*1.5 {
 			break

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/classproof/classproof/helpers/bench"
@@ -330,7 +332,10 @@ func benchCmd(args []string) int {
 		return exitUsage
 	}
 	o.Log = os.Stderr
-	r, err := bench.Bench(context.Background(), o)
+	// An interrupt stops the bench between steps and kills every load process on the way out.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r, err := bench.Bench(ctx, o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "classproof bench:", err)
 		return exitFailed

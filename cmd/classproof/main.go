@@ -265,14 +265,20 @@ func gateCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "classproof gate: writing JUnit:", err)
 		return gateError
 	}
+	var passed, failed, skipped int
+	for _, l := range v.Lanes {
+		passed, failed, skipped = passed+l.Count.Passed, failed+l.Count.Failed, skipped+l.Count.Skipped
+	}
 	if !v.Pass {
 		fmt.Printf("\nclassproof gate: BLOCKED (%d reasons):\n", len(v.Reasons))
 		for _, r := range v.Reasons {
 			fmt.Println("  - " + r)
 		}
+		fmt.Printf("gate: %d passed, %d failed, %d skipped\n", passed, failed, skipped)
 		return gateBlock
 	}
 	fmt.Printf("\nclassproof gate: PASS (%d lane reports)\n", len(v.Lanes))
+	fmt.Printf("gate: %d passed, %d failed, %d skipped\n", passed, failed, skipped)
 	return gatePass
 }
 

@@ -260,23 +260,14 @@ func oneRun(ctx context.Context, o Options, l *target.Launcher, d *target.Driver
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return run, fmt.Errorf("probe: %v %s", err, b)
 	}
-	var f struct {
-		P50MS       float64 `json:"p50_ms"`
-		P95MS       float64 `json:"p95_ms"`
-		MaxMS       float64 `json:"max_ms"`
-		Missed      int     `json:"missed"`
-		Dropped     int     `json:"dropped"`
-		Frames      int     `json:"frames"`
-		CPUPerFrame float64 `json:"cpu_ms_per_frame"`
-	}
+	// The probe's JSON has the same field names as Run.
 	b, err := os.ReadFile(out)
 	if err != nil {
 		return run, err
 	}
-	if err := json.Unmarshal(b, &f); err != nil {
+	if err := json.Unmarshal(b, &run); err != nil {
 		return run, err
 	}
-	run.P50MS, run.P95MS, run.MaxMS, run.Missed, run.Dropped, run.Frames, run.CPUPerFrame = f.P50MS, f.P95MS, f.MaxMS, f.Missed, f.Dropped, f.Frames, f.CPUPerFrame
 	return run, nil
 }
 

@@ -268,6 +268,9 @@ func oneRun(ctx context.Context, o Options, l *target.Launcher, d *target.Driver
 	if err := json.Unmarshal(b, &run); err != nil {
 		return run, err
 	}
+	if run.Frames == 0 || run.CPUPerFrame <= 0 {
+		return run, fmt.Errorf("the probe reported no frames or no CPU time: %s", b[:min(len(b), 200)])
+	}
 	return run, nil
 }
 

@@ -107,7 +107,6 @@ func Prove(ctx context.Context, o Options) (*Proof, error) {
 	p.Green = &Side{Name: "green", Ref: o.Green, Target: o.Target, bin: filepath.Join(work, "green-bin")}
 	if !repoMode {
 		p.Red.Target, p.Green.Target = o.RedTarget, o.GreenTarget
-		p.Red.bin, p.Green.bin = "", ""
 	}
 
 	// Worktrees go away whatever happens: return, error, or an interrupt.

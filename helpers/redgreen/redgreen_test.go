@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/fixtures/tiny"
 )
 
@@ -123,5 +124,34 @@ func TestNotProvenWhenGreenStillFails(t *testing.T) {
 	p := prove(t, repo)
 	if p.Verdict.Proven || !strings.Contains(p.Verdict.Reason, "failed on green") {
 		t.Fatalf("verdict %q", p.Verdict.Reason)
+	}
+}
+
+// Two prebuilt launchers, no repository: refmux built as the noclass variant, and the reference.
+func TestProvenWithTwoTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the cpuclass suite twice")
+	}
+	kit, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/classproof/classproof").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := targets.FS.ReadFile(targets.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	red, green := filepath.Join(dir, "red.yaml"), filepath.Join(dir, "green.yaml")
+	os.WriteFile(red, []byte(strings.Replace(string(ref), `variant: ""`, `variant: "noclass"`, 1)), 0o644)
+	os.WriteFile(green, ref, 0o644)
+	o := Options{KitDir: strings.TrimSpace(string(kit)), RedTarget: red, GreenTarget: green,
+		Suites: []string{"./suites/cpuclass"}, OutDir: filepath.Join(dir, "out")}
+	o.Selection.Focus = "at background class"
+	p, err := Prove(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Verdict.Proven || len(p.Verdict.Outcomes) != 5 {
+		t.Fatalf("verdict %q, %d outcomes", p.Verdict.Reason, len(p.Verdict.Outcomes))
 	}
 }

@@ -225,13 +225,18 @@ func ExpectRefused(l *target.Launcher, err error, mention ...string) {
 // ProfileName in ExpectRefused's mentions stands for the refused profile's name.
 const ProfileName = "{profile name}"
 
-// must fails the spec with the error's own words: the launcher's and the oracle's messages are
+// Must fails the spec with the error's own words: the launcher's and the oracle's messages are
 // the receipt, and Gomega's dump of an error value would bury them.
-func must(err error, doing string) {
+func Must(err error, doing ...string) {
 	GinkgoHelper()
 	if err != nil {
-		Fail(doing + ": " + err.Error())
+		Fail(strings.Join(append(doing, err.Error()), ": "))
 	}
+}
+
+func must(err error, doing string) {
+	GinkgoHelper()
+	Must(err, doing)
 }
 
 // ExpectDescends checks the process tree with go-ps, by pid and ppid: the harness must descend

@@ -44,10 +44,10 @@ var _ = Describe("compat: a target that reads the class and ignores it", Label(l
 			if source == "config" {
 				Expect(env.Driver.M.Config).NotTo(BeNil(), "this row needs the target's config commands")
 				_, err := l.ConfigSet(env.Driver.M.Config.Key, value)
-				Expect(err).NotTo(HaveOccurred())
+				kit.Must(err)
 			}
 			x, err := l.Explain(profileEnv)
-			Expect(err).NotTo(HaveOccurred())
+			kit.Must(err)
 			Expect(x.Class).To(Equal(value), "read: explain said %q", x.Output)
 			s := env.Session(l, mode, profileEnv)
 			Expect(kit.Observe(s.Subjects()...)).To(class.HaveControlClass(control), "ignored")

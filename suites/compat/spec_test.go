@@ -18,7 +18,7 @@ import (
 func spec(name string) []byte {
 	GinkgoHelper()
 	b, err := fs.ReadFile(specs.FS, name)
-	Expect(err).NotTo(HaveOccurred())
+	kit.Must(err)
 	return b
 }
 
@@ -38,7 +38,7 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(lane.
 
 	It("starts an older daemon's spec (no cpu_class) at the agent host's own class, harness and tools", func() {
 		s, err := l.SpawnFromSpec("older-daemon-no-cpu-class.json", spec("older-daemon-no-cpu-class.json"))
-		Expect(err).NotTo(HaveOccurred())
+		kit.Must(err)
 		host := kit.Observe(class.Subject{Role: "agent host", Pid: l.HostPid})[0]
 		Expect(host).To(class.HaveControlClass(control), "the host itself runs at the class the kit gave it")
 		Expect(kit.Observe(s.Subjects()...)).To(class.HaveControlClass(host), "no class step: as before cpu_class existed")
@@ -46,19 +46,19 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(lane.
 
 	It("starts a spec with cpu_class background at background class", func() {
 		s, err := l.SpawnFromSpec("daemon-cpu-class-background.json", spec("daemon-cpu-class-background.json"))
-		Expect(err).NotTo(HaveOccurred())
+		kit.Must(err)
 		Expect(kit.Observe(s.Subjects()...)).To(class.BeAtBackground(env.Platform.Meaning, control))
 	})
 
 	It("starts a spec with cpu_class normal at the control's class", func() {
 		s, err := l.SpawnFromSpec("daemon-cpu-class-normal.json", spec("daemon-cpu-class-normal.json"))
-		Expect(err).NotTo(HaveOccurred())
+		kit.Must(err)
 		Expect(kit.Observe(s.Subjects()...)).To(class.HaveControlClass(control))
 	})
 
 	It("ignores the fields a newer daemon adds and applies its cpu_class", func() {
 		s, err := l.SpawnFromSpec("newer-daemon-extra-fields.json", spec("newer-daemon-extra-fields.json"))
-		Expect(err).NotTo(HaveOccurred())
+		kit.Must(err)
 		Expect(kit.Observe(s.Subjects()...)).To(class.BeAtBackground(env.Platform.Meaning, control))
 	})
 

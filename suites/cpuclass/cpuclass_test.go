@@ -56,7 +56,7 @@ var _ = Describe("cpuclass", func() {
 							WithTimeout(lane.Scale(300 * time.Millisecond)).WithPolling(50 * time.Millisecond).
 							Should(class.BeAtBackground(p.Meaning, control))
 						late, err := s.StartLateTool()
-						Expect(err).NotTo(HaveOccurred())
+						kit.Must(err)
 						Expect(kit.Observe(late)).To(class.BeAtBackground(p.Meaning, control))
 					})
 				}

@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/kit"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/readonly"
 	"github.com/classproof/classproof/helpers/target"
@@ -22,7 +23,7 @@ import (
 func readJSON(path string) map[string]any {
 	GinkgoHelper()
 	b, err := os.ReadFile(path)
-	Expect(err).NotTo(HaveOccurred())
+	kit.Must(err)
 	m := map[string]any{}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -66,12 +67,12 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 		l, _ = env.Launch(target.LaunchOptions{})
 		var err error
 		file, err = l.ConfigFile()
-		Expect(err).NotTo(HaveOccurred())
+		kit.Must(err)
 	})
 
 	It("round-trips the class through --set and --get, stored in the file under the camelCase key", func() {
 		_, err := l.ConfigSet(cfg.Key, "normal")
-		Expect(err).NotTo(HaveOccurred())
+		kit.Must(err)
 		Expect(l.ConfigGet(cfg.Key)).To(Equal("normal"))
 		m := readJSON(file)
 		v, ok := at(m, cfg.FileKey)
@@ -86,10 +87,10 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 	It("applies a --set to the next session without a restart, and --unset returns to the default", func() {
 		expectResolved(l, control, nil, "background", fromDefault)
 		_, err := l.ConfigSet(cfg.Key, "normal")
-		Expect(err).NotTo(HaveOccurred())
+		kit.Must(err)
 		expectResolved(l, control, nil, "normal", fromConfig)
 		_, err = l.ConfigUnset(cfg.Key)
-		Expect(err).NotTo(HaveOccurred())
+		kit.Must(err)
 		_, err = l.ConfigGet(cfg.Key)
 		Expect(err).To(HaveOccurred(), "--get after --unset")
 		expectResolved(l, control, nil, "background", fromDefault)
@@ -98,10 +99,10 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 	It("takes every spelling of the key the target documents", func() {
 		for _, alt := range cfg.KeyAlt {
 			_, err := l.ConfigSet(alt, "normal")
-			Expect(err).NotTo(HaveOccurred())
+			kit.Must(err)
 			Expect(l.ConfigGet(cfg.Key)).To(Equal("normal"), "set as %s, read as %s", alt, cfg.Key)
 			_, err = l.ConfigUnset(alt)
-			Expect(err).NotTo(HaveOccurred())
+			kit.Must(err)
 			_, err = l.ConfigGet(cfg.Key)
 			Expect(err).To(HaveOccurred(), "unset as %s", alt)
 		}
@@ -129,7 +130,7 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 		want := readJSON(file)
 
 		_, err := l.ConfigSet(cfg.Key, "normal")
-		Expect(err).NotTo(HaveOccurred())
+		kit.Must(err)
 		got := readJSON(file)
 		v, _ := at(got, cfg.FileKey)
 		Expect(v).To(Equal("normal"))
@@ -137,7 +138,7 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 		Expect(got).To(Equal(want), "after --set, every other key is as it was")
 
 		_, err = l.ConfigUnset(cfg.Key)
-		Expect(err).NotTo(HaveOccurred())
+		kit.Must(err)
 		got = readJSON(file)
 		_, still := at(got, cfg.FileKey)
 		Expect(still).To(BeFalse())
@@ -164,7 +165,7 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 		}
 		wg.Wait()
 		for _, err := range errs {
-			Expect(err).NotTo(HaveOccurred())
+			kit.Must(err)
 		}
 		m := readJSON(file)
 		v, ok := at(m, cfg.FileKey)
@@ -191,7 +192,7 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 
 	It("refuses an invalid value, naming it and the accepted values, and leaves the file as it was", func() {
 		_, err := l.ConfigSet(cfg.Key, "background")
-		Expect(err).NotTo(HaveOccurred())
+		kit.Must(err)
 		before, _ := os.ReadFile(file)
 		out, err := l.ConfigSet(cfg.Key, "turbo")
 		Expect(err).To(HaveOccurred())
@@ -203,7 +204,7 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 
 	It("says so when the config directory is read-only, and loses nothing", func() {
 		_, err := l.ConfigSet(cfg.Key, "background")
-		Expect(err).NotTo(HaveOccurred())
+		kit.Must(err)
 		before, _ := os.ReadFile(file)
 		dir := filepath.Dir(file)
 		undo, err := readonly.Make(dir)

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/kit"
@@ -36,7 +35,7 @@ var _ = Describe("resolve: env references in a profile's env", Label(lane.Resolv
 		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "background"}})
 		if env.Driver.M.Config != nil {
 			_, err := l.ConfigSet(env.Driver.M.Config.Key, "normal")
-			Expect(err).NotTo(HaveOccurred())
+			kit.Must(err)
 		}
 		expectResolved(l, control, map[string]string{classEnv: ref("CP_REF")}, "background", fromProfile)
 	})

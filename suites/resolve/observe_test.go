@@ -29,7 +29,7 @@ func expectResolved(l *target.Launcher, control class.Observation, profileEnv ma
 		start := time.Now()
 		x, err := l.Explain(profileEnv)
 		AddReportEntry("through explain", time.Since(start), ReportEntryVisibilityNever)
-		Expect(err).NotTo(HaveOccurred())
+		kit.Must(err)
 		Expect(x.Class).To(Equal(want), "explain said %q", x.Output)
 		if pattern := env.Driver.SourcePattern(source); pattern != "" {
 			Expect(x.Source).To(MatchRegexp(pattern), "explain names where the class came from; expected the %s", source)

@@ -56,7 +56,7 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lan
 		if c != "" {
 			Expect(env.Driver.M.Config).NotTo(BeNil(), "the table needs the target's config commands")
 			_, err := l.ConfigSet(env.Driver.M.Config.Key, c)
-			Expect(err).NotTo(HaveOccurred())
+			kit.Must(err)
 		}
 		profileEnv := map[string]string{}
 		if p != "" {

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/bench"
 	"github.com/classproof/classproof/helpers/gate"
+	"github.com/classproof/classproof/helpers/kit"
 	"github.com/classproof/classproof/helpers/mutants"
 	"github.com/classproof/classproof/helpers/redgreen"
 	"github.com/classproof/classproof/helpers/runner"
@@ -90,7 +90,7 @@ func runCmd(args []string) int {
 	}
 	o.Vars, o.Suites, o.Log = vars, suites, os.Stdout
 	var err error
-	if o.KitDir, err = kitDir(); err != nil {
+	if o.KitDir, err = kit.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}
@@ -122,14 +122,6 @@ func runCmd(args []string) int {
 	return exitPassed
 }
 
-func kitDir() (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/classproof/classproof").Output()
-	if err != nil {
-		return "", fmt.Errorf("finding the classproof module (run from inside it): %w", err)
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
 func redgreenCmd(args []string) int {
 	fs := flag.NewFlagSet("redgreen", flag.ContinueOnError)
 	var o redgreen.Options
@@ -156,7 +148,7 @@ func redgreenCmd(args []string) int {
 		o.Progress = os.Stderr
 	}
 	var err error
-	if o.KitDir, err = kitDir(); err != nil {
+	if o.KitDir, err = kit.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return redgreen.ExitError
 	}
@@ -205,7 +197,7 @@ func mutantsCmd(args []string) int {
 			o.Values = append(o.Values, mutants.Value{Name: name, Breaks: breaks})
 		}
 	}
-	if o.KitDir, err = kitDir(); err != nil {
+	if o.KitDir, err = kit.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}
@@ -289,7 +281,7 @@ func requiredCmd(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	dir, err := kitDir()
+	dir, err := kit.KitDir()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
@@ -333,7 +325,7 @@ func benchCmd(args []string) int {
 		}
 	}
 	var err error
-	if o.KitDir, err = kitDir(); err != nil {
+	if o.KitDir, err = kit.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}

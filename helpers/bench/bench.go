@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/runner"
 	"github.com/classproof/classproof/helpers/target"
@@ -253,7 +254,12 @@ func oneRun(ctx context.Context, o Options, l *target.Launcher, d *target.Driver
 		set.Track("load", pid)
 		pids = append(pids, pid)
 	}
-	run.LoadCheck = psLine(pids[0])
+	// The oracle's reading of one load process: the table shows each class was real.
+	if o, err := class.ObserveOne("load", pids[0]); err == nil {
+		run.LoadCheck = o.String()
+	} else {
+		run.LoadCheck = err.Error()
+	}
 	out := filepath.Join(work, fmt.Sprintf("frames-%s-%d.json", c.Name, time.Now().UnixNano()))
 	cmd := exec.CommandContext(ctx, probe, "frames", "--hz", strconv.Itoa(o.Hz), "--duration", o.Duration.String(),
 		"--work", strconv.Itoa(units), "--out", out)
@@ -297,19 +303,6 @@ func costRun(ctx context.Context, l *target.Launcher, d *target.Driver, c Class,
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-func psLine(pid int) string {
-	fields := "pid=,cls=,ni=,pri="
-	if runtime.GOOS == "darwin" {
-		fields = "pid=,pri=,nice="
-	}
-	out, _ := exec.Command("ps", "-o", fields, "-p", strconv.Itoa(pid)).Output()
-	s := strings.Join(strings.Fields(string(out)), " ")
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/autogroup", pid)); err == nil {
-		s += ", " + strings.TrimSpace(strings.TrimPrefix(string(b), "/"))
-	}
-	return s
 }
 
 func machine() string {

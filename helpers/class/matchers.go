@@ -2,7 +2,6 @@ package class
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/onsi/gomega/gcustom"
 	"github.com/onsi/gomega/types"
@@ -69,14 +68,4 @@ func classMatcher(control Observation, expect string, check func(Observation) (b
 		}
 		return all, nil
 	}).WithTemplate(receiptTemplate, v)
-}
-
-// Receipt renders observations as the lines a closing note or receipt quotes.
-func Receipt(obs ...Observation) string {
-	var b strings.Builder
-	for _, o := range obs {
-		b.WriteString(o.String())
-		b.WriteByte('\n')
-	}
-	return b.String()
 }

@@ -145,7 +145,7 @@ func judge(dir string, req *Required) *Lane {
 		add("ran no spec")
 	}
 	for _, s := range run.Setups {
-		add("%s %s in %s: %s", s.Node, s.State, s.Suite, firstLine(s.Reason))
+		add("%s %s in %s: %s", s.Node, s.State, s.Suite, report.FirstLine(s.Reason))
 	}
 	policy := &Policy{}
 	if req != nil && req.Lanes[l.Name] != nil {
@@ -164,10 +164,10 @@ func judge(dir string, req *Required) *Lane {
 		case s.State == "skipped":
 			l.Skips = append(l.Skips, s)
 			if !policy.AllowRuntimeSkips {
-				add("skipped at run time, which lane %s does not allow: %s (reason: %s)", l.Name, s.Name, firstLine(s.Reason))
+				add("skipped at run time, which lane %s does not allow: %s (reason: %s)", l.Name, s.Name, report.FirstLine(s.Reason))
 			}
 		default:
-			add("%s: %s: %s", s.State, s.Name, firstLine(s.Reason))
+			add("%s: %s: %s", s.State, s.Name, report.FirstLine(s.Reason))
 		}
 	}
 	l.Required = len(policy.Specs)
@@ -196,7 +196,7 @@ func (v *Verdict) Table() string {
 		}
 		fmt.Fprintf(&b, "%-14s %-32s %5d %6d %6d %7d %4d/%-4d  %s\n", l.Name, short(l.Dir), l.Count.Ran, l.Count.Passed, l.Count.Failed, l.Count.Skipped, l.Present, l.Required, verdict)
 		for _, s := range l.Skips {
-			fmt.Fprintf(&b, "  skipped: %s\n    reason: %s\n", s.Name, firstLine(s.Reason))
+			fmt.Fprintf(&b, "  skipped: %s\n    reason: %s\n", s.Name, report.FirstLine(s.Reason))
 		}
 	}
 	return b.String()
@@ -214,12 +214,4 @@ func rel(base, p string) string {
 		return r
 	}
 	return p
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
-	}
-	return s
 }

@@ -3,12 +3,12 @@ package gate
 import (
 	"context"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/classproof/classproof/helpers/kit"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
@@ -27,8 +27,7 @@ func runLane(t *testing.T, name string, o runner.Options) (string, *runner.Resul
 		t.Skip("runs the cpuclass suite")
 	}
 	once.Do(func() {
-		out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/classproof/classproof").Output()
-		kitDir, kitErr = strings.TrimSpace(string(out)), err
+		kitDir, kitErr = kit.KitDir()
 	})
 	if kitErr != nil {
 		t.Fatal(kitErr)

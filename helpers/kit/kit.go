@@ -64,11 +64,11 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 	var ownBin bool // a bin folder this suite made (not one handed in with CLASSPROOF_BIN)
 	SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 		m, sh, err := loadManifest(defaults, defaultName)
-		must(err, "the target manifest is not usable; no spec can run")
-		sh.KitDir, err = kitDir()
+		Must(err, "the target manifest is not usable; no spec can run")
+		sh.KitDir, err = KitDir()
 		Expect(err).NotTo(HaveOccurred())
 		sh.Harness, err = gexec.Build(HarnessPackage)
-		must(err, "building the fixture harness")
+		Must(err, "building the fixture harness")
 		if sh.BinDir = os.Getenv(BinEnv); sh.BinDir == "" || m.Build == nil {
 			if sh.BinDir == "" {
 				sh.BinDir, err = os.MkdirTemp("", "classproof-bin")
@@ -76,10 +76,10 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 				ownBin = true
 			}
 			d, err := target.New(m, paths(sh), sh.Harness)
-			must(err, "the target manifest")
+			Must(err, "the target manifest")
 			if m.Build != nil {
 				By(fmt.Sprintf("building target %s: %s", m.Name, strings.Join(m.Build.Run, " ")))
-				must(d.Build(ctx, GinkgoWriter), "building the target")
+				Must(d.Build(ctx, GinkgoWriter), "building the target")
 			}
 		}
 		b, _ := json.Marshal(sh)
@@ -91,7 +91,7 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 		m, _, err := loadManifest(defaults, defaultName)
 		Expect(err).NotTo(HaveOccurred())
 		env.Driver, err = target.Open(m, paths(sh), sh.Harness)
-		must(err, "the target")
+		Must(err, "the target")
 		env.Platform, err = lane.Current(env.Driver.Meaning)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(proc.BecomeSubreaper()).To(Succeed())
@@ -140,8 +140,9 @@ func loadManifest(defaults fs.FS, defaultName string) (*target.Manifest, shared,
 	return m, sh, nil
 }
 
-// kitDir is the classproof module's root, where the embedded manifests' build steps run.
-func kitDir() (string, error) {
+// KitDir is the classproof module's root, where the suites live and the embedded manifests'
+// build steps run.
+func KitDir() (string, error) {
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/classproof/classproof").Output()
 	if err != nil {
 		return "", fmt.Errorf("finding the classproof module with go list: %w", err)
@@ -163,14 +164,14 @@ func (e *Env) Launch(opts target.LaunchOptions) (*target.Launcher, *proc.Set) {
 		Expect(err).NotTo(HaveOccurred(), "cleanup")
 	})
 	l, err := e.Driver.Launch(set, opts, GinkgoWriter, e.Timeout)
-	must(err, "starting the target's daemon and host")
+	Must(err, "starting the target's daemon and host")
 	return l, set
 }
 
 // Session starts a session and fails the spec with the launcher's words if it is refused.
 func (e *Env) Session(l *target.Launcher, mode target.Mode, profileEnv map[string]string) *target.Session {
 	s, err := l.StartSession(mode, profileEnv)
-	must(err, "starting a "+string(mode)+" session")
+	Must(err, "starting a "+string(mode)+" session")
 	return s
 }
 
@@ -196,7 +197,7 @@ func (e *Env) Control() class.Observation {
 // Observe reads the subjects with the oracle, failing the spec if any is gone.
 func Observe(subjects ...class.Subject) []class.Observation {
 	obs, err := class.Observe(subjects...)
-	must(err, "observing with ps")
+	Must(err, "observing with ps")
 	return obs
 }
 
@@ -232,11 +233,6 @@ func Must(err error, doing ...string) {
 	if err != nil {
 		Fail(strings.Join(append(doing, err.Error()), ": "))
 	}
-}
-
-func must(err error, doing string) {
-	GinkgoHelper()
-	Must(err, doing)
 }
 
 // ExpectDescends checks the process tree with go-ps, by pid and ppid: the harness must descend

@@ -109,12 +109,12 @@ func Markdown(p *Proof) string {
 			c := s.Result.Run.Count()
 			w("- Observed: %s run, %d specs ran (%d passed, %d failed), report `%s`.\n", s.Name, c.Ran, c.Passed, c.Failed, s.ReportPath)
 		} else {
-			w("- Not run: the %s suites (%s).\n", s.Name, nonempty(firstLine(s.BuildError), "no run"))
+			w("- Not run: the %s suites (%s).\n", s.Name, nonempty(report.FirstLine(s.BuildError), "no run"))
 		}
 	}
 	reasons := map[string][]string{}
 	for _, s := range p.Verdict.NotRun {
-		why := "skipped at run time: " + firstLine(s.Reason)
+		why := "skipped at run time: " + report.FirstLine(s.Reason)
 		if s.Filtered {
 			why = "left out by the lane's label filter"
 			for _, l := range s.Labels {
@@ -162,15 +162,7 @@ func oracleLine(msg string) string {
 			return "`" + strings.TrimPrefix(t, "FAIL ") + "`"
 		}
 	}
-	return "`" + firstLine(msg) + "`"
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
+	return "`" + report.FirstLine(msg) + "`"
 }
 
 func nonempty(a, b string) string {

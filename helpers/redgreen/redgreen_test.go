@@ -11,6 +11,7 @@ import (
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/fixtures/tiny"
+	"github.com/classproof/classproof/helpers/kit"
 )
 
 // The self-test: throwaway repositories with a tiny launcher, a red commit without the class step
@@ -43,7 +44,7 @@ func history(t *testing.T, redSrc, greenSrc string) string {
 
 func prove(t *testing.T, repo string) *Proof {
 	t.Helper()
-	kit, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/classproof/classproof").Output()
+	kitDir, err := kit.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func prove(t *testing.T, repo string) *Proof {
 	// A change in the user's tree that the proof must leave alone.
 	os.WriteFile(filepath.Join(repo, "UNCOMMITTED"), []byte("mine"), 0o644)
 	o := Options{
-		KitDir: strings.TrimSpace(string(kit)), Repo: repo, Red: "red", Green: "green", Target: manifest,
+		KitDir: kitDir, Repo: repo, Red: "red", Green: "green", Target: manifest,
 		Suites: []string{"./suites/cpuclass"}, OutDir: filepath.Join(t.TempDir(), "out"),
 	}
 	o.Selection.Focus = "at background class"
@@ -132,7 +133,7 @@ func TestProvenWithTwoTargets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the cpuclass suite twice")
 	}
-	kit, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/classproof/classproof").Output()
+	kitDir, err := kit.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestProvenWithTwoTargets(t *testing.T) {
 	red, green := filepath.Join(dir, "red.yaml"), filepath.Join(dir, "green.yaml")
 	os.WriteFile(red, []byte(strings.Replace(string(ref), `variant: ""`, `variant: "noclass"`, 1)), 0o644)
 	os.WriteFile(green, ref, 0o644)
-	o := Options{KitDir: strings.TrimSpace(string(kit)), RedTarget: red, GreenTarget: green,
+	o := Options{KitDir: kitDir, RedTarget: red, GreenTarget: green,
 		Suites: []string{"./suites/cpuclass"}, OutDir: filepath.Join(dir, "out")}
 	o.Selection.Focus = "at background class"
 	p, err := Prove(context.Background(), o)

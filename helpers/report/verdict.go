@@ -77,10 +77,10 @@ func Prove(sel *Selection, red, green *Run, repeats []*Run) Verdict {
 	var why []string
 	redByName, greenByName := index(red), index(green)
 	for _, s := range red.Setups {
-		why = append(why, fmt.Sprintf("a suite setup node failed on red (%s in %s): %s", s.Node, s.Suite, firstLine(s.Reason)))
+		why = append(why, fmt.Sprintf("a suite setup node failed on red (%s in %s): %s", s.Node, s.Suite, FirstLine(s.Reason)))
 	}
 	for _, s := range green.Setups {
-		why = append(why, fmt.Sprintf("a suite setup node failed on green (%s in %s): %s", s.Node, s.Suite, firstLine(s.Reason)))
+		why = append(why, fmt.Sprintf("a suite setup node failed on green (%s in %s): %s", s.Node, s.Suite, FirstLine(s.Reason)))
 	}
 	for _, g := range green.Specs {
 		if g.Filtered {
@@ -109,7 +109,7 @@ func Prove(sel *Selection, red, green *Run, repeats []*Run) Verdict {
 		}
 		o.GreenOK = g.State == "passed"
 		if !o.GreenOK {
-			o.GreenWhy = fmt.Sprintf("%s on green: %s", g.State, firstLine(g.Reason))
+			o.GreenWhy = fmt.Sprintf("%s on green: %s", g.State, FirstLine(g.Reason))
 		}
 		for i, rep := range repeats {
 			state := "absent"
@@ -157,18 +157,18 @@ func redProves(r Spec) (bool, string) {
 		if r.InSpec {
 			return true, ""
 		}
-		return false, fmt.Sprintf("failed on red in %s, not in the spec (setup failed): %s", r.FailNode, firstLine(r.Reason))
+		return false, fmt.Sprintf("failed on red in %s, not in the spec (setup failed): %s", r.FailNode, FirstLine(r.Reason))
 	case "passed":
 		return false, "passed on red: the spec does not catch the red commit"
 	case "skipped":
 		if r.Filtered {
 			return false, "filtered out on red"
 		}
-		return false, "skipped on red: " + firstLine(r.Reason)
+		return false, "skipped on red: " + FirstLine(r.Reason)
 	case "timedout":
 		return false, "timed out on red: a timeout is not an assertion"
 	case "panicked":
-		return false, "panicked on red: " + firstLine(r.Reason)
+		return false, "panicked on red: " + FirstLine(r.Reason)
 	}
 	return false, r.State + " on red"
 }
@@ -186,7 +186,8 @@ func index(r *Run) map[string]Spec {
 	return m
 }
 
-func firstLine(s string) string {
+// FirstLine is a message cut to its first line, with … when there was more.
+func FirstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i] + " …"

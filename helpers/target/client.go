@@ -101,6 +101,3 @@ func (d *Driver) SourcePattern(kitName string) string {
 	}
 	return d.M.Explain.Sources[kitName]
 }
-
-// Home is the config home of this instance.
-func (l *Launcher) Home() string { return l.vals["home"] }

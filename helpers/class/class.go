@@ -67,7 +67,7 @@ type Observation struct {
 	Policy        int    // /proc/PID/stat field 41
 	IOClass       int    // ioprio_get class: 0 none, 1 rt, 2 be, 3 idle
 	IOLevel       int
-	Autogroup     string // "/autogroup-12", "" when the kernel has none
+	Autogroup     string // "/autogroup-12"; "" in the default autogroup (init's), or with no autogroups
 	AutogroupNice int
 }
 

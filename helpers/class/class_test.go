@@ -3,6 +3,7 @@ package class
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -107,6 +108,28 @@ func TestParseAutogroup(t *testing.T) {
 	if _, _, err := ParseAutogroup([]byte("garbage")); err == nil {
 		t.Error("garbage accepted")
 	}
+	if name, nice, err := ParseAutogroup(fixture(t, "linux-autogroup-default.txt")); err != nil || name != "" || nice != 0 {
+		t.Errorf("default autogroup: got %q %d %v", name, nice, err)
+	}
+}
+
+// A CI job started straight by init runs the kit in the default autogroup, whose file is empty;
+// the oracle must read such a process, not refuse it (it once failed every spec's control).
+func TestObserveInTheDefaultAutogroup(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("autogroups are Linux's")
+	}
+	b, err := os.ReadFile("/proc/1/autogroup")
+	if err != nil || len(strings.TrimSpace(string(b))) != 0 {
+		t.Skipf("pid 1 is not in the default autogroup here (/proc/1/autogroup: %q, %v): nothing to read", b, err)
+	}
+	o, err := ObserveOne("init", 1)
+	if err != nil {
+		t.Fatalf("observing pid 1 in the default autogroup: %v", err)
+	}
+	if o.Autogroup != "" || o.AutogroupNice != 0 {
+		t.Errorf("pid 1: autogroup %q nice %d, expected the default (\"\", 0)", o.Autogroup, o.AutogroupNice)
+	}
 }
 
 func TestLinuxIdleNeedsEveryPart(t *testing.T) {
@@ -132,6 +155,23 @@ func TestLinuxIdleNeedsEveryPart(t *testing.T) {
 	shared.Autogroup, shared.AutogroupNice = control.Autogroup, 0
 	if ok, why := Background(LinuxIdle, shared, control); !ok {
 		t.Errorf("shared autogroup: %s", why)
+	}
+	// A kit in the default autogroup (a CI job started by init): a harness in a session of its
+	// own still needs its autogroup at 19, and one left in the default has none to nice.
+	initControl := control
+	initControl.Autogroup = ""
+	if ok, why := Background(LinuxIdle, full, initControl); !ok {
+		t.Errorf("own autogroup at 19 against a default-autogroup control: %s", why)
+	}
+	unniced := full
+	unniced.AutogroupNice = 0
+	if ok, why := Background(LinuxIdle, unniced, initControl); ok || !strings.Contains(why, "autogroup-9 nice 0, expected 19") {
+		t.Errorf("own autogroup at 0 against a default-autogroup control: ok=%v why=%q", ok, why)
+	}
+	inDefault := full
+	inDefault.Autogroup, inDefault.AutogroupNice = "", 0
+	if ok, why := Background(LinuxIdle, inDefault, initControl); !ok {
+		t.Errorf("harness in the default autogroup: %s", why)
 	}
 }
 

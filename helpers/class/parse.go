@@ -74,9 +74,15 @@ func ParseStat(stat []byte) (policy, session int, state byte, err error) {
 	return policy, session, f[0][0], nil
 }
 
-// ParseAutogroup reads /proc/PID/autogroup: "/autogroup-12 nice 0".
+// ParseAutogroup reads /proc/PID/autogroup: "/autogroup-12 nice 0". The kernel prints nothing
+// for a process in the default autogroup (the root task group: init's session and every process
+// below it that never called setsid, as a CI job started straight by init may be); that is name ""
+// and nice 0, not an error.
 func ParseAutogroup(b []byte) (name string, nice int, err error) {
 	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "", 0, nil
+	}
 	if len(f) != 3 || f[1] != "nice" {
 		return "", 0, fmt.Errorf("autogroup %q: expected \"/autogroup-N nice X\"", strings.TrimSpace(string(b)))
 	}

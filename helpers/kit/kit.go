@@ -66,13 +66,13 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 		m, sh, err := loadManifest(defaults, defaultName)
 		Must(err, "the target manifest is not usable; no spec can run")
 		sh.KitDir, err = KitDir()
-		Expect(err).NotTo(HaveOccurred())
+		Must(err)
 		sh.Harness, err = gexec.Build(HarnessPackage)
 		Must(err, "building the fixture harness")
 		if sh.BinDir = os.Getenv(BinEnv); sh.BinDir == "" || m.Build == nil {
 			if sh.BinDir == "" {
 				sh.BinDir, err = os.MkdirTemp("", "classproof-bin")
-				Expect(err).NotTo(HaveOccurred())
+				Must(err, "making a bin folder")
 				ownBin = true
 			}
 			d, err := target.New(m, paths(sh), sh.Harness)
@@ -89,17 +89,17 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 		Expect(json.Unmarshal(b, &sh)).To(Succeed())
 		binDir = sh.BinDir
 		m, _, err := loadManifest(defaults, defaultName)
-		Expect(err).NotTo(HaveOccurred())
+		Must(err, "the target manifest")
 		env.Driver, err = target.Open(m, paths(sh), sh.Harness)
 		Must(err, "the target")
 		env.Platform, err = lane.Current(env.Driver.Meaning)
-		Expect(err).NotTo(HaveOccurred())
+		Must(err, "this OS's lane")
 		Expect(proc.BecomeSubreaper()).To(Succeed())
 		if os.Getenv(proc.LedgerEnv) == "" {
 			// Without the CLI there is no run-wide ledger: keep one for this process and sweep
 			// it after the suite, so a leak fails the suite instead of going unseen.
 			f, err := os.CreateTemp("", "classproof-ledger")
-			Expect(err).NotTo(HaveOccurred())
+			Must(err, "making the leak ledger")
 			f.Close()
 			env.ownLedger = f.Name()
 			os.Setenv(proc.LedgerEnv, env.ownLedger)
@@ -111,7 +111,7 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 		}
 		leaks, err := proc.Sweep(env.ownLedger)
 		os.Remove(env.ownLedger)
-		Expect(err).NotTo(HaveOccurred())
+		Must(err, "sweeping the leak ledger")
 		Expect(leaks).To(BeEmpty(), "leak scan: processes a spec started were still alive after the suite (now killed)")
 	}, func() {
 		gexec.CleanupBuildArtifacts()
@@ -161,7 +161,7 @@ func (e *Env) Launch(opts target.LaunchOptions) (*target.Launcher, *proc.Set) {
 		if l != nil {
 			os.RemoveAll(l.Dir)
 		}
-		Expect(err).NotTo(HaveOccurred(), "cleanup")
+		Must(err, "cleanup")
 	})
 	l, err := e.Driver.Launch(set, opts, GinkgoWriter, e.Timeout)
 	Must(err, "starting the target's daemon and host")
@@ -186,7 +186,7 @@ func (e *Env) Control() class.Observation {
 	go func() { _ = cmd.Wait() }()
 	DeferCleanup(func() { Expect(set.KillAll(e.Timeout)).To(Succeed()) })
 	o, err := class.ObserveOne("control sleep", cmd.Process.Pid)
-	Expect(err).NotTo(HaveOccurred())
+	Must(err, "observing the control sleep with ps")
 	ok, _ := class.Background(e.Platform.Meaning, o, o)
 	if e.Platform.Meaning != class.Ignored && ok {
 		Fail(fmt.Sprintf("the kit itself runs at background (%s): a control at background proves nothing; run the kit at normal class", o))
@@ -240,12 +240,12 @@ func Must(err error, doing ...string) {
 func ExpectDescends(s *target.Session) {
 	role, pid := s.LauncherPid()
 	ok, chain, err := proc.Descends(s.Report.HarnessPid, pid)
-	Expect(err).NotTo(HaveOccurred())
+	Must(err, "reading the process tree")
 	Expect(ok).To(BeTrue(), fmt.Sprintf("%s harness pid %d does not descend from the %s pid %d; its ancestry is %v",
 		s.Mode, s.Report.HarnessPid, role, pid, chain))
 	for _, t := range s.Tools() {
 		pp, err := proc.ParentOf(t.Pid)
-		Expect(err).NotTo(HaveOccurred())
+		Must(err, "reading the parent of "+t.Role)
 		Expect(pp).To(Equal(s.Report.HarnessPid), fmt.Sprintf("%s pid %d: parent is %d, not the harness", t.Role, t.Pid, pp))
 	}
 }

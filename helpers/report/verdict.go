@@ -186,11 +186,25 @@ func index(r *Run) map[string]Spec {
 	return m
 }
 
-// FirstLine is a message cut to its first line, with … when there was more.
+// FirstLine is a message cut to its first line, with … when there was more. When that line is
+// only a header ending in ':' (Gomega's "Unexpected error:", "Expected success, but got an
+// error:"), the first line that says what happened is kept with it: a verdict that reads
+// "Unexpected error: …" tells a CI log nothing.
 func FirstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	first := strings.TrimSpace(lines[0])
+	if len(lines) == 1 {
+		return first
 	}
-	return s
+	if strings.HasSuffix(first, ":") {
+		for _, l := range lines[1:] {
+			l = strings.TrimSpace(l)
+			if l == "" || (strings.HasPrefix(l, "<") && strings.HasSuffix(l, ":")) {
+				continue // Gomega's "<*errors.errorString | 0x…>:" type line
+			}
+			first += " " + l
+			break
+		}
+	}
+	return first + " …"
 }

@@ -58,3 +58,19 @@ func TestProveRefusesSkipsOnGreenRegressionsAndFlakyRepeats(t *testing.T) {
 		t.Error("an empty selection compiled")
 	}
 }
+
+// FirstLine is what the gate, the verdicts and the receipts show of a failure: Gomega's two-line
+// headers must not hide the error itself (a CI log once read only "Unexpected error: …").
+func TestFirstLineKeepsTheErrorBehindAGomegaHeader(t *testing.T) {
+	cases := map[string]string{
+		"Unexpected error:\n    <*errors.errorString | 0x1c3700ccc490>: \n    boom here\n    {s: \"boom here\"}\noccurred": "Unexpected error: boom here …",
+		"Expected success, but got an error:\n    <*errors.errorString | 0x1c3700ccc700>: \n    x\n    {s: \"x\"}":         "Expected success, but got an error: x …",
+		"FAIL direct harness pid 12: ps cls TS\nexpected IDL":                                                              "FAIL direct harness pid 12: ps cls TS …",
+		"one line": "one line",
+	}
+	for in, want := range cases {
+		if got := FirstLine(in); got != want {
+			t.Errorf("FirstLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

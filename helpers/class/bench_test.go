@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/classproof/classproof/helpers/proc"
 )
 
 // The oracle's cost: one ps observation (a fork+exec of ps, plus the Linux /proc and ioprio
@@ -47,7 +49,7 @@ func BenchmarkProcStatRead(b *testing.B) {
 		if err != nil {
 			b.Skip("no /proc here: ", err)
 		}
-		if _, _, _, err := ParseStat(st); err != nil {
+		if _, err := proc.ParseStat(st); err != nil {
 			b.Fatal(err)
 		}
 	}

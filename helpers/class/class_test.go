@@ -81,25 +81,6 @@ func TestParsePSRejectsMalformedLines(t *testing.T) {
 	}
 }
 
-func TestParseStat(t *testing.T) {
-	policy, session, state, err := ParseStat(fixture(t, "linux-stat-idle.txt"))
-	if err != nil || policy != 5 || session != 1050 || state != 'S' {
-		t.Fatalf("idle stat: policy %d session %d state %c err %v", policy, session, state, err)
-	}
-	policy, _, _, err = ParseStat(fixture(t, "linux-stat-normal.txt"))
-	if err != nil || policy != 0 {
-		t.Fatalf("normal stat: policy %d err %v", policy, err)
-	}
-	// A comm with spaces and ')' (go-ps misparses this): fields count from the last ')'.
-	tricky := strings.Replace(string(fixture(t, "linux-stat-idle.txt")), "(sleep)", "(a) b) c)", 1)
-	if policy, _, _, err := ParseStat([]byte(tricky)); err != nil || policy != 5 {
-		t.Fatalf("tricky comm: policy %d err %v", policy, err)
-	}
-	if _, _, _, err := ParseStat([]byte("12 (x) S 1 2")); err == nil {
-		t.Error("short stat accepted")
-	}
-}
-
 func TestParseAutogroup(t *testing.T) {
 	name, nice, err := ParseAutogroup(fixture(t, "linux-autogroup.txt"))
 	if err != nil || name != "/autogroup-2" || nice != 0 {

@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/classproof/classproof/helpers/proc"
 )
 
 const ioprioWhoProcess = 1
@@ -17,11 +19,12 @@ func addPlatform(o *Observation) error {
 	if err != nil {
 		return fmt.Errorf("reading /proc stat: %w", err)
 	}
-	policy, _, state, err := ParseStat(stat)
+	st, err := proc.ParseStat(stat)
 	if err != nil {
 		return err
 	}
-	if state == 'Z' {
+	policy := st.Policy
+	if st.State == 'Z' {
 		return errors.New("a zombie (exited, not yet reaped): its class proves nothing")
 	}
 	o.Policy = policy

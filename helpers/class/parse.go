@@ -52,28 +52,6 @@ func ParsePS(goos string, out []byte) (map[int]Observation, error) {
 	return res, sc.Err()
 }
 
-// ParseStat reads the scheduling policy (field 41) and session (field 6) from /proc/PID/stat.
-// The comm field may hold spaces and ')' (go-ps breaks on that), so fields are counted from the
-// last ')'.
-func ParseStat(stat []byte) (policy, session int, state byte, err error) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, 0, 0, fmt.Errorf("/proc stat %q: no ')'", stat)
-	}
-	f := strings.Fields(string(stat[i+1:]))
-	// f[0] is field 3 (state); field N is f[N-3].
-	if len(f) < 41-3+1 {
-		return 0, 0, 0, fmt.Errorf("/proc stat: %d fields after comm, need %d", len(f), 41-3+1)
-	}
-	if session, err = strconv.Atoi(f[6-3]); err != nil {
-		return 0, 0, 0, fmt.Errorf("/proc stat session %q: %w", f[6-3], err)
-	}
-	if policy, err = strconv.Atoi(f[41-3]); err != nil {
-		return 0, 0, 0, fmt.Errorf("/proc stat policy %q: %w", f[41-3], err)
-	}
-	return policy, session, f[0][0], nil
-}
-
 // ParseAutogroup reads /proc/PID/autogroup: "/autogroup-12 nice 0". The kernel prints nothing
 // for a process in the default autogroup (the root task group: init's session and every process
 // below it that never called setsid, as a CI job started straight by init may be); that is name ""

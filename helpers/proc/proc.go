@@ -28,22 +28,30 @@ type Entry struct {
 	// Leader is true when the process leads its own group at the time it is tracked: the group
 	// is then killed as a whole, which takes the tools it started along.
 	Leader bool `json:"leader"`
-	// Exe is go-ps's (truncated) executable name, so a sweep does not kill a reused pid.
+	// Exe is go-ps's (truncated) executable name, for the sweep's report.
 	Exe string `json:"exe"`
 	// Owned is true for a process the kit started with os/exec: its own Wait reaps it.
 	Owned bool `json:"-"`
-	// Start is the process's start time (Linux: /proc stat field 22; 0 where unknown). Pids and
-	// thread ids share one space and wrap (32768 here), so "a process with this pid is alive"
-	// is only about ours when the start time matches.
+	// Start is the process's start time (see Info.Start), read when it is tracked or reported by
+	// the process itself. Every alive, kill and reap decision compares it: a pid with another
+	// start time is someone else's and is never waited for or signalled. 0 means the process was
+	// gone before it could be tracked, so nothing is ever done to its pid.
 	Start uint64 `json:"start,omitempty"`
 }
 
-// alive says whether this entry's process, and not a later one with its pid, is alive.
-func (e Entry) alive() bool {
-	if !Alive(e.Pid) {
-		return false
+// ours says whether the process this entry names, and not a later one with its pid, still exists
+// (a zombie included: it is ours to reap); live adds that it is not a zombie.
+func (e Entry) ours() (Info, bool) {
+	if e.Start == 0 {
+		return Info{}, false
 	}
-	return e.Start == 0 || startTime(e.Pid) == e.Start
+	in, ok := Lookup(e.Pid)
+	return in, ok && in.Start == e.Start
+}
+
+func (e Entry) live() bool {
+	in, ok := e.ours()
+	return ok && !in.Zombie
 }
 
 // Set is the processes of one spec (or one suite).
@@ -56,31 +64,54 @@ type Set struct {
 // NewSet returns an empty set writing to the ledger named by $CLASSPROOF_LEDGER, if any.
 func NewSet() *Set { return &Set{ledger: os.Getenv(LedgerEnv)} }
 
-// Track records pid under role. A pid that is gone already is recorded all the same: killing it
-// later is harmless, and forgetting it is how leaks happen.
+// Track records pid under role, with the start time it has now. A pid that is gone already is
+// recorded without one: it is listed, and never signalled (its pid may be someone else's by then).
 func (s *Set) Track(role string, pid int) { s.track(Entry{Role: role, Pid: pid}) }
+
+// TrackStarted records a process that said when it started (the harness reports its own start
+// and its tools'): if the pid now belongs to a process with another start time, that process is
+// not ours and the entry never touches it.
+func (s *Set) TrackStarted(role string, pid int, start uint64) {
+	s.track(Entry{Role: role, Pid: pid, Start: start})
+}
 
 // TrackOwned records a process the kit started itself and waits for with os/exec.
 func (s *Set) TrackOwned(role string, pid int) { s.track(Entry{Role: role, Pid: pid, Owned: true}) }
 
 func (s *Set) track(e Entry) {
-	pid := e.Pid
-	if pid <= 0 {
+	if e.Pid <= 0 {
 		return
 	}
-	if pgid, err := unix.Getpgid(pid); err == nil && pgid == pid && pgid != unix.Getpgrp() {
-		e.Leader = true
-	}
-	e.Start = startTime(pid)
-	if p, err := gops.FindProcess(pid); err == nil && p != nil {
-		e.Exe = p.Executable()
-	}
+	e = identify(e)
 	s.mu.Lock()
 	s.entries = append(s.entries, e)
 	s.mu.Unlock()
 	if s.ledger != "" {
 		appendLedger(s.ledger, e)
 	}
+}
+
+// identify fills in the start time, group leadership and name of e's process, as it is now.
+func identify(e Entry) Entry {
+	in, ok := Lookup(e.Pid)
+	switch {
+	case !ok:
+		e.Start = 0
+	case e.Start == 0:
+		e.Start = in.Start
+	case e.Start != in.Start:
+		e.Start = 0 // the process that reported this pid is gone, and a stranger has it
+	}
+	if e.Start == 0 {
+		return e
+	}
+	if pgid, err := unix.Getpgid(e.Pid); err == nil && pgid == e.Pid && pgid != unix.Getpgrp() {
+		e.Leader = true
+	}
+	if p, err := gops.FindProcess(e.Pid); err == nil && p != nil {
+		e.Exe = p.Executable()
+	}
+	return e
 }
 
 // Entries returns what the set tracks.
@@ -92,7 +123,8 @@ func (s *Set) Entries() []Entry {
 
 // KillAll sends SIGKILL to every tracked group and pid, newest first (harnesses before the
 // daemon that started them), and waits up to timeout for each to be gone. It returns an error
-// naming every process still alive after that.
+// naming every process still alive after that. A tracked pid that now belongs to another
+// process is neither signalled nor waited for.
 func (s *Set) KillAll(timeout time.Duration) error {
 	s.trackDescendants()
 	es := s.Entries()
@@ -102,13 +134,13 @@ func (s *Set) KillAll(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	var left []string
 	for _, e := range es {
-		for e.alive() && time.Now().Before(deadline) {
+		for e.live() && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		if !e.Owned {
-			reap(e.Pid, deadline)
+			reap(e, deadline)
 		}
-		if e.alive() {
+		if e.live() {
 			left = append(left, fmt.Sprintf("%s pid %d", e.Role, e.Pid))
 		}
 	}
@@ -118,41 +150,49 @@ func (s *Set) KillAll(timeout time.Duration) error {
 	return nil
 }
 
-// trackDescendants adds every live descendant of a tracked process: a harness the launcher
-// started but the spec had not yet heard of (interrupted between the two) dies with the rest.
+// trackDescendants adds every live descendant of a tracked process that is still ours: a
+// harness the launcher started but the spec had not yet heard of (interrupted between the two)
+// dies with the rest. One snapshot of the process table serves the whole walk.
 func (s *Set) trackDescendants() {
+	all, err := Table()
+	if err != nil {
+		return
+	}
 	roles := map[int]string{}
 	var roots []int
 	for _, e := range s.Entries() {
-		roles[e.Pid] = e.Role
-		roots = append(roots, e.Pid)
+		if in, ok := all[e.Pid]; ok && e.Start != 0 && in.Start == e.Start && !in.Zombie {
+			roles[e.Pid] = e.Role
+			roots = append(roots, e.Pid)
+		}
 	}
-	walk(roots, func(parent, child int) {
-		if _, ok := roles[child]; ok {
+	walk(all, roots, func(parent int, child Info) {
+		if _, ok := roles[child.Pid]; ok {
 			return
 		}
-		roles[child] = "descendant of " + roles[parent]
-		s.track(Entry{Role: roles[child], Pid: child})
+		roles[child.Pid] = "descendant of " + roles[parent]
+		s.track(Entry{Role: roles[child.Pid], Pid: child.Pid, Start: child.Start})
 	})
 }
 
 // Descendants lists the live descendants of the given processes (not the processes themselves).
 func Descendants(roots ...int) []int {
+	all, err := Table()
+	if err != nil {
+		return nil
+	}
 	var out []int
-	walk(roots, func(_, child int) { out = append(out, child) })
+	walk(all, roots, func(_ int, child Info) { out = append(out, child.Pid) })
 	return out
 }
 
-// walk visits every descendant of roots once, parents before children, by pid and ppid.
-func walk(roots []int, visit func(parent, child int)) {
-	all, err := gops.Processes()
-	if err != nil {
-		return
-	}
-	children := map[int][]int{}
-	for _, p := range all {
-		if !zombie(p.Pid()) {
-			children[p.PPid()] = append(children[p.PPid()], p.Pid())
+// walk visits every live descendant of roots in the table once, parents before children, by pid
+// and ppid.
+func walk(all map[int]Info, roots []int, visit func(parent int, child Info)) {
+	children := map[int][]Info{}
+	for _, in := range all {
+		if !in.Zombie {
+			children[in.Ppid] = append(children[in.Ppid], in)
 		}
 	}
 	seen := map[int]bool{}
@@ -164,19 +204,19 @@ func walk(roots []int, visit func(parent, child int)) {
 		pid := queue[0]
 		queue = queue[1:]
 		for _, c := range children[pid] {
-			if seen[c] {
+			if seen[c.Pid] {
 				continue
 			}
-			seen[c] = true
+			seen[c.Pid] = true
 			visit(pid, c)
-			queue = append(queue, c)
+			queue = append(queue, c.Pid)
 		}
 	}
 }
 
 func kill(e Entry) {
-	if e.Start != 0 && startTime(e.Pid) != e.Start {
-		return // gone, and the pid is someone else's now
+	if !e.live() {
+		return // gone, or the pid is someone else's now
 	}
 	if e.Leader {
 		_ = unix.Kill(-e.Pid, unix.SIGKILL)
@@ -184,21 +224,24 @@ func kill(e Entry) {
 	_ = unix.Kill(e.Pid, unix.SIGKILL)
 }
 
-// reap collects a dead process once it has been reparented to us (see BecomeSubreaper). Its
-// parent may still be exiting, thread by thread, so wait while the parent is dying; a parent that
-// lives on (init, a host the kit did not start) reaps it itself.
-func reap(pid int, deadline time.Time) {
+// reap collects a dead process of ours once it has been reparented to us (see BecomeSubreaper).
+// Its parent may still be exiting, thread by thread, so wait while the parent is dying; a parent
+// that lives on (init, a host the kit did not start) reaps it itself.
+func reap(e Entry, deadline time.Time) {
 	me := unix.Getpid()
 	for {
-		var ws unix.WaitStatus
-		if r, _ := unix.Wait4(pid, &ws, unix.WNOHANG, nil); r == pid {
+		in, ok := e.ours()
+		if !ok {
+			return // reaped, or the pid is someone else's now
+		}
+		if in.Zombie && in.Ppid == me {
+			var ws unix.WaitStatus
+			if r, _ := unix.Wait4(e.Pid, &ws, unix.WNOHANG, nil); r == e.Pid || time.Now().Before(deadline) {
+				continue
+			}
 			return
 		}
-		if err := unix.Kill(pid, 0); errors.Is(err, unix.ESRCH) {
-			return // someone else reaped it
-		}
-		pp, err := ParentOf(pid)
-		if err != nil || (pp != me && Alive(pp)) || time.Now().After(deadline) {
+		if (in.Ppid != me && Alive(in.Ppid)) || time.Now().After(deadline) {
 			return
 		}
 		time.Sleep(2 * time.Millisecond)
@@ -208,22 +251,17 @@ func reap(pid int, deadline time.Time) {
 // Alive says whether pid is a live process; a zombie is dead (it runs nothing, it only waits to
 // be reaped by a parent that may not be ours).
 func Alive(pid int) bool {
-	if err := unix.Kill(pid, 0); errors.Is(err, unix.ESRCH) {
-		return false
-	}
-	return !zombie(pid)
+	in, ok := Lookup(pid)
+	return ok && !in.Zombie
 }
 
-// ParentOf returns pid's parent as go-ps reads it.
+// ParentOf returns pid's parent as the kernel lists it.
 func ParentOf(pid int) (int, error) {
-	p, err := gops.FindProcess(pid)
-	if err != nil {
-		return 0, err
-	}
-	if p == nil {
+	in, ok := Lookup(pid)
+	if !ok {
 		return 0, fmt.Errorf("pid %d: no such process", pid)
 	}
-	return p.PPid(), nil
+	return in.Ppid, nil
 }
 
 // Chain returns pid and its ancestors up to init, matched by pid and ppid only: go-ps truncates
@@ -255,6 +293,14 @@ func Descends(pid, ancestor int) (bool, []int, error) {
 	return false, chain, err
 }
 
+// Record appends pid to the ledger at path as it is now (start time, group, name), for a process
+// that no Set of the kit's tracks yet: the harness records itself and its tools this way.
+func Record(path, role string, pid int) {
+	if path != "" {
+		appendLedger(path, identify(Entry{Role: role, Pid: pid}))
+	}
+}
+
 func appendLedger(path string, e Entry) {
 	b, _ := json.Marshal(e)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
@@ -265,8 +311,10 @@ func appendLedger(path string, e Entry) {
 	_, _ = f.Write(append(b, '\n')) // one small write under O_APPEND: lines from parallel processes do not interleave
 }
 
-// Sweep reads a ledger and kills every process in it that is still alive and still runs the
-// executable that was tracked. It returns one line per process it had to kill: each is a leak.
+// Sweep reads a ledger and kills every process in it that is still alive and still the process
+// that was recorded (same pid, same start time). It returns one line per process it had to kill:
+// each is a leak. A line without a start time names a process that was gone when it was
+// recorded; its pid is never signalled.
 func Sweep(path string) ([]string, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -275,19 +323,20 @@ func Sweep(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	type key struct {
+		pid   int
+		start uint64
+	}
 	var leaks []string
-	seen := map[int]bool{}
+	seen := map[key]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		var e Entry
-		if line == "" || json.Unmarshal([]byte(line), &e) != nil || seen[e.Pid] {
+		if line == "" || json.Unmarshal([]byte(line), &e) != nil || seen[key{e.Pid, e.Start}] {
 			continue
 		}
-		seen[e.Pid] = true
-		if !e.alive() {
+		seen[key{e.Pid, e.Start}] = true
+		if !e.live() {
 			continue
-		}
-		if p, err := gops.FindProcess(e.Pid); err != nil || p == nil || (e.Exe != "" && p.Executable() != e.Exe) {
-			continue // the pid was reused by something we did not start
 		}
 		kill(e)
 		leaks = append(leaks, fmt.Sprintf("%s pid %d (%s)", e.Role, e.Pid, e.Exe))

@@ -1,9 +1,11 @@
 package proc
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -77,5 +79,115 @@ func TestDescends(t *testing.T) {
 	}
 	if ok, _, _ := Descends(os.Getppid(), os.Getpid()); ok {
 		t.Error("parent taken for a descendant")
+	}
+}
+
+// onPid starts a `sleep 600` that the kernel gives the wanted pid (root only: ns_last_pid), to
+// stand for a stranger that took a pid the kit once tracked. Pids wrap within minutes on a busy
+// machine; this makes the wrap happen on purpose.
+func onPid(t *testing.T, pid int, was uint64) *exec.Cmd {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to choose the next pid through /proc/sys/kernel/ns_last_pid")
+	}
+	for try := 0; try < 200; try++ {
+		if err := os.WriteFile("/proc/sys/kernel/ns_last_pid", []byte(strconv.Itoa(pid-1)), 0); err != nil {
+			t.Skip("cannot choose the next pid: ", err)
+		}
+		cmd := exec.Command("sleep", "600")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if in, _ := Lookup(cmd.Process.Pid); cmd.Process.Pid == pid && in.Start != was {
+			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+			return cmd
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	t.Skipf("another process kept taking pid %d", pid)
+	return nil
+}
+
+// gone starts a process, kills it and reaps it: its pid is free for a stranger.
+func gone(t *testing.T) (int, uint64) {
+	t.Helper()
+	cmd := exec.Command("sleep", "600")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	in, _ := Lookup(cmd.Process.Pid)
+	cmd.Process.Kill()
+	cmd.Wait()
+	return cmd.Process.Pid, in.Start
+}
+
+// A spec's cleanup must not wait for, nor kill, a process that took the pid of one it tracked.
+func TestCleanupLeavesAStrangerOnATrackedPid(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		track func(s *Set, pid int)
+	}{
+		// The control: tracked while alive, reaped by its own Wait, its pid then reused.
+		{"tracked alive, then reaped", nil},
+		// A tool the harness reported, which exited before the kit tracked it.
+		{"gone when tracked", func(s *Set, pid int) { s.Track("tool sleep", pid) }},
+		// A harness that reported its pid and start time, then died before the kit read them.
+		{"reported with another start time", func(s *Set, pid int) { s.TrackStarted("harness", pid, 1) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := &Set{}
+			var pid int
+			var was uint64
+			if c.track == nil {
+				cmd := exec.Command("sleep", "600")
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				s.TrackOwned("control sleep", cmd.Process.Pid)
+				was = s.Entries()[0].Start
+				cmd.Process.Kill()
+				cmd.Wait()
+				pid = cmd.Process.Pid
+			} else {
+				pid, was = gone(t)
+			}
+			if c.name == "gone when tracked" {
+				c.track(s, pid)
+			}
+			stranger := onPid(t, pid, was)
+			if c.name == "reported with another start time" {
+				c.track(s, pid)
+			}
+			began := time.Now()
+			if err := s.KillAll(10 * time.Second); err != nil {
+				t.Fatalf("cleanup waited on the stranger: %v", err)
+			}
+			if took := time.Since(began); took > 2*time.Second {
+				t.Errorf("cleanup took %v with nothing of its own alive", took)
+			}
+			if err := stranger.Process.Signal(syscall.Signal(0)); err != nil || !Alive(pid) {
+				t.Errorf("the stranger on pid %d was killed by a cleanup that never started it", pid)
+			}
+		})
+	}
+}
+
+// The ledger is keyed on pid and start time: a sweep never kills a process that took a recorded
+// pid, even when an earlier line for that pid has no start time.
+func TestSweepLeavesAStrangerOnARecordedPid(t *testing.T) {
+	ledger := filepath.Join(t.TempDir(), "ledger")
+	pid, was := gone(t)
+	stranger := onPid(t, pid, was)
+	lines := fmt.Sprintf(`{"role":"harness (self-recorded)","pid":%d}`+"\n"+`{"role":"harness","pid":%d,"start":1}`+"\n", pid, pid)
+	if err := os.WriteFile(ledger, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	leaks, err := Sweep(ledger)
+	if err != nil || len(leaks) != 0 {
+		t.Errorf("sweep reported %v (err %v) for a stranger", leaks, err)
+	}
+	if err := stranger.Process.Signal(syscall.Signal(0)); err != nil || !Alive(pid) {
+		t.Errorf("the sweep killed the stranger on pid %d", pid)
 	}
 }

@@ -1,18 +1,35 @@
 package proc
 
 import (
-	"os/exec"
-	"strconv"
-	"strings"
+	"golang.org/x/sys/unix"
 )
 
-func zombie(pid int) bool {
-	out, err := exec.Command("ps", "-o", "stat=", "-p", strconv.Itoa(pid)).Output()
-	if err != nil {
-		return true
+// Lookup asks the kernel for one process (sysctl kern.proc.pid, XNU bsd/kern/kern_sysctl.c
+// sysctl_prochandle); ok is false when no process has that pid. One syscall, no ps.
+func Lookup(pid int) (Info, bool) {
+	k, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
+	// A pid with no process answers with zero bytes, which x/sys reports as EIO.
+	if err != nil || k == nil || int(k.Proc.P_pid) != pid {
+		return Info{}, false
 	}
-	return strings.HasPrefix(strings.TrimSpace(string(out)), "Z")
+	return fromKinfo(k).info(), true
 }
 
-// startTime is not read on macOS: 0 means unknown, and pids are then taken at their word.
-func startTime(int) uint64 { return 0 }
+// Table lists every process in one sysctl (kern.proc.all).
+func Table() (map[int]Info, error) {
+	ks, err := unix.SysctlKinfoProcSlice("kern.proc.all")
+	if err != nil {
+		return nil, err
+	}
+	all := make(map[int]Info, len(ks))
+	for i := range ks {
+		in := fromKinfo(&ks[i]).info()
+		all[in.Pid] = in
+	}
+	return all, nil
+}
+
+func fromKinfo(k *unix.KinfoProc) kinfo {
+	return kinfo{Pid: k.Proc.P_pid, Ppid: k.Eproc.Ppid, Stat: k.Proc.P_stat,
+		StartSec: int64(k.Proc.P_starttime.Sec), StartUsec: int32(k.Proc.P_starttime.Usec)}
+}

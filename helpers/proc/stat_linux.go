@@ -1,35 +1,39 @@
 package proc
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"strconv"
 )
 
-func zombie(pid int) bool {
+// Lookup reads one process from /proc; ok is false when no process has that pid.
+func Lookup(pid int) (Info, bool) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return true // gone between the two looks
+		return Info{}, false
 	}
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
+	st, err := ParseStat(b)
+	if err != nil {
+		return Info{}, false
+	}
+	return Info{Pid: pid, Ppid: st.Ppid, Start: st.Start, Zombie: st.State == 'Z'}, true
 }
 
-// startTime is field 22 of /proc/PID/stat (clock ticks since boot); 0 when it cannot be read.
-func startTime(pid int) uint64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+// Table lists every process (not thread) in /proc, one stat read each.
+func Table() (map[int]Info, error) {
+	d, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0
+		return nil, err
 	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
+	all := make(map[int]Info, len(d))
+	for _, e := range d {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if in, ok := Lookup(pid); ok {
+			all[pid] = in
+		}
 	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 22-2 {
-		return 0
-	}
-	v, _ := strconv.ParseUint(string(f[22-3]), 10, 64)
-	return v
+	return all, nil
 }

@@ -273,11 +273,13 @@ const (
 
 // Report is what the fixture harness writes (fixtures/harness).
 type Report struct {
-	HarnessPid  int `json:"harness_pid"`
-	HarnessPpid int `json:"harness_ppid"`
-	Tools       []struct {
-		Pid  int `json:"pid"`
-		Ppid int `json:"ppid"`
+	HarnessPid   int    `json:"harness_pid"`
+	HarnessPpid  int    `json:"harness_ppid"`
+	HarnessStart uint64 `json:"harness_start"`
+	Tools        []struct {
+		Pid   int    `json:"pid"`
+		Ppid  int    `json:"ppid"`
+		Start uint64 `json:"start"`
 	} `json:"tools"`
 }
 
@@ -391,10 +393,12 @@ func (l *Launcher) StartSessionWith(mode Mode, profileEnv map[string]string, har
 	return s, nil
 }
 
+// track records the reported pids with the start times the harness reported: the report is a
+// file read back later, and a pid whose process has changed since is not ours to kill.
 func (s *Session) track() {
-	s.l.set.Track(s.Harness().Role, s.Report.HarnessPid)
-	for _, t := range s.Tools() {
-		s.l.set.Track(t.Role, t.Pid)
+	s.l.set.TrackStarted(s.Harness().Role, s.Report.HarnessPid, s.Report.HarnessStart)
+	for i, t := range s.Tools() {
+		s.l.set.TrackStarted(t.Role, t.Pid, s.Report.Tools[i].Start)
 	}
 }
 
@@ -450,7 +454,7 @@ func (s *Session) StartLateTool() (class.Subject, error) {
 		return class.Subject{}, err
 	}
 	t := s.Tools()[before]
-	s.l.set.Track(t.Role, t.Pid)
+	s.l.set.TrackStarted(t.Role, t.Pid, s.Report.Tools[before].Start)
 	return t, nil
 }
 

@@ -1,0 +1,46 @@
+package proc
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+)
+
+// Stat is what the kit reads from a Linux /proc/PID/stat line (proc(5)).
+type Stat struct {
+	State   byte   // field 3: R, S, D, Z, ...
+	Ppid    int    // field 4
+	Session int    // field 6
+	Start   uint64 // field 22: clock ticks since boot
+	Policy  int    // field 41: 5 is SCHED_IDLE
+}
+
+// ParseStat reads one /proc/PID/stat line. The comm field may hold spaces and ')' (go-ps breaks
+// on that), so fields are counted from the last ')'. It is the kit's one stat parser: the oracle
+// reads the policy with it, process tracking the parent, state and start time.
+func ParseStat(stat []byte) (Stat, error) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return Stat{}, fmt.Errorf("/proc stat %q: no ')'", stat)
+	}
+	f := bytes.Fields(stat[i+1:])
+	// f[0] is field 3 (state); field N is f[N-3].
+	field := func(n int) []byte { return f[n-3] }
+	if len(f) < 41-3+1 {
+		return Stat{}, fmt.Errorf("/proc stat: %d fields after comm, need %d", len(f), 41-3+1)
+	}
+	st := Stat{State: field(3)[0]}
+	var err error
+	num := func(n int) int {
+		v, e := strconv.Atoi(string(field(n)))
+		if e != nil && err == nil {
+			err = fmt.Errorf("/proc stat field %d %q: %w", n, field(n), e)
+		}
+		return v
+	}
+	st.Ppid, st.Session, st.Policy = num(4), num(6), num(41)
+	if st.Start, err = strconv.ParseUint(string(field(22)), 10, 64); err != nil {
+		return Stat{}, fmt.Errorf("/proc stat field 22 %q: %w", field(22), err)
+	}
+	return st, err
+}

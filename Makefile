@@ -6,7 +6,7 @@ CLASSPROOF := $(GO) run ./cmd/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: bench bench-smoke verify test unit static darwin lint required-specs required-specs-check lanes gate suites red mutants clean
+.PHONY: bench bench-smoke verify test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -27,7 +27,7 @@ ifeq ($(shell uname -s),Linux)
 endif
 
 ## test: everything CI runs
-test: static lint darwin required-specs-check unit bench-smoke gate
+test: static scripts lint darwin darwin-rehearsal required-specs-check unit bench-smoke gate
 
 ## bench: the effect bench (about 2 minutes on 2 cores); reports, never asserts
 bench:
@@ -57,6 +57,21 @@ darwin:
 	    GOOS=darwin GOARCH=$$arch $(GO) test -c -o /dev/null ./$$s; \
 	  done; \
 	done
+
+## scripts: what runs on a macOS runner's shell is POSIX sh (bash 3.2 there, BSD userland):
+## shellcheck -s sh, and ci/lane's command lines checked under dash
+scripts:
+	shellcheck -s sh ci/lane ci/lane-check ci/record-ps
+	CLASSPROOF_TEST_SHELL=dash dash ci/lane-check
+	dash ci/record-ps out/ps-recorded.txt >/dev/null
+
+## darwin-rehearsal: the darwin lane's own command (ci/lane darwin, under dash) as a Ginkgo dry
+## run here: its label filter must select exactly the darwin specs ci/required-specs.yaml lists.
+## Nothing runs, so nothing about macOS is proved: that needs a macOS runner.
+darwin-rehearsal:
+	rm -rf out/rehearsal
+	CLASSPROOF_REPORTS=out/rehearsal dash ci/lane darwin --dry-run
+	$(CLASSPROOF) required-specs --rehearsal out/rehearsal/darwin
 
 ## lint: the GitHub workflows, with actionlint at the version go.mod pins
 lint:

@@ -85,6 +85,7 @@ func runCmd(args []string) int {
 	fs.StringVar(&o.Focus, "focus", "", "a Ginkgo focus regexp")
 	fs.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "suite timeout")
 	fs.StringVar(&o.Repo, "repo", "", "the launcher's source tree, for the manifest's {repo}")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "list what the lane would run, running nothing (any OS: a rehearsal of another OS's lane)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -100,7 +101,10 @@ func runCmd(args []string) int {
 		return exitUsage
 	}
 	fmt.Println()
-	if res.Run != nil {
+	if res.Run != nil && o.DryRun {
+		c := res.Run.Count()
+		fmt.Printf("classproof: dry run of lane %s: %d specs selected, %d left out by the filter; nothing was executed, nothing is proved\n", res.Lane, c.Ran, c.Filtered)
+	} else if res.Run != nil {
 		fmt.Print(res.Run.Summary(res.Filter))
 	} else {
 		fmt.Println("classproof: no report was written (the run stopped before Ginkgo reported)")
@@ -112,7 +116,7 @@ func runCmd(args []string) int {
 		fmt.Printf("FAILED LANE: %s\n", p)
 	}
 	fmt.Printf("reports: %s, %s (%.1fs)\n", res.ReportPath, res.JUnitPath, res.Duration.Seconds())
-	if res.Run != nil {
+	if res.Run != nil && !o.DryRun {
 		c := res.Run.Count()
 		fmt.Printf("classproof: %d passed, %d failed, %d skipped\n", c.Passed, c.Failed, c.Skipped)
 	}
@@ -278,8 +282,21 @@ func requiredCmd(args []string) int {
 	fs := flag.NewFlagSet("required-specs", flag.ContinueOnError)
 	path := fs.String("file", "ci/required-specs.yaml", "the required-spec list")
 	check := fs.Bool("check", false, "do not write: fail if the file and the suites disagree")
+	rehearsal := fs.String("rehearsal", "", "a lane's dry-run report folder (ci/lane LANE --dry-run): fail unless it selected exactly the lane's listed specs")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
+	}
+	if *rehearsal != "" {
+		req, err := gate.LoadRequired(*path)
+		if err == nil {
+			var line string
+			if line, err = gate.Rehearse(*rehearsal, req); err == nil {
+				fmt.Println("classproof required-specs:", line)
+				return exitPassed
+			}
+		}
+		fmt.Fprintln(os.Stderr, "classproof required-specs:", err)
+		return exitFailed
 	}
 	dir, err := kit.KitDir()
 	if err != nil {

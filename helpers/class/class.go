@@ -58,9 +58,17 @@ type Observation struct {
 	GOOS string
 	PS   string // the ps line, as ps printed it
 
-	// From ps, both OSes.
+	// From ps, both OSes. On macOS pri is the highest current priority of the task's threads
+	// (adv_cmds ps), which a busy thread's decay can lower below its base and a promotion raise.
 	Pri  int
 	Nice string // "-" under SCHED_IDLE on Linux
+
+	// macOS only: ps stat, and the task's base priority as proc_pidinfo reads it. Without
+	// BaseRead the verdict rests on ps pri alone; BaseErr says why it was not read.
+	Stat     string
+	BasePri  int
+	BaseRead bool
+	BaseErr  string
 
 	// Linux only.
 	Cls           string // ps -o cls: TS, IDL, FF, RR, B, ...
@@ -77,7 +85,17 @@ var ioClassNames = map[int]string{0: "none", 1: "rt", 2: "be", 3: "idle"}
 // Summary is the class part of a receipt line, without role and pid.
 func (o Observation) Summary() string {
 	if o.GOOS == "darwin" {
-		return fmt.Sprintf("ps pri %d nice %s", o.Pri, o.Nice)
+		s := fmt.Sprintf("ps pri %d nice %s", o.Pri, o.Nice)
+		if o.Stat != "" {
+			s += " stat " + o.Stat
+		}
+		switch {
+		case o.BaseRead:
+			s += fmt.Sprintf(", base pri %d", o.BasePri)
+		case o.BaseErr != "":
+			s += ", base pri unread (" + o.BaseErr + ")"
+		}
+		return s
 	}
 	s := fmt.Sprintf("ps cls %s ni %s pri %d, policy %d %s, io class %s", o.Cls, o.Nice, o.Pri, o.Policy, policyNames[o.Policy], ioClassNames[o.IOClass])
 	if o.Autogroup != "" {
@@ -102,6 +120,14 @@ type Subject struct {
 func Background(m Meaning, o, control Observation) (bool, string) {
 	switch m {
 	case DarwinBG:
+		// The base priority is what PRIO_DARWIN_BG sets; ps pri is the seed's observer and
+		// agrees for an idle process. A busy background process may read ps pri 0-3.
+		if o.BaseRead {
+			if o.BasePri != DarwinBGPri {
+				return false, fmt.Sprintf("base pri %d (ps pri %d), expected %d (darwinbg)", o.BasePri, o.Pri, DarwinBGPri)
+			}
+			return true, ""
+		}
 		if o.Pri != DarwinBGPri {
 			return false, fmt.Sprintf("ps pri %d, expected %d (darwinbg)", o.Pri, DarwinBGPri)
 		}
@@ -137,6 +163,9 @@ func SameClass(o, control Observation) (bool, string) {
 	}
 	if o.Nice != control.Nice {
 		why = append(why, fmt.Sprintf("nice %s, control's %s", o.Nice, control.Nice))
+	}
+	if o.BaseRead && control.BaseRead && o.BasePri != control.BasePri {
+		why = append(why, fmt.Sprintf("base pri %d, control's %d", o.BasePri, control.BasePri))
 	}
 	if o.GOOS == "linux" {
 		if o.Cls != control.Cls {

@@ -47,6 +47,55 @@ func TestParseDarwinPS(t *testing.T) {
 	if ok, why := SameClass(utility, normal); ok || !strings.Contains(why, "ps pri 20, control's 31") {
 		t.Errorf("utility vs control: ok=%v why=%q", ok, why)
 	}
+	if z := rows[516]; z.Stat != "Z" || z.Pri != 0 {
+		t.Errorf("zombie row read as %+v", z)
+	}
+}
+
+// On macOS ps pri is a thread's current priority: a busy background process can read below 4.
+// The task's base priority (proc_pidinfo) decides when it was read; ps pri alone otherwise.
+func TestDarwinBaseDecides(t *testing.T) {
+	rows, err := ParsePS("darwin", fixture(t, "darwin-pid-pri-nice.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy, normal := rows[515], rows[513]
+	busy.Role = "busy harness"
+	if ok, _ := Background(DarwinBG, busy, normal); ok {
+		t.Error("ps pri 2 with no base priority read taken for darwinbg")
+	}
+	busy.BasePri, busy.BaseRead = 4, true
+	if ok, why := Background(DarwinBG, busy, normal); !ok {
+		t.Errorf("base pri 4 refused: %s", why)
+	}
+	normal.BasePri, normal.BaseRead = 31, true
+	if ok, why := Background(DarwinBG, normal, normal); ok || why != "base pri 31 (ps pri 31), expected 4 (darwinbg)" {
+		t.Errorf("base pri 31: ok=%v why=%q", ok, why)
+	}
+	if s := busy.Summary(); s != "ps pri 2 nice 0 stat R, base pri 4" {
+		t.Errorf("receipt %q", s)
+	}
+	utility := rows[514]
+	utility.BasePri, utility.BaseRead = 20, true
+	if ok, why := SameClass(utility, normal); ok || !strings.Contains(why, "base pri 20, control's 31") {
+		t.Errorf("utility vs control: ok=%v why=%q", ok, why)
+	}
+}
+
+// struct proc_taskinfo as XNU fills it: pti_priority is its last int32.
+func TestParseTaskPriority(t *testing.T) {
+	b := make([]byte, TaskInfoSize)
+	b[TaskInfoSize-4] = 4
+	if p, err := ParseTaskPriority(b); err != nil || p != 4 {
+		t.Errorf("got %d %v, want 4", p, err)
+	}
+	b[TaskInfoSize-4] = 31
+	if p, err := ParseTaskPriority(b); err != nil || p != 31 {
+		t.Errorf("got %d %v, want 31", p, err)
+	}
+	if _, err := ParseTaskPriority(b[:40]); err == nil || !strings.Contains(err.Error(), "40 bytes, expected 96") {
+		t.Errorf("a short answer accepted: %v", err)
+	}
 }
 
 func TestParseLinuxPS(t *testing.T) {

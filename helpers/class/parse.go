@@ -3,14 +3,17 @@ package class
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
 )
 
-// PSFields are the ps -o columns the oracle asks for, per OS. macOS ps has no cls column.
+// PSFields are the ps -o columns the oracle asks for, per OS. macOS ps has no cls column; its
+// stat column tells a zombie (Z), whose pri reads 0 because it has no task left to ask
+// (adv_cmds ps/print.c pri(): the thread's current priority, from the task's threads).
 var PSFields = map[string]string{
-	"darwin": "pid=,pri=,nice=",
+	"darwin": "pid=,pri=,nice=,stat=",
 	"linux":  "pid=,cls=,ni=,pri=",
 }
 
@@ -18,7 +21,7 @@ var PSFields = map[string]string{
 // Lines are whitespace-separated; a blank line is skipped, anything else malformed is an error
 // that quotes the line.
 func ParsePS(goos string, out []byte) (map[int]Observation, error) {
-	want := map[string]int{"darwin": 3, "linux": 4}[goos]
+	want := map[string]int{"darwin": 4, "linux": 4}[goos]
 	if want == 0 {
 		return nil, fmt.Errorf("ps parsing: unsupported OS %q", goos)
 	}
@@ -40,7 +43,7 @@ func ParsePS(goos string, out []byte) (map[int]Observation, error) {
 		o := Observation{Pid: pid, GOOS: goos, PS: strings.TrimSpace(line)}
 		var priField string
 		if goos == "darwin" {
-			priField, o.Nice = f[1], f[2]
+			priField, o.Nice, o.Stat = f[1], f[2], f[3]
 		} else {
 			o.Cls, o.Nice, priField = f[1], f[2], f[3]
 		}
@@ -66,4 +69,21 @@ func ParseAutogroup(b []byte) (name string, nice int, err error) {
 	}
 	nice, err = strconv.Atoi(f[2])
 	return f[0], nice, err
+}
+
+// Layout of XNU's struct proc_taskinfo (bsd/sys/proc_info.h): six uint64 counters, then twelve
+// int32 fields, the last of which is pti_priority, the task's base priority (fill_taskprocinfo in
+// osfmk/kern/bsd_kern.c copies task->priority). PRIO_DARWIN_BG sets it to 4 (MAXPRI_THROTTLE).
+const (
+	TaskInfoSize     = 6*8 + 12*4
+	taskInfoPriority = TaskInfoSize - 4
+)
+
+// ParseTaskPriority reads pti_priority from the bytes proc_pidinfo(PROC_PIDTASKINFO) filled.
+// Both macOS architectures are little-endian.
+func ParseTaskPriority(b []byte) (int, error) {
+	if len(b) != TaskInfoSize {
+		return 0, fmt.Errorf("proc_pidinfo(PROC_PIDTASKINFO) gave %d bytes, expected %d (struct proc_taskinfo)", len(b), TaskInfoSize)
+	}
+	return int(int32(binary.LittleEndian.Uint32(b[taskInfoPriority:]))), nil
 }

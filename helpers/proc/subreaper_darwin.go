@@ -1,4 +1,5 @@
 package proc
 
-// BecomeSubreaper does nothing on macOS, where launchd reaps orphans.
+// BecomeSubreaper does nothing on macOS, which has no subreaper: the kernel reparents an orphan to
+// initproc (pid 1, XNU bsd/kern/kern_exit.c proc_exit) and it is collected there, not by the kit.
 func BecomeSubreaper() error { return nil }

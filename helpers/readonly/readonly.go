@@ -1,6 +1,7 @@
 // Package readonly makes a directory read-only for the launcher under test, so a spec can check
 // that a failed config write loses nothing. chmod is not enough for root, which ignores file
-// modes: as root on Linux the directory becomes a read-only bind mount of itself.
+// modes: as root on Linux the directory becomes a read-only bind mount of itself, on macOS it and
+// its files get the immutable flag.
 package readonly
 
 import (

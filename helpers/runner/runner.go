@@ -157,7 +157,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Timeout > 0 {
 		args = append(args, "--timeout", o.Timeout.String())
 	}
-	if o.Procs > 1 {
+	// Ginkgo dry-runs only in series (it refuses --procs with --dry-run), so a lane's own command
+	// line, --procs and all, still rehearses.
+	if o.Procs > 1 && !o.DryRun {
 		args = append(args, "--procs", fmt.Sprint(o.Procs))
 	}
 	if o.Focus != "" {

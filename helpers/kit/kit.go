@@ -201,20 +201,28 @@ func Observe(subjects ...class.Subject) []class.Observation {
 	return obs
 }
 
-// ExpectRefused checks that a session was refused, that the refusal mentions each of the given
-// strings (the source, the value, what is accepted), and that the launcher started nothing.
-// The mention ProfileName stands for the refused profile's name.
+// ExpectRefused checks a refused session: the promise every launcher keeps (a non-zero exit, a
+// message that is not empty, and nothing started), then that the refusal mentions each of the
+// given strings. The mentions are a convention: a spec that passes any carries the matching
+// target.NamesLabel labels, so it runs only on a target that declares them. ProfileName stands
+// for the refused profile's name and DaemonSource for the target's pattern for the daemon's env.
 func ExpectRefused(l *target.Launcher, err error, mention ...string) {
 	GinkgoHelper()
 	var se *target.SessionError
 	if !errors.As(err, &se) {
 		Fail(fmt.Sprintf("expected the launcher to refuse the session, got: %v", err))
 	}
+	Expect(strings.TrimSpace(se.Output)).NotTo(BeEmpty(), "a refusal says why: %s exited %v and printed nothing", strings.Join(se.Argv, " "), se.Err)
 	for _, m := range mention {
-		if m == ProfileName {
-			m = se.Profile
+		switch m {
+		case ProfileName:
+			Expect(se.Output).To(ContainSubstring(se.Profile), "the refusal names the profile %q", se.Profile)
+		case DaemonSource:
+			p := l.Conventions().RefusalSources["daemon"]
+			Expect(se.Output).To(MatchRegexp(p), "the refusal names the daemon's env as its source (conventions.refusal_sources.daemon %q)", p)
+		default:
+			Expect(se.Output).To(ContainSubstring(m), "the refusal names %q", m)
 		}
-		Expect(se.Output).To(ContainSubstring(m), "the refusal names %q", m)
 	}
 	roots := []int{l.DaemonPid}
 	if l.HostPid != 0 {
@@ -223,8 +231,29 @@ func ExpectRefused(l *target.Launcher, err error, mention ...string) {
 	Expect(proc.Descendants(roots...)).To(BeEmpty(), "a refused session starts nothing, yet the launcher has children")
 }
 
-// ProfileName in ExpectRefused's mentions stands for the refused profile's name.
-const ProfileName = "{profile name}"
+// Mentions in ExpectRefused that stand for a target's own words.
+const (
+	ProfileName  = "{profile name}"
+	DaemonSource = "{daemon source}"
+)
+
+// Names labels a spec that checks what a refusal names (a convention): it runs only on a target
+// whose manifest declares every one of these kinds in conventions.refusals_name.
+func Names(kinds ...string) Labels {
+	var l Labels
+	for _, k := range kinds {
+		l = append(l, target.NamesLabel(k))
+	}
+	return l
+}
+
+// ForMode labels a spec for a session mode: a hosted one needs the target's hosted sessions.
+func ForMode(m target.Mode) Labels {
+	if m == target.Hosted {
+		return Label(target.NeedsHosted)
+	}
+	return Label()
+}
 
 // Must fails the spec with the error's own words: the launcher's and the oracle's messages are
 // the receipt, and Gomega's dump of an error value would bury them.

@@ -116,12 +116,12 @@ func Markdown(p *Proof) string {
 	for _, s := range p.Verdict.NotRun {
 		why := "skipped at run time: " + report.FirstLine(s.Reason)
 		if s.Filtered {
-			why = "left out by the lane's label filter"
-			for _, l := range s.Labels {
-				if r, ok := report.FilterReasons[l]; ok {
-					why += " (" + l + ": " + r + ")"
-				}
+			var run report.Run
+			if p.Red.Result != nil && p.Red.Result.Run != nil {
+				run = *p.Red.Result.Run
 			}
+			l, r := run.LeftOutReason(s)
+			why = "left out by the label filter (" + l + ": " + r + ")"
 		}
 		reasons[why] = append(reasons[why], s.Name)
 	}

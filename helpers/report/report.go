@@ -41,6 +41,9 @@ type Run struct {
 	Specs  []Spec
 	Setups []Setup
 	Suites int
+	// Reasons says, per label the run's filter excluded beyond the lane's platform labels (a
+	// capability or convention the target lacks), why; see LeftOutReason.
+	Reasons map[string]string
 }
 
 // Load reads a Ginkgo JSON report file (a list of suite reports). filter is the label filter the
@@ -158,26 +161,23 @@ func (r *Run) Summary(filter string) string {
 		fmt.Fprintf(&b, "skipped at run time (%d):\n%s\n", len(skipped), strings.Join(skipped, "\n"))
 	}
 	byLabel := map[string][]string{}
+	reasons := map[string]string{}
 	for _, s := range r.Specs {
 		if s.Filtered {
-			key := "other (focus or filter)"
-			for _, l := range s.Labels {
-				if _, ok := FilterReasons[l]; ok {
-					key = l
-				}
-			}
+			key, why := r.LeftOutReason(s)
 			byLabel[key] = append(byLabel[key], s.Name)
+			reasons[key] = why
 		}
 	}
 	if len(byLabel) > 0 {
-		fmt.Fprintf(&b, "left out by the lane's label filter %q:\n", filter)
+		fmt.Fprintf(&b, "left out before the run by the label filter %q:\n", filter)
 		keys := make([]string, 0, len(byLabel))
 		for k := range byLabel {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(&b, "  %d labelled %s: %s\n", len(byLabel[k]), k, FilterReasons[k])
+			fmt.Fprintf(&b, "  %d labelled %s: %s\n", len(byLabel[k]), k, reasons[k])
 			sort.Strings(byLabel[k])
 			for _, n := range byLabel[k] {
 				fmt.Fprintf(&b, "    %s\n", n)
@@ -189,6 +189,27 @@ func (r *Run) Summary(filter string) string {
 	}
 	fmt.Fprintf(&b, "specs: %d ran, %d passed, %d failed, %d skipped at run time, %d left out by the filter\n", c.Ran, c.Passed, c.Failed, c.Skipped, c.Filtered)
 	return b.String()
+}
+
+// LeftOutReason names the label that left a filtered spec out and why: its platform label first
+// (the lane), then a capability or convention its target lacks (Reasons), else a narrowed run.
+func (r *Run) LeftOutReason(s Spec) (label, reason string) {
+	for _, l := range s.Labels {
+		if why, ok := FilterReasons[l]; ok {
+			return l, why
+		}
+	}
+	var hits []string
+	for _, l := range s.Labels {
+		if _, ok := r.Reasons[l]; ok {
+			hits = append(hits, l)
+		}
+	}
+	if len(hits) > 0 {
+		sort.Strings(hits)
+		return hits[0], r.Reasons[hits[0]]
+	}
+	return "other", "not selected by this run's focus or label filter"
 }
 
 func indent(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ") }

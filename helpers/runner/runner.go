@@ -68,6 +68,7 @@ type Meta struct {
 
 // Result is what a run left.
 type Result struct {
+	Target      *target.Manifest
 	Lane        string
 	Filter      string
 	ReportPath  string
@@ -133,6 +134,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	filter, _ := lane.Filter(ln)
+	if lo := m.LeftOutFilter(); lo != "" {
+		// What the target lacks or does not declare is left out before the run, with its reason.
+		filter = "(" + filter + ") && " + lo
+	}
 	if o.LabelFilter != "" {
 		filter = "(" + filter + ") && (" + o.LabelFilter + ")"
 	}
@@ -143,7 +148,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	res := &Result{Lane: ln, Filter: filter, ReportPath: filepath.Join(out, "report.json"), JUnitPath: filepath.Join(out, "junit.xml")}
+	res := &Result{Lane: ln, Filter: filter, Target: m, ReportPath: filepath.Join(out, "report.json"), JUnitPath: filepath.Join(out, "junit.xml")}
 	os.Remove(res.ReportPath)
 	ledger := filepath.Join(out, "pids.ledger")
 	os.Remove(ledger)
@@ -170,6 +175,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if o.DryRun {
 		args = append(args, "--dry-run")
+	}
+	// One preflight before any suite compiles: the launcher is built once for every suite, and a
+	// missing or unusable binary is one error naming the manifest, the field and the value.
+	if !o.DryRun {
+		bin, cleanBin, err := Preflight(context.Background(), m, o.KitDir, o.Repo, o.BinDir, o.Log)
+		defer cleanBin()
+		if err != nil {
+			return nil, err
+		}
+		o.BinDir = bin
 	}
 	// Each run compiles its suites into a folder of its own: ginkgo would put them in the suites'
 	// folders, where two runs at once (a lane and a proof, parallel go tests) delete each other's.
@@ -235,7 +250,13 @@ wait:
 	if res.Run, err = report.Load(res.ReportPath, filter); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return res, err
 	}
-	if res.Run != nil && !o.DryRun && !platformRan(res.Run, ln) {
+	if res.Run != nil {
+		res.Run.Reasons = m.LeftOut()
+	}
+	// A narrowed run (a suite, a focus, a label filter, while iterating) reports what it ran; a
+	// lane (named with --lane, as ci/lane does, or a whole run) must have run its platform's specs.
+	narrowed := (len(o.Suites) > 0 || o.Focus != "" || o.LabelFilter != "") && o.Lane == ""
+	if res.Run != nil && !o.DryRun && !narrowed && !platformRan(res.Run, ln) {
 		// A darwin lane that filtered or skipped its darwin specs proves nothing about macOS.
 		res.Problems = append(res.Problems, fmt.Sprintf("lane %s ran none of its %s-labelled specs to a pass or a failure", ln, ln))
 	}
@@ -305,4 +326,43 @@ func compileSuites(kitDir string, suites []string, log io.Writer) ([]string, fun
 		bins = append(bins, bin)
 	}
 	return bins, cleanup, nil
+}
+
+// PreflightError is a target that cannot be driven at all: reported once, before any suite
+// compiles (the CLI exits 2).
+type PreflightError struct{ Err error }
+
+func (e *PreflightError) Error() string { return e.Err.Error() }
+func (e *PreflightError) Unwrap() error { return e.Err }
+
+// Preflight builds the target once, where its manifest has a build step and no bin folder was
+// handed in, and checks that every command's binary exists and may be executed. It returns the
+// bin folder the suites use and how to remove it if Preflight made it.
+func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir string, log io.Writer) (string, func(), error) {
+	cleanup := func() {}
+	if binDir == "" {
+		dir, err := os.MkdirTemp("", "classproof-bin")
+		if err != nil {
+			return "", cleanup, err
+		}
+		binDir, cleanup = dir, func() { os.RemoveAll(dir) }
+		d, err := target.New(m, target.Paths{Kit: kitDir, Bin: binDir, Repo: repo}, "")
+		if err != nil {
+			return binDir, cleanup, &PreflightError{err}
+		}
+		if m.Build != nil {
+			fmt.Fprintf(log, "classproof: building target %s: %s\n", m.Name, strings.Join(m.Build.Run, " "))
+			if err := d.Build(ctx, io.Discard); err != nil {
+				return binDir, cleanup, &PreflightError{err}
+			}
+		}
+	}
+	d, err := target.New(m, target.Paths{Kit: kitDir, Bin: binDir, Repo: repo}, "")
+	if err == nil {
+		err = d.CheckBinaries()
+	}
+	if err != nil {
+		return binDir, cleanup, &PreflightError{err}
+	}
+	return binDir, cleanup, nil
 }

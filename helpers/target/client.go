@@ -101,3 +101,6 @@ func (d *Driver) SourcePattern(kitName string) string {
 	}
 	return d.M.Explain.Sources[kitName]
 }
+
+// Conventions are the target's declared conventions.
+func (l *Launcher) Conventions() Conventions { return l.d.M.Conventions }

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -48,7 +49,11 @@ func New(m *Manifest, p Paths, harness string) (*Driver, error) {
 	if p.Repo != "" {
 		vals["repo"] = p.Repo
 	}
-	for k, v := range m.Vars {
+	vars, err := m.ResolveVars(vals)
+	if err != nil {
+		return nil, fmt.Errorf("target manifest %s: %w", m.Source, err)
+	}
+	for k, v := range vars {
 		vals[k] = v
 	}
 	return &Driver{M: m, Meaning: meaning, Harness: harness, vals: vals}, nil
@@ -60,7 +65,7 @@ func Open(m *Manifest, p Paths, harness string) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := d.checkBinaries(); err != nil {
+	if err := d.CheckBinaries(); err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(harness); err != nil {
@@ -96,7 +101,7 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	if err := cmd.Run(); err != nil {
 		return &BuildError{Manifest: d.M.Source, Argv: argv, Dir: dir, Output: out.String(), Err: err}
 	}
-	return d.checkBinaries()
+	return d.CheckBinaries()
 }
 
 // BuildError is a failed build step; the red/green prover tells it apart from a failing spec.
@@ -112,15 +117,28 @@ func (e *BuildError) Error() string {
 	return fmt.Sprintf("target manifest %s: build step %q in %s failed: %v\n%s", e.Manifest, strings.Join(e.Argv, " "), e.Dir, e.Err, e.Output)
 }
 
-// checkBinaries makes a missing launcher binary one clear error before any spec, instead of the
+// CheckBinaries makes a missing launcher binary one clear error before any spec, instead of the
 // same "no such file" in every spec.
-func (d *Driver) checkBinaries() error {
+func (d *Driver) CheckBinaries() error {
 	var errs []string
-	fields := map[string][]string{"daemon.run": d.M.Daemon.Run, "session.direct": d.M.Session.Direct, "session.hosted": d.M.Session.Hosted}
+	fields := map[string][]string{"daemon.run": d.M.Daemon.Run, "session.direct": d.M.Session.Direct, "session.hosted": d.M.Session.Hosted,
+		"spawn_spec": d.M.SpawnSpec}
 	if d.M.Host != nil {
 		fields["host.run"] = d.M.Host.Run
 	}
-	for field, argv := range fields {
+	if c := d.M.Config; c != nil {
+		fields["config.set"], fields["config.get"], fields["config.unset"] = c.Set, c.Get, c.Unset
+	}
+	if e := d.M.Explain; e != nil {
+		fields["explain.run"] = e.Run
+	}
+	names := make([]string, 0, len(fields))
+	for f := range fields {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	for _, field := range names {
+		argv := fields[field]
 		if len(argv) == 0 {
 			continue
 		}
@@ -128,7 +146,7 @@ func (d *Driver) checkBinaries() error {
 		if err != nil {
 			continue // depends on a per-launch value; checked when it runs
 		}
-		if _, err := exec.LookPath(got[0]); err != nil {
+		if err := executable(got[0]); err != nil {
 			hint := ""
 			if d.M.Build != nil {
 				hint = " (the build step should make it: " + strings.Join(d.M.Build.Run, " ") + ")"
@@ -138,6 +156,23 @@ func (d *Driver) checkBinaries() error {
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("target manifest %s:\n  %s", d.M.Source, strings.Join(errs, "\n  "))
+	}
+	return nil
+}
+
+// executable checks that path (or a bare name on PATH) names a file that exists and may be
+// executed, with the reason in the OS's words.
+func executable(path string) error {
+	if !strings.Contains(path, "/") {
+		_, err := exec.LookPath(path)
+		return err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("not executable (mode %v)", fi.Mode())
 	}
 	return nil
 }
@@ -236,28 +271,61 @@ func (l *Launcher) startService(role, field string, s Service, extraEnv map[stri
 	}
 	pid := cmd.Process.Pid
 	l.set.TrackOwned(l.d.M.Name+" "+role, pid)
-	if s.Ready.Socket == "" {
-		return sess, pid, nil
-	}
-	sock, err := expand([]string{s.Ready.Socket}, l.vals)
-	if err != nil {
-		return sess, pid, err
+	return sess, pid, l.waitReady(role, field, pid, sess, s.Ready)
+}
+
+// waitReady waits, within the launch timeout, until the service says it is ready the way its
+// manifest declares: a socket that accepts, a path that exists, a probe that exits 0.
+func (l *Launcher) waitReady(role, field string, pid int, sess *gexec.Session, r Ready) error {
+	var what string
+	var probe func() error
+	switch {
+	case r.Socket != "":
+		sock, err := expand([]string{r.Socket}, l.vals)
+		if err != nil {
+			return fmt.Errorf("target manifest %s: %s.ready.socket: %w", l.d.M.Source, field, err)
+		}
+		what = sock[0] + " accepted a connection"
+		probe = func() error {
+			c, err := net.Dial("unix", sock[0])
+			if err == nil {
+				c.Close()
+			}
+			return err
+		}
+	case r.Path != "":
+		path, err := expand([]string{r.Path}, l.vals)
+		if err != nil {
+			return fmt.Errorf("target manifest %s: %s.ready.path: %w", l.d.M.Source, field, err)
+		}
+		what = path[0] + " existed"
+		probe = func() error { _, err := os.Stat(path[0]); return err }
+	case len(r.Exec) > 0:
+		what = strings.Join(r.Exec, " ") + " exited 0"
+		probe = func() error {
+			argv, out, err := l.run(field+".ready.exec", r.Exec, nil, nil)
+			if err != nil {
+				return fmt.Errorf("%q: %v: %s", strings.Join(argv, " "), err, strings.TrimSpace(out))
+			}
+			return nil
+		}
+	default:
+		return nil
 	}
 	deadline := time.Now().Add(l.timeout)
 	for {
-		c, err := net.Dial("unix", sock[0])
+		err := probe()
 		if err == nil {
-			c.Close()
-			return sess, pid, nil
+			return nil
 		}
 		select {
 		case <-sess.Exited:
-			return sess, pid, fmt.Errorf("%s %s (pid %d) exited with code %d before %s accepted a connection; it said:\n%s%s",
-				l.d.M.Name, role, pid, sess.ExitCode(), sock[0], sess.Out.Contents(), sess.Err.Contents())
+			return fmt.Errorf("%s %s (pid %d) exited with code %d before %s; it said:\n%s%s",
+				l.d.M.Name, role, pid, sess.ExitCode(), what, sess.Out.Contents(), sess.Err.Contents())
 		default:
 		}
 		if time.Now().After(deadline) {
-			return sess, pid, fmt.Errorf("%s %s (pid %d): %s did not accept a connection within %v: %v", l.d.M.Name, role, pid, sock[0], l.timeout, err)
+			return fmt.Errorf("%s %s (pid %d): not ready within %v (waiting until %s): %v", l.d.M.Name, role, pid, l.timeout, what, err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

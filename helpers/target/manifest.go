@@ -34,6 +34,9 @@ type Manifest struct {
 	Config     *Config           `yaml:"config"`
 	Explain    *Explain          `yaml:"explain"`
 	SpawnSpec  []string          `yaml:"spawn_spec"` // optional: hand the agent host a raw spec file {spec}
+	// Conventions are what the target chooses beyond the seed's promises; the specs for one it
+	// does not declare are left out before the run, with the reason (see declares.go).
+	Conventions Conventions `yaml:"conventions"`
 }
 
 // EnvRef is the target's syntax for a profile env value that refers to the daemon's environment.
@@ -76,21 +79,29 @@ type Service struct {
 	Ready Ready             `yaml:"ready"`
 }
 
-// Ready: the service is ready when this unix socket accepts a connection.
+// Ready says when a service is ready, at most one way: a unix socket accepts a connection, a path
+// (a file or a FIFO) exists, or a probe command exits 0. With none, it is ready once started.
 type Ready struct {
-	Socket string `yaml:"socket"`
+	Socket string   `yaml:"socket"`
+	Path   string   `yaml:"path"`
+	Exec   []string `yaml:"exec"`
 }
 
-// Sessions are the client commands that start a harness from a profile file.
+// Sessions are the client commands that start a harness from a profile file. Hosted is optional:
+// a target without it has its hosted specs left out.
 type Sessions struct {
 	Direct []string `yaml:"direct"`
 	Hosted []string `yaml:"hosted"`
 }
 
-// Placeholders every field may use, and the ones only some fields get.
+// Placeholders every field may use, and the ones only some fields get. A var may use the
+// built-ins (buildPlaceholders: the launcher's folders, known before anything starts) and other
+// vars; it may not take a built-in's name.
 var (
-	commonPlaceholders  = []string{"kit", "bin", "repo", "dir", "home", "socket", "host_socket"}
+	buildPlaceholders   = []string{"kit", "bin", "repo"}
+	commonPlaceholders  = append(append([]string{}, buildPlaceholders...), "dir", "home", "socket", "host_socket")
 	sessionPlaceholders = []string{"profile"}
+	reservedNames       = append(append([]string{}, commonPlaceholders...), "profile", "key", "value", "spec", "name", "n")
 	placeholderRE       = regexp.MustCompile(`\{([A-Za-z0-9_]*)\}`)
 )
 
@@ -142,100 +153,219 @@ func Parse(source string, b []byte) (*Manifest, error) {
 	return &m, nil
 }
 
-// Validate lists every problem at once, each naming the manifest and the field.
+// Validate lists every problem at once, each naming the manifest, the field and the value.
 func (m *Manifest) Validate() error {
-	var errs []string
-	add := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
+	v := &validation{m: m}
 	if m.Name == "" {
-		add("name: missing")
+		v.add("name: missing")
 	}
 	if m.ClassEnv == "" {
-		add("class_env: missing (the env var a profile sets to choose the class, e.g. REFMUX_SESSION_CPU_CLASS)")
+		v.add("class_env: missing (the env var a profile sets to choose the class, e.g. REFMUX_SESSION_CPU_CLASS)")
 	}
+	v.background()
+	v.vars()
+	v.commands()
+	v.optional()
+	m.Conventions.validate(m, v.add)
+	if len(v.errs) > 0 {
+		return fmt.Errorf("target manifest %s:\n  %s", m.Source, strings.Join(v.errs, "\n  "))
+	}
+	return nil
+}
+
+type validation struct {
+	m    *Manifest
+	errs []string
+}
+
+func (v *validation) add(format string, a ...any) { v.errs = append(v.errs, fmt.Sprintf(format, a...)) }
+
+func (v *validation) background() {
 	for _, goos := range []string{"darwin", "linux"} {
-		v, ok := m.Background[goos]
-		if !ok {
-			add("background.%s: missing (what background means there)", goos)
-			continue
-		}
-		if _, err := class.ParseMeaning(goos, v); err != nil {
-			add("background.%s: %v", goos, err)
-		}
-	}
-	for k := range m.Background {
-		if k != "darwin" && k != "linux" {
-			add("background.%s: unknown OS; accepted: darwin, linux", k)
-		}
-	}
-	known := append(append([]string{}, commonPlaceholders...), m.varNames()...)
-	check := func(field string, argv []string, required bool, extra ...string) {
-		if required && len(argv) == 0 {
-			add("%s: missing command", field)
-		}
-		allowed := append(append([]string{}, known...), extra...)
-		for i, a := range argv {
-			for _, sub := range placeholderRE.FindAllStringSubmatch(a, -1) {
-				if !contains(allowed, sub[1]) {
-					sort.Strings(allowed)
-					add("%s[%d] %q: unknown placeholder {%s}; known here: {%s}", field, i, a, sub[1], strings.Join(allowed, "}, {"))
-				}
+		s, ok := v.m.Background[goos]
+		switch {
+		case !ok:
+			v.add("background.%s: missing (what background means there; %q if the target does not run there)", goos, Unsupported)
+		case s == Unsupported:
+		default:
+			if _, err := class.ParseMeaning(goos, s); err != nil {
+				v.add("background.%s: %v, or %s", goos, err, Unsupported)
 			}
 		}
 	}
+	for k := range v.m.Background {
+		if k != "darwin" && k != "linux" {
+			v.add("background.%s: unknown OS; accepted: darwin, linux", k)
+		}
+	}
+}
+
+// vars checks that no var takes a built-in's name and that every var expands (no unknown
+// placeholder, no cycle).
+func (v *validation) vars() {
+	for k := range v.m.Vars {
+		if contains(reservedNames, k) {
+			v.add("vars.%s: %q is a built-in placeholder; a var cannot shadow it (use another name)", k, k)
+		}
+	}
+	builtins := map[string]string{}
+	for _, b := range buildPlaceholders {
+		builtins[b] = "{" + b + "}"
+	}
+	if _, err := v.m.ResolveVars(builtins); err != nil {
+		v.add("%v", err)
+	}
+}
+
+// check reports every placeholder in values that is not known in that field.
+func (v *validation) check(field string, values []string, required bool, extra ...string) {
+	if required && len(values) == 0 {
+		v.add("%s: missing command", field)
+	}
+	allowed := append(append(append([]string{}, commonPlaceholders...), v.m.varNames()...), extra...)
+	for i, a := range values {
+		for _, sub := range placeholderRE.FindAllStringSubmatch(a, -1) {
+			if !contains(allowed, sub[1]) {
+				sort.Strings(allowed)
+				v.add("%s[%d] %q: unknown placeholder {%s}; known here: {%s}", field, i, a, sub[1], strings.Join(allowed, "}, {"))
+			}
+		}
+	}
+}
+
+func (v *validation) env(field string, env map[string]string, extra ...string) {
+	for k, val := range env {
+		v.check(field+"."+k, []string{val}, false, extra...)
+	}
+}
+
+func (v *validation) service(field string, s Service) {
+	v.check(field+".run", s.Run, true)
+	v.env(field+".env", s.Env)
+	r := s.Ready
+	n := 0
+	for _, set := range []bool{r.Socket != "", r.Path != "", len(r.Exec) > 0} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		v.add("%s.ready: socket, path and exec are alternatives; give one", field)
+	}
+	v.check(field+".ready.socket", []string{r.Socket}, false)
+	v.check(field+".ready.path", []string{r.Path}, false)
+	v.check(field+".ready.exec", r.Exec, false)
+}
+
+func (v *validation) commands() {
+	m := v.m
 	if m.Build != nil {
-		check("build.run", m.Build.Run, true)
-		check("build.dir", []string{m.Build.Dir}, false)
+		v.check("build.run", m.Build.Run, true)
+		v.check("build.dir", []string{m.Build.Dir}, false)
+		v.env("build.env", m.Build.Env)
 	}
-	check("daemon.run", m.Daemon.Run, true)
-	check("daemon.ready.socket", []string{m.Daemon.Ready.Socket}, false)
+	v.service("daemon", m.Daemon)
 	if m.Host != nil {
-		check("host.run", m.Host.Run, true)
-		check("host.ready.socket", []string{m.Host.Ready.Socket}, false)
+		v.service("host", *m.Host)
 	}
-	check("session.direct", m.Session.Direct, true, sessionPlaceholders...)
-	check("session.hosted", m.Session.Hosted, true, sessionPlaceholders...)
-	check("spawn_spec", m.SpawnSpec, false, "spec")
+	v.check("session.direct", m.Session.Direct, true, sessionPlaceholders...)
+	v.check("session.hosted", m.Session.Hosted, false, sessionPlaceholders...)
+	v.check("spawn_spec", m.SpawnSpec, false, "spec")
+	if len(m.SpawnSpec) > 0 && m.Host == nil {
+		v.add("spawn_spec: needs a host (the agent host the spec is handed to)")
+	}
+}
+
+func (v *validation) optional() {
+	m := v.m
 	if r := m.EnvRef; r != nil {
 		if !strings.Contains(r.Template, "{name}") {
-			add("env_ref.template %q: must contain {name}", r.Template)
+			v.add("env_ref.template %q: must contain {name}", r.Template)
 		}
 	}
 	if c := m.Config; c != nil {
-		check("config.set", c.Set, true, "key", "value")
-		check("config.get", c.Get, true, "key")
-		check("config.unset", c.Unset, true, "key")
-		check("config.file", []string{c.File}, true)
+		v.check("config.set", c.Set, true, "key", "value")
+		v.check("config.get", c.Get, true, "key")
+		v.check("config.unset", c.Unset, true, "key")
+		v.check("config.file", []string{c.File}, true)
+		v.env("config.env", c.Env)
 		if c.Key == "" || c.FileKey == "" {
-			add("config.key and config.file_key: both needed (the CLI spelling and the file's dotted path)")
+			v.add("config.key and config.file_key: both needed (the CLI spelling and the file's dotted path)")
 		}
 		if c.OtherKey != "" && !strings.Contains(c.OtherKey, "{n}") {
-			add("config.other_key %q: must contain {n}", c.OtherKey)
+			v.add("config.other_key %q: must contain {n}", c.OtherKey)
 		}
 	}
 	if e := m.Explain; e != nil {
-		check("explain.run", e.Run, true, sessionPlaceholders...)
+		v.check("explain.run", e.Run, true, sessionPlaceholders...)
 		re, err := regexp.Compile(e.Pattern)
 		if err != nil {
-			add("explain.pattern %q: %v", e.Pattern, err)
+			v.add("explain.pattern %q: %v", e.Pattern, err)
 		} else if re.SubexpIndex("class") < 0 {
-			add("explain.pattern %q: needs a named group (?P<class>...)", e.Pattern)
+			v.add("explain.pattern %q: needs a named group (?P<class>...)", e.Pattern)
 		}
-		for k, v := range e.Sources {
+		for k, p := range e.Sources {
 			if !contains([]string{"profile", "daemon", "config", "default"}, k) {
-				add("explain.sources.%s: unknown source; accepted: profile, daemon, config, default", k)
+				v.add("explain.sources.%s: unknown source; accepted: profile, daemon, config, default", k)
 			}
-			if _, err := regexp.Compile(v); err != nil {
-				add("explain.sources.%s %q: %v", k, v, err)
+			if _, err := regexp.Compile(p); err != nil {
+				v.add("explain.sources.%s %q: %v", k, p, err)
 			}
 		}
 	}
 	if m.Background["linux"] == string(class.Ignored) && m.Explain == nil {
-		add("explain: needed when background.linux is ignore: the class has no visible effect there, so the resolve order can only be read through explain")
+		v.add("explain: needed when background.linux is ignore: the class has no visible effect there, so the resolve order can only be read through explain")
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("target manifest %s:\n  %s", m.Source, strings.Join(errs, "\n  "))
+}
+
+// ResolveVars expands the vars with the given built-in values and each other, in any order; a
+// var that refers to an unknown name or, through others, to itself is an error naming it.
+func (m *Manifest) ResolveVars(builtins map[string]string) (map[string]string, error) {
+	out := map[string]string{}
+	state := map[string]int{} // 1: expanding, 2: done
+	var resolve func(name string, path []string) error
+	resolve = func(name string, path []string) error {
+		switch state[name] {
+		case 2:
+			return nil
+		case 1:
+			return fmt.Errorf("vars: a cycle: %s", strings.Join(append(path, name), " -> "))
+		}
+		state[name] = 1
+		var err error
+		out[name] = placeholderRE.ReplaceAllStringFunc(m.Vars[name], func(p string) string {
+			ref := p[1 : len(p)-1]
+			if b, ok := builtins[ref]; ok {
+				return b
+			}
+			if contains(buildPlaceholders, ref) {
+				if err == nil {
+					err = fmt.Errorf("vars.%s %q: {%s} has no value in this run (give it, e.g. --repo)", name, m.Vars[name], ref)
+				}
+				return p
+			}
+			if _, ok := m.Vars[ref]; !ok {
+				if err == nil {
+					err = fmt.Errorf("vars.%s %q: unknown placeholder {%s}; a var may use {%s} and other vars", name, m.Vars[name], ref, strings.Join(buildPlaceholders, "}, {"))
+				}
+				return p
+			}
+			if e := resolve(ref, append(path, name)); e != nil && err == nil {
+				err = e
+			}
+			return out[ref]
+		})
+		state[name] = 2
+		return err
 	}
-	return nil
+	names := m.varNames()
+	sort.Strings(names)
+	for _, n := range names {
+		if err := resolve(n, nil); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Ref is a reference to the daemon's env var name in the target's syntax.
@@ -246,11 +376,18 @@ func (m *Manifest) Ref(name string) string {
 	return strings.ReplaceAll(m.EnvRef.Template, "{name}", name)
 }
 
-// Meaning is what background means for this target on goos.
+// Unsupported, as background.OS, says the target does not run on that OS.
+const Unsupported = "unsupported"
+
+// Meaning is what background means for this target on goos; an error for an OS the target does
+// not run on, naming it.
 func (m *Manifest) Meaning(goos string) (class.Meaning, error) {
 	v, ok := m.Background[goos]
 	if !ok {
 		return "", fmt.Errorf("target %s says nothing about background on %s", m.Name, goos)
+	}
+	if v == Unsupported {
+		return "", fmt.Errorf("target %s does not run on %s (its manifest says background.%s: %s)", m.Name, goos, goos, Unsupported)
 	}
 	return class.ParseMeaning(goos, v)
 }
@@ -260,6 +397,7 @@ func (m *Manifest) varNames() []string {
 	for k := range m.Vars {
 		n = append(n, k)
 	}
+	sort.Strings(n)
 	return n
 }
 

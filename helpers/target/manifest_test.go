@@ -37,9 +37,27 @@ func TestManifestErrorsNameFieldAndValue(t *testing.T) {
 		"profile outside a session": {func(s string) string { return strings.Replace(s, `"{socket}"]}`, `"{profile}"]}`, 1) },
 			[]string{"daemon.run[2]", "{profile}"}},
 		"missing command": {func(s string) string {
-			return strings.Replace(s, `  hosted: ["{bin}/t", run, --hosted, "{profile}"]`, "", 1)
+			return strings.Replace(s, `  direct: ["{bin}/t", run, "{profile}"]`, "", 1)
 		},
-			[]string{"session.hosted: missing command"}},
+			[]string{"session.direct: missing command"}},
+		"unknown placeholder in an env map": {func(s string) string {
+			return strings.Replace(s, `daemon: {run: ["{bin}/t", daemon, "{socket}"]}`, `daemon: {run: ["{bin}/t", daemon, "{socket}"], env: {T_HOME: "{hme}"}}`, 1)
+		},
+			[]string{"daemon.env.T_HOME[0]", "unknown placeholder {hme}"}},
+		"var shadows a built-in": {func(s string) string { return s + "vars: {bin: \"{repo}/bin\"}\n" },
+			[]string{"vars.bin", "cannot shadow"}},
+		"var cycle": {func(s string) string { return s + "vars: {a: \"{b}/x\", b: \"{a}/y\"}\n" },
+			[]string{"vars: a cycle: a -> b -> a"}},
+		"var with an unknown placeholder": {func(s string) string { return s + "vars: {out: \"{home}/x\"}\n" },
+			[]string{"vars.out", "unknown placeholder {home}"}},
+		"two ready kinds": {func(s string) string {
+			return strings.Replace(s, `daemon: {run: ["{bin}/t", daemon, "{socket}"]}`, `daemon: {run: ["{bin}/t", daemon, "{socket}"], ready: {socket: "{socket}", path: "{dir}/up"}}`, 1)
+		},
+			[]string{"daemon.ready: socket, path and exec are alternatives"}},
+		"unknown convention": {func(s string) string { return s + "conventions: {refusals_name: [profile, colour]}\n" },
+			[]string{"conventions.refusals_name", `"colour" is not known`}},
+		"source without its pattern": {func(s string) string { return s + "conventions: {refusals_name: [source]}\n" },
+			[]string{"conventions.refusal_sources.daemon: needed"}},
 		"misspelt key": {func(s string) string { return strings.Replace(s, "class_env", "class_evn", 1) },
 			[]string{"class_evn", "not found"}},
 		"bad background": {func(s string) string { return strings.Replace(s, "linux: idle", "linux: nice", 1) },
@@ -85,5 +103,58 @@ func TestVarsOnlyDeclaredOnes(t *testing.T) {
 	}
 	if err := m.SetVars([]string{"varient=noclass"}); err == nil || !strings.Contains(err.Error(), "declares no var") {
 		t.Fatalf("typo accepted: %v", err)
+	}
+}
+
+func TestUnsupportedOSIsRefusedByName(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(strings.Replace(good, "darwin: darwinbg", "darwin: unsupported", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Meaning("darwin"); err == nil || !strings.Contains(err.Error(), "target t does not run on darwin") {
+		t.Errorf("got %v", err)
+	}
+	if got, err := m.Meaning("linux"); err != nil || got != "idle" {
+		t.Errorf("linux: %v %v", got, err)
+	}
+}
+
+func TestVarsUseBuiltinsAndEachOther(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(good+"vars: {tools: \"{repo}/bin\", shmux: \"{tools}/shmux\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.ResolveVars(map[string]string{"repo": "/src/l", "kit": "/k", "bin": "/b"})
+	if err != nil || got["tools"] != "/src/l/bin" || got["shmux"] != "/src/l/bin/shmux" {
+		t.Errorf("got %v %v", got, err)
+	}
+	if _, err := m.ResolveVars(map[string]string{"kit": "/k", "bin": "/b"}); err == nil || !strings.Contains(err.Error(), "{repo} has no value in this run") {
+		t.Errorf("no repo: %v", err)
+	}
+}
+
+// A target with only a daemon and direct sessions: every optional capability and convention it
+// lacks is a left-out label with its reason, and the filter leaves those specs out.
+func TestLeftOutNamesWhatTheTargetLacks(t *testing.T) {
+	minimal := strings.Replace(good, `  hosted: ["{bin}/t", run, --hosted, "{profile}"]`+"\n", "", 1)
+	m, err := Parse("m.yaml", []byte(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := m.LeftOut()
+	for _, l := range []string{NeedsHosted, NeedsConfig, NeedsExplain, NeedsEnvRef, NeedsSpawnSpec, ConvFoldCase, ConvEmptyUnset, ConvKeySpellings, NamesLabel(MentionProfile)} {
+		if lo[l] == "" {
+			t.Errorf("%s not left out: %v", l, lo)
+		}
+	}
+	if f := m.LeftOutFilter(); !strings.Contains(f, "!needs-hosted") || !strings.Contains(f, "!conv-fold-case") {
+		t.Errorf("filter %q", f)
+	}
+	ref, err := LoadFS(targets.FS, "refmux.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lo := ref.LeftOut(); len(lo) != 0 {
+		t.Errorf("refmux declares everything, yet left out: %v", lo)
 	}
 }

@@ -17,7 +17,8 @@ import (
 var _ = Describe("compat: a target that reads the class and ignores it", Label(lane.LinuxIgnore, lane.CompatArea), func() {
 	var control class.Observation
 	BeforeEach(func() {
-		p, _ := lane.Current(class.Ignored)
+		p, err := lane.Current(class.Ignored)
+		kit.Must(err, "the linux-ignore lane")
 		lane.Require(p, env.Platform)
 		control = env.Control()
 	})
@@ -26,7 +27,11 @@ var _ = Describe("compat: a target that reads the class and ignores it", Label(l
 	for _, value := range []string{"normal", "background"} {
 		for _, source := range []string{"profile env", "daemon env", "config"} {
 			for _, mode := range []target.Mode{target.Direct, target.Hosted} {
-				rows = append(rows, Entry(fmt.Sprintf("%s from the %s, %s session", value, source, mode), value, source, mode))
+				needs := kit.ForMode(mode)
+				if source == "config" {
+					needs = append(needs, target.NeedsConfig)
+				}
+				rows = append(rows, Entry(fmt.Sprintf("%s from the %s, %s session", value, source, mode), needs, value, source, mode))
 			}
 		}
 	}

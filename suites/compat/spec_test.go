@@ -23,7 +23,7 @@ func spec(name string) []byte {
 }
 
 // Spawn specs handed straight to the agent host, as daemons of each generation write them.
-var _ = Describe("compat: spawn specs from every daemon generation", Label(lane.CompatArea, lane.HostedArea), func() {
+var _ = Describe("compat: spawn specs from every daemon generation", Label(lane.CompatArea, lane.HostedArea, target.NeedsSpawnSpec), func() {
 	var (
 		control class.Observation
 		l       *target.Launcher
@@ -81,7 +81,12 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(lane.
 		Expect(kit.Observe(s.Subjects()...)).To(class.BeAtBackground(env.Platform.Meaning, control))
 	}
 
-	It("refuses an unknown cpu_class, naming it, and keeps serving", func() {
+	It("refuses an unknown cpu_class and keeps serving", func() {
+		bad, _ := l.RenderSpec(spec("bad-unknown-cpu-class.json"))
+		expectRefusedAndServing(bad)
+	})
+
+	It("refuses an unknown cpu_class, naming it, and keeps serving", kit.Names(target.MentionValue), func() {
 		bad, _ := l.RenderSpec(spec("bad-unknown-cpu-class.json"))
 		expectRefusedAndServing(bad, "turbo")
 	})

@@ -51,7 +51,7 @@ func writeFile(path, content string) {
 	Expect(os.WriteFile(path, []byte(content), 0o600)).To(Succeed())
 }
 
-var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigArea), func() {
+var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigArea, target.NeedsConfig), func() {
 	var (
 		control class.Observation
 		l       *target.Launcher
@@ -91,20 +91,18 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 		expectResolved(l, control, nil, "normal", fromConfig)
 		_, err = l.ConfigUnset(cfg.Key)
 		kit.Must(err)
-		_, err = l.ConfigGet(cfg.Key)
-		Expect(err).To(HaveOccurred(), "--get after --unset")
+		expectUnset(l, cfg.Key, "--get after --unset")
 		expectResolved(l, control, nil, "background", fromDefault)
 	})
 
-	It("takes every spelling of the key the target documents", func() {
+	It("takes every spelling of the key the target documents", Label(target.ConvKeySpellings), func() {
 		for _, alt := range cfg.KeyAlt {
 			_, err := l.ConfigSet(alt, "normal")
 			kit.Must(err)
 			Expect(l.ConfigGet(cfg.Key)).To(Equal("normal"), "set as %s, read as %s", alt, cfg.Key)
 			_, err = l.ConfigUnset(alt)
 			kit.Must(err)
-			_, err = l.ConfigGet(cfg.Key)
-			Expect(err).To(HaveOccurred(), "unset as %s", alt)
+			expectUnset(l, cfg.Key, "unset as "+alt)
 		}
 	})
 
@@ -176,37 +174,64 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 		}
 	})
 
-	It("leaves a malformed file as it was, and says which file", func() {
+	// overMalformed writes a malformed config file, then checks that a --set and a session are
+	// refused and the file is byte for byte as it was; it returns what the two refusals said.
+	overMalformed := func() (setSaid, sessionSaid string) {
+		GinkgoHelper()
 		bad := "{\"session\": {\"cpuClass\": \"normal\",,}\n"
 		writeFile(file, bad)
 		out, err := l.ConfigSet(cfg.Key, "background")
 		Expect(err).To(HaveOccurred(), "a --set over a malformed file")
-		Expect(out).To(ContainSubstring(file))
+		Expect(strings.TrimSpace(out)).NotTo(BeEmpty(), "the --set refusal says why")
 		Expect(os.ReadFile(file)).To(Equal([]byte(bad)), "the file is byte for byte as it was")
 		_, err = l.StartSession(target.Direct, nil)
 		var se *target.SessionError
 		Expect(err).To(BeAssignableToTypeOf(se), "a session while the config is malformed is refused")
-		Expect(err.Error()).To(ContainSubstring(file))
 		Expect(os.ReadFile(file)).To(Equal([]byte(bad)))
+		return out, err.Error()
+	}
+
+	It("leaves a malformed file as it was, and refuses sets and sessions while it is", func() {
+		overMalformed()
 	})
 
-	It("refuses an invalid value, naming it and the accepted values, and leaves the file as it was", func() {
+	It("leaves a malformed file as it was, and says which file", kit.Names(target.MentionFile), func() {
+		setSaid, sessionSaid := overMalformed()
+		Expect(setSaid).To(ContainSubstring(file))
+		Expect(sessionSaid).To(ContainSubstring(file))
+	})
+
+	// invalid sets the key to an invalid value and checks it is refused with the file unchanged.
+	invalid := func() string {
+		GinkgoHelper()
 		_, err := l.ConfigSet(cfg.Key, "background")
 		kit.Must(err)
 		before, _ := os.ReadFile(file)
 		out, err := l.ConfigSet(cfg.Key, "turbo")
-		Expect(err).To(HaveOccurred())
-		for _, w := range []string{"turbo", "normal", "background"} {
-			Expect(out).To(ContainSubstring(w))
-		}
+		Expect(err).To(HaveOccurred(), "config --set %s=turbo", cfg.Key)
+		Expect(strings.TrimSpace(out)).NotTo(BeEmpty(), "the refusal says why")
 		Expect(os.ReadFile(file)).To(Equal(before))
-	})
+		return out
+	}
 
-	It("says so when the config directory is read-only, and loses nothing", func() {
+	It("refuses an invalid value and leaves the file as it was", func() { invalid() })
+
+	It("refuses an invalid value, naming it and the accepted values, and leaves the file as it was",
+		kit.Names(target.MentionValue, target.MentionAccepted), func() {
+			out := invalid()
+			for _, w := range []string{"turbo", "normal", "background"} {
+				Expect(out).To(ContainSubstring(w))
+			}
+		})
+
+	// readOnlySet makes the config folder read-only, then checks a --set fails, loses nothing and
+	// leaves the old value in force; it returns the folder and what the refusal said.
+	readOnlySet := func() (dir, said string) {
+		GinkgoHelper()
 		_, err := l.ConfigSet(cfg.Key, "background")
 		kit.Must(err)
 		before, _ := os.ReadFile(file)
-		dir := filepath.Dir(file)
+		dir = filepath.Dir(file)
 		undo, err := readonly.Make(dir)
 		if err != nil {
 			Skip("cannot make the config directory read-only: " + err.Error())
@@ -215,9 +240,17 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 		Expect(readonly.Check(dir)).To(Succeed())
 		out, err := l.ConfigSet(cfg.Key, "normal")
 		Expect(err).To(HaveOccurred(), "a --set into a read-only directory")
-		Expect(out).To(ContainSubstring(dir))
+		Expect(strings.TrimSpace(out)).NotTo(BeEmpty(), "the refusal says why")
 		Expect(os.ReadFile(file)).To(Equal(before))
 		Expect(l.ConfigGet(cfg.Key)).To(Equal("background"))
+		return dir, out
+	}
+
+	It("fails when the config directory is read-only, and loses nothing", func() { readOnlySet() })
+
+	It("says so when the config directory is read-only, and loses nothing", kit.Names(target.MentionFile), func() {
+		dir, said := readOnlySet()
+		Expect(said).To(ContainSubstring(dir))
 	})
 })
 
@@ -233,4 +266,18 @@ func setLeaf(m map[string]any, dotted, v string) {
 		cur = next
 	}
 	cur[keys[len(keys)-1]] = v
+}
+
+// expectUnset checks how config --get answers for an unset key, as the target declares it
+// (conventions.config_get_unset); undeclared, it is not checked.
+func expectUnset(l *target.Launcher, key, doing string) {
+	GinkgoHelper()
+	out, err := l.ConfigGet(key)
+	switch l.Conventions().ConfigGetUnset {
+	case "error":
+		Expect(err).To(HaveOccurred(), "%s: config --get on an unset key fails (conventions.config_get_unset: error); it printed %q", doing, out)
+	case "empty":
+		Expect(err).NotTo(HaveOccurred(), "%s: config --get on an unset key exits 0 (conventions.config_get_unset: empty)", doing)
+		Expect(out).To(BeEmpty(), "%s: config --get on an unset key prints nothing (conventions.config_get_unset: empty)", doing)
+	}
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // The reference syntax is the target's own (env_ref in its manifest); refmux's is ${env:NAME}.
-var _ = Describe("resolve: env references in a profile's env", Label(lane.ResolveArea, lane.EnvRefArea), func() {
+var _ = Describe("resolve: env references in a profile's env", Label(lane.ResolveArea, lane.EnvRefArea, target.NeedsEnvRef), func() {
 	var (
 		control  class.Observation
 		classEnv string
@@ -40,11 +40,18 @@ var _ = Describe("resolve: env references in a profile's env", Label(lane.Resolv
 		expectResolved(l, control, map[string]string{classEnv: ref("CP_REF")}, "background", fromProfile)
 	})
 
-	It("refuses a reference to an unset variable, naming the profile, the key and the reference", func() {
+	It("refuses a reference to an unset variable: a non-zero exit, a message, nothing started", func() {
 		l, _ := env.Launch(target.LaunchOptions{})
 		_, err := l.StartSession(target.Direct, map[string]string{classEnv: ref("CP_NOT_SET")})
-		kit.ExpectRefused(l, err, kit.ProfileName, classEnv, ref("CP_NOT_SET"))
+		kit.ExpectRefused(l, err)
 	})
+
+	It("refuses a reference to an unset variable, naming the profile, the key and the reference",
+		kit.Names(target.MentionProfile, target.MentionKey, target.MentionValue), func() {
+			l, _ := env.Launch(target.LaunchOptions{})
+			_, err := l.StartSession(target.Direct, map[string]string{classEnv: ref("CP_NOT_SET")})
+			kit.ExpectRefused(l, err, kit.ProfileName, classEnv, ref("CP_NOT_SET"))
+		})
 
 	var malformed []TableEntry
 	if m := env.Manifest; m != nil && m.EnvRef != nil {
@@ -53,28 +60,47 @@ var _ = Describe("resolve: env references in a profile's env", Label(lane.Resolv
 			malformed = append(malformed, Entry(r, r))
 		}
 	}
-	DescribeTable("refuses a malformed reference, naming the profile, the key and the reference", func(raw string) {
-		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "normal"}})
-		_, err := l.StartSession(target.Direct, map[string]string{classEnv: raw})
-		kit.ExpectRefused(l, err, kit.ProfileName, classEnv, raw)
+	// refusedWith starts a session with the class env set to value (the daemon's env holding
+	// daemonEnv) and checks it is refused, mentioning what a convention spec names.
+	refusedWith := func(daemonEnv map[string]string, value string, mention ...string) {
+		GinkgoHelper()
+		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: daemonEnv})
+		_, err := l.StartSession(target.Direct, map[string]string{classEnv: value})
+		kit.ExpectRefused(l, err, mention...)
+	}
+
+	DescribeTable("refuses a malformed reference: a non-zero exit, a message, nothing started", func(raw string) {
+		refusedWith(map[string]string{"CP_REF": "normal"}, raw)
 	}, malformed)
 
-	It("names both the reference and the variable when the reference resolves to an invalid value", func() {
-		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "turbo"}})
-		_, err := l.StartSession(target.Direct, map[string]string{classEnv: ref("CP_REF")})
-		kit.ExpectRefused(l, err, kit.ProfileName, ref("CP_REF"), "turbo")
+	DescribeTable("refuses a malformed reference, naming the profile, the key and the reference", func(raw string) {
+		refusedWith(map[string]string{"CP_REF": "normal"}, raw, kit.ProfileName, classEnv, raw)
+	}, kit.Names(target.MentionProfile, target.MentionKey, target.MentionValue), malformed)
+
+	It("refuses a reference that resolves to an invalid value", func() {
+		refusedWith(map[string]string{"CP_REF": "turbo"}, ref("CP_REF"))
 	})
 
-	It("expands once: a variable that holds another reference is not expanded again", func() {
-		inner := ref("CP_INNER")
-		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": inner, "CP_INNER": "normal"}})
-		_, err := l.StartSession(target.Direct, map[string]string{classEnv: ref("CP_REF")})
-		kit.ExpectRefused(l, err, kit.ProfileName, inner)
+	It("names both the reference and the variable when the reference resolves to an invalid value",
+		kit.Names(target.MentionProfile, target.MentionValue), func() {
+			refusedWith(map[string]string{"CP_REF": "turbo"}, ref("CP_REF"), kit.ProfileName, ref("CP_REF"), "turbo")
+		})
+
+	It("expands once: a variable that holds another reference is refused, not expanded again", func() {
+		refusedWith(map[string]string{"CP_REF": ref("CP_INNER"), "CP_INNER": "normal"}, ref("CP_REF"))
 	})
 
-	It("never expands through a shell", func() {
-		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "$(echo normal)"}})
-		_, err := l.StartSession(target.Direct, map[string]string{classEnv: ref("CP_REF")})
-		kit.ExpectRefused(l, err, kit.ProfileName, "$(echo normal)")
+	It("expands once: a variable that holds another reference is not expanded again",
+		kit.Names(target.MentionProfile, target.MentionValue), func() {
+			inner := ref("CP_INNER")
+			refusedWith(map[string]string{"CP_REF": inner, "CP_INNER": "normal"}, ref("CP_REF"), kit.ProfileName, inner)
+		})
+
+	It("never expands through a shell: a value with a command substitution is refused", func() {
+		refusedWith(map[string]string{"CP_REF": "$(echo normal)"}, ref("CP_REF"))
+	})
+
+	It("never expands through a shell", kit.Names(target.MentionProfile, target.MentionValue), func() {
+		refusedWith(map[string]string{"CP_REF": "$(echo normal)"}, ref("CP_REF"), kit.ProfileName, "$(echo normal)")
 	})
 })

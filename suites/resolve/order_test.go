@@ -43,7 +43,11 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lan
 		for _, d := range values {
 			for _, c := range values {
 				want, src := decide(p, d, c)
-				rows = append(rows, Entry(fmt.Sprintf("profile env %s, daemon env %s, config %s: %s from the %s", word(p), word(d), word(c), want, src), p, d, c))
+				needs := Label()
+				if c != "" {
+					needs = Label(target.NeedsConfig)
+				}
+				rows = append(rows, Entry(fmt.Sprintf("profile env %s, daemon env %s, config %s: %s from the %s", word(p), word(d), word(c), want, src), needs, p, d, c))
 			}
 		}
 	}
@@ -66,25 +70,39 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lan
 		expectResolved(l, control, profileEnv, want, src)
 	}, rows)
 
-	It("takes a value in any case with surrounding spaces", func() {
+	It("takes a value in any case with surrounding spaces", Label(target.ConvFoldCase), func() {
 		l, _ := env.Launch(target.LaunchOptions{})
 		expectResolved(l, control, map[string]string{env.Driver.M.ClassEnv: "  NoRmAl "}, "normal", fromProfile)
 	})
 
-	It("treats an empty value as unset, so the next source decides", func() {
+	It("treats an empty value as unset, so the next source decides", Label(target.ConvEmptyUnset), func() {
 		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.M.ClassEnv: "normal"}})
 		expectResolved(l, control, map[string]string{env.Driver.M.ClassEnv: ""}, "normal", fromDaemon)
 	})
 
-	It("refuses an unknown value in a profile's env, naming the profile, the value and the accepted values", func() {
+	It("refuses an unknown value in a profile's env: a non-zero exit, a message, nothing started", func() {
 		l, _ := env.Launch(target.LaunchOptions{})
 		_, err := l.StartSession(target.Direct, map[string]string{env.Driver.M.ClassEnv: "turbo"})
-		kit.ExpectRefused(l, err, kit.ProfileName, "turbo", "normal", "background")
+		kit.ExpectRefused(l, err)
 	})
 
-	It("refuses an unknown value in the daemon's env, naming the source and the value", func() {
+	It("refuses an unknown value in a profile's env, naming the profile, the value and the accepted values",
+		kit.Names(target.MentionProfile, target.MentionValue, target.MentionAccepted), func() {
+			l, _ := env.Launch(target.LaunchOptions{})
+			_, err := l.StartSession(target.Direct, map[string]string{env.Driver.M.ClassEnv: "turbo"})
+			kit.ExpectRefused(l, err, kit.ProfileName, "turbo", "normal", "background")
+		})
+
+	It("refuses an unknown value in the daemon's env: a non-zero exit, a message, nothing started", func() {
 		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.M.ClassEnv: "utility"}})
 		_, err := l.StartSession(target.Direct, nil)
-		kit.ExpectRefused(l, err, "daemon env", "utility", "normal", "background")
+		kit.ExpectRefused(l, err)
 	})
+
+	It("refuses an unknown value in the daemon's env, naming the source and the value",
+		kit.Names(target.MentionSource, target.MentionValue, target.MentionAccepted), func() {
+			l, _ := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.M.ClassEnv: "utility"}})
+			_, err := l.StartSession(target.Direct, nil)
+			kit.ExpectRefused(l, err, kit.DaemonSource, "utility", "normal", "background")
+		})
 })

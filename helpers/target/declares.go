@@ -1,0 +1,140 @@
+package target
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// A spec is either a promise of the seed, checked on every launcher, or a convention that a target
+// declares in its manifest when it keeps it. A spec that needs an optional capability (a hosted
+// path, config commands, explain, env references, a raw spawn-spec interface) or a convention
+// carries a label below; a target that lacks it has those specs left out before the run, with the
+// reason, like a lane's platform filter (never skipped at run time, never failed). A spec with
+// no conv- label is a promise.
+const (
+	NeedsHosted    = "needs-hosted"     // session.hosted
+	NeedsConfig    = "needs-config"     // config: set, get, unset, file
+	NeedsExplain   = "needs-explain"    // explain
+	NeedsEnvRef    = "needs-env-ref"    // env_ref
+	NeedsSpawnSpec = "needs-spawn-spec" // host and spawn_spec
+
+	ConvFoldCase     = "conv-fold-case"     // conventions.fold_case
+	ConvEmptyUnset   = "conv-empty-unset"   // conventions.empty_is_unset
+	ConvKeySpellings = "conv-key-spellings" // config.key_alt
+	// ConvNamesPrefix + a mention kind: what a refusal names (conventions.refusals_name).
+	ConvNamesPrefix = "conv-names-"
+)
+
+// ConventionPrefix marks a convention's label; every other spec is a promise.
+const ConventionPrefix = "conv-"
+
+// Mention kinds a refusal may name (conventions.refusals_name).
+const (
+	MentionProfile  = "profile"  // the refused profile's name
+	MentionKey      = "key"      // the class env var (class_env)
+	MentionValue    = "value"    // the offending value or reference, as written
+	MentionAccepted = "accepted" // the accepted values: normal and background
+	MentionSource   = "source"   // where the value came from (conventions.refusal_sources)
+	MentionFile     = "file"     // the config file or folder a config refusal is about
+)
+
+var mentionKinds = []string{MentionProfile, MentionKey, MentionValue, MentionAccepted, MentionSource, MentionFile}
+
+// Conventions are a target's own choices, each checked only when declared.
+type Conventions struct {
+	// FoldCase: a class value is taken in any case with surrounding spaces.
+	FoldCase bool `yaml:"fold_case"`
+	// EmptyIsUnset: an empty value counts as unset, so the next source decides.
+	EmptyIsUnset bool `yaml:"empty_is_unset"`
+	// RefusalsName lists what every refusal names: profile, key, value, accepted, source, file.
+	RefusalsName []string `yaml:"refusals_name"`
+	// RefusalSources are regexps for how a refusal names a source, by the kit's name for it
+	// (daemon); needed with refusals_name: source.
+	RefusalSources map[string]string `yaml:"refusal_sources"`
+	// ConfigGetUnset is what `config --get` does for an unset key: "error" (a non-zero exit) or
+	// "empty" (exit 0, no output). Undeclared: not checked.
+	ConfigGetUnset string `yaml:"config_get_unset"`
+}
+
+func (c Conventions) validate(m *Manifest, add func(string, ...any)) {
+	for _, k := range c.RefusalsName {
+		if !contains(mentionKinds, k) {
+			add("conventions.refusals_name: %q is not known; accepted: %s", k, strings.Join(mentionKinds, ", "))
+		}
+	}
+	if contains(c.RefusalsName, MentionSource) && c.RefusalSources["daemon"] == "" {
+		add("conventions.refusal_sources.daemon: needed with refusals_name: source (a regexp for how a refusal names the daemon's env)")
+	}
+	for k, p := range c.RefusalSources {
+		if k != "daemon" {
+			add("conventions.refusal_sources.%s: unknown source; accepted: daemon", k)
+		}
+		if _, err := regexp.Compile(p); err != nil {
+			add("conventions.refusal_sources.%s %q: %v", k, p, err)
+		}
+	}
+	switch c.ConfigGetUnset {
+	case "", "error", "empty":
+	default:
+		add("conventions.config_get_unset: %q is not known; accepted: error, empty", c.ConfigGetUnset)
+	}
+	if c.ConfigGetUnset != "" && m.Config == nil {
+		add("conventions.config_get_unset: declared, but the target has no config commands")
+	}
+}
+
+// Names says whether refusals name this kind (a Mention* constant).
+func (c Conventions) Names(kind string) bool { return contains(c.RefusalsName, kind) }
+
+// NamesLabel is the label of a spec that checks a refusal names kind.
+func NamesLabel(kind string) string { return ConvNamesPrefix + kind }
+
+// LeftOut is, for each label whose specs this target cannot run, why: a capability it lacks or a
+// convention it does not declare.
+func (m *Manifest) LeftOut() map[string]string {
+	out := map[string]string{}
+	no := func(label, format string, a ...any) { out[label] = fmt.Sprintf(format, a...) }
+	if len(m.Session.Hosted) == 0 {
+		no(NeedsHosted, "target %s declares no hosted session (session.hosted)", m.Name)
+	}
+	if m.Config == nil {
+		no(NeedsConfig, "target %s declares no config commands (config)", m.Name)
+	}
+	if m.Explain == nil {
+		no(NeedsExplain, "target %s declares no explain command (explain)", m.Name)
+	}
+	if m.EnvRef == nil {
+		no(NeedsEnvRef, "target %s declares no env references (env_ref)", m.Name)
+	}
+	if m.Host == nil || len(m.SpawnSpec) == 0 {
+		no(NeedsSpawnSpec, "target %s declares no agent host with a raw spawn-spec command (host, spawn_spec)", m.Name)
+	}
+	c := m.Conventions
+	if !c.FoldCase {
+		no(ConvFoldCase, "convention not declared: values in any case with surrounding spaces (conventions.fold_case)")
+	}
+	if !c.EmptyIsUnset {
+		no(ConvEmptyUnset, "convention not declared: an empty value counts as unset (conventions.empty_is_unset)")
+	}
+	if m.Config == nil || len(m.Config.KeyAlt) == 0 {
+		no(ConvKeySpellings, "convention not declared: other spellings of the config key (config.key_alt)")
+	}
+	for _, k := range mentionKinds {
+		if !c.Names(k) {
+			no(NamesLabel(k), "convention not declared: a refusal names the %s (conventions.refusals_name: %s)", k, k)
+		}
+	}
+	return out
+}
+
+// LeftOutFilter is the label filter that leaves those specs out ("" when none is).
+func (m *Manifest) LeftOutFilter() string {
+	var labels []string
+	for l := range m.LeftOut() {
+		labels = append(labels, "!"+l)
+	}
+	sort.Strings(labels)
+	return strings.Join(labels, " && ")
+}

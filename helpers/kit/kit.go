@@ -224,11 +224,19 @@ func ExpectRefused(l *target.Launcher, err error, mention ...string) {
 			Expect(se.Output).To(ContainSubstring(m), "the refusal names %q", m)
 		}
 	}
+	ExpectNothingStarted(l, se.Report, "a refused session")
+}
+
+// ExpectNothingStarted checks that no process the launcher started carries marker (a refused
+// session's or spec's report path) in its arguments: nothing was started for it. A launcher's
+// own helper processes do not count.
+func ExpectNothingStarted(l *target.Launcher, marker, what string) {
+	GinkgoHelper()
 	roots := []int{l.DaemonPid}
 	if l.HostPid != 0 {
 		roots = append(roots, l.HostPid)
 	}
-	Expect(proc.Descendants(roots...)).To(BeEmpty(), "a refused session starts nothing, yet the launcher has children")
+	Expect(proc.Started(marker, roots...)).To(BeEmpty(), "%s starts nothing, yet the launcher started processes for it (their arguments name %s)", what, marker)
 }
 
 // Mentions in ExpectRefused that stand for a target's own words.

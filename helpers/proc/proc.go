@@ -186,6 +186,19 @@ func Descendants(roots ...int) []int {
 	return out
 }
 
+// Started lists the live descendants of roots whose arguments mention marker: the processes a
+// launcher started for one session (the harness, or a trampoline on its way to it, carries the
+// session's report path). A launcher's own helpers (a poll loop's sleep) are not among them.
+func Started(marker string, roots ...int) []int {
+	var out []int
+	for _, pid := range Descendants(roots...) {
+		if args, err := Args(pid); err == nil && strings.Contains(strings.Join(args, "\x00"), marker) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
 // walk visits every live descendant of roots in the table once, parents before children, by pid
 // and ppid.
 func walk(all map[int]Info, roots []int, visit func(parent int, child Info)) {

@@ -33,3 +33,13 @@ func fromKinfo(k *unix.KinfoProc) kinfo {
 	return kinfo{Pid: k.Proc.P_pid, Ppid: k.Eproc.Ppid, Stat: k.Proc.P_stat,
 		StartSec: int64(k.Proc.P_starttime.Sec), StartUsec: int32(k.Proc.P_starttime.Usec)}
 }
+
+// Args is a process's argument vector (sysctl kern.procargs2), for telling which session a process
+// belongs to; an error when the process is gone or not ours to read.
+func Args(pid int) ([]string, error) {
+	b, err := unix.SysctlRaw("kern.procargs2", pid)
+	if err != nil {
+		return nil, err
+	}
+	return parseProcArgs(b)
+}

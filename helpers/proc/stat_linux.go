@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // Lookup reads one process from /proc; ok is false when no process has that pid.
@@ -36,4 +37,14 @@ func Table() (map[int]Info, error) {
 		}
 	}
 	return all, nil
+}
+
+// Args is a process's argument vector (/proc/PID/cmdline), for telling which session a process
+// belongs to; an error when the process is gone or hides it.
+func Args(pid int) ([]string, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return nil, err
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00"), nil
 }

@@ -57,3 +57,15 @@ func TestKinfoMeaning(t *testing.T) {
 		t.Error("a later process on the same pid has the same start time")
 	}
 }
+
+func TestParseProcArgs(t *testing.T) {
+	b := []byte{3, 0, 0, 0}
+	b = append(b, "/usr/bin/harness\x00\x00\x00\x00harness\x00--report\x00/tmp/cp1/report-1.json\x00PATH=/bin\x00"...)
+	args, err := parseProcArgs(b)
+	if err != nil || strings.Join(args, " ") != "harness --report /tmp/cp1/report-1.json" {
+		t.Errorf("got %q %v", args, err)
+	}
+	if _, err := parseProcArgs([]byte{1}); err == nil {
+		t.Error("a short buffer accepted")
+	}
+}

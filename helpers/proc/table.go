@@ -27,3 +27,37 @@ func (k kinfo) info() Info {
 	return Info{Pid: int(k.Pid), Ppid: int(k.Ppid), Zombie: k.Stat == sZomb,
 		Start: uint64(k.StartSec)*1_000_000 + uint64(k.StartUsec)}
 }
+
+// parseProcArgs reads macOS's KERN_PROCARGS2 buffer: argc (int32, little-endian), the executable
+// path, NUL padding, then argc NUL-terminated arguments (XNU bsd/kern/kern_sysctl.c
+// sysctl_procargsx).
+func parseProcArgs(b []byte) ([]string, error) {
+	if len(b) < 4 {
+		return nil, errShortArgs
+	}
+	argc := int(int32(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24))
+	rest := b[4:]
+	i := 0
+	for i < len(rest) && rest[i] != 0 { // the executable path
+		i++
+	}
+	for i < len(rest) && rest[i] == 0 {
+		i++
+	}
+	var args []string
+	for len(args) < argc && i < len(rest) {
+		j := i
+		for j < len(rest) && rest[j] != 0 {
+			j++
+		}
+		args = append(args, string(rest[i:j]))
+		i = j + 1
+	}
+	return args, nil
+}
+
+var errShortArgs = errorString("process arguments: buffer too short")
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }

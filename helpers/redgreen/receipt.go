@@ -56,7 +56,7 @@ func Markdown(p *Proof) string {
 	}
 	switch {
 	case p.Red.BuildError != "":
-		w("- red at %s: the build failed:\n\n```\n%s\n```\n", short(p.Red.SHA), lastLines(p.Red.BuildError, 12))
+		w("- red at %s: %s:\n\n```\n%s\n```\n", short(p.Red.SHA), failedStep(p.Red.BuildError), lastLines(p.Red.BuildError, 12))
 	default:
 		w("- red at %s: %d of %d selected specs failed by their own assertion.\n", nonempty(short(p.Red.SHA), p.Red.Target), redProved, len(o))
 		for _, x := range o {
@@ -69,7 +69,7 @@ func Markdown(p *Proof) string {
 	}
 	switch {
 	case p.Green.BuildError != "":
-		w("- green at %s: the build failed:\n\n```\n%s\n```\n", short(p.Green.SHA), lastLines(p.Green.BuildError, 12))
+		w("- green at %s: %s:\n\n```\n%s\n```\n", short(p.Green.SHA), failedStep(p.Green.BuildError), lastLines(p.Green.BuildError, 12))
 	default:
 		w("- green at %s: %d of %d passed", nonempty(short(p.Green.SHA), p.Green.Target), greenPassed, len(o))
 		if p.Green.Result != nil && p.Green.Result.Run != nil {
@@ -97,6 +97,12 @@ func Markdown(p *Proof) string {
 		}
 	}
 	w("\n## Verdict\n\n%s\n", p.Verdict.Reason)
+	if len(p.Verdict.AlsoFixed) > 0 {
+		w("\nAlso fixed (outside the selection: failed on red, pass on green):\n")
+		for _, r := range p.Verdict.AlsoFixed {
+			w("- %s\n", r)
+		}
+	}
 	if len(p.Verdict.Regressions) > 0 {
 		w("\nRegressions outside the selection:\n")
 		for _, r := range p.Verdict.Regressions {

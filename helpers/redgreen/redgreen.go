@@ -186,9 +186,9 @@ func verdict(o Options, p *Proof, interrupted bool) report.Verdict {
 	case interrupted:
 		return report.Verdict{Reason: "not proven: interrupted"}
 	case p.Red.BuildError != "":
-		return report.Verdict{Reason: "not proven (build failed on red): " + lastLines(p.Red.BuildError, 3)}
+		return report.Verdict{Reason: "not proven (" + failedStep(p.Red.BuildError) + " on red): " + lastLines(p.Red.BuildError, 3)}
 	case p.Green.BuildError != "":
-		return report.Verdict{Reason: "not proven (build failed on green): " + lastLines(p.Green.BuildError, 3)}
+		return report.Verdict{Reason: "not proven (" + failedStep(p.Green.BuildError) + " on green): " + lastLines(p.Green.BuildError, 3)}
 	}
 	for _, s := range append([]*Side{p.Red, p.Green}, p.Repeats...) {
 		if s.Result == nil || s.Result.Run == nil {
@@ -233,8 +233,7 @@ func build(ctx context.Context, o Options, s *Side) error {
 		return nil
 	}
 	if err != nil {
-		s.BuildError = err.Error()
-		return nil
+		s.BuildError = "preflight: " + err.Error() // built, but its binaries cannot be run
 	}
 	return nil
 }
@@ -258,6 +257,13 @@ func run(ctx context.Context, o Options, s *Side, name string) error {
 		Timeout: 30 * time.Minute,
 	})
 	s.RunTime = time.Since(t)
+	var pe *runner.PreflightError
+	if errors.As(err, &pe) {
+		// The side's launcher cannot be driven (a binary missing or not executable): that is its
+		// verdict, not an error of the proof.
+		s.BuildError = "preflight: " + pe.Error()
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("%s run: %w", name, err)
 	}
@@ -289,6 +295,14 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// failedStep names what a side's BuildError is about: its build, or the preflight of its launcher.
+func failedStep(buildError string) string {
+	if strings.HasPrefix(buildError, "preflight: ") {
+		return "the launcher cannot be driven"
+	}
+	return "build failed"
 }
 
 func lastLines(s string, n int) string {

@@ -60,12 +60,16 @@ type Outcome struct {
 	GreenRepeat []string // states on the extra green runs
 }
 
-// Verdict is a red/green proof's result.
+// Verdict is a red/green proof's result, judged as SWE-bench judges a fix: the selected specs
+// fail on red by their own assertion and pass on green (fail-to-pass); every other spec that
+// passed on red passes on green (pass-to-pass); one that failed on red and passes on green was
+// fixed too; one that fails on green is a regression; specs left out on a side are neutral.
 type Verdict struct {
 	Proven      bool
 	Reason      string // one line: "proven", or what made it not proven
 	Outcomes    []Outcome
-	Regressions []string // unselected specs that failed on either side
+	Regressions []string // unselected specs that fail on green
+	AlsoFixed   []string // unselected specs that failed on red and pass on green
 	NotRun      []Spec   // filtered by the lane or skipped, with reasons, from the green side
 }
 
@@ -74,14 +78,20 @@ type Verdict struct {
 // catches the bug, and says which reason it was.
 func Prove(sel *Selection, red, green *Run, repeats []*Run) Verdict {
 	v := Verdict{}
+	// A side whose suite setup failed ran no spec fairly: that cause alone is the verdict.
+	var setup []string
+	for side, run := range map[string]*Run{"red": red, "green": green} {
+		for _, s := range run.Setups {
+			setup = append(setup, fmt.Sprintf("a suite setup node failed on %s (%s in %s): %s", side, s.Node, s.Suite, FirstLine(s.Reason)))
+		}
+	}
+	if len(setup) > 0 {
+		sort.Strings(setup)
+		v.Reason = "not proven: " + strings.Join(setup, "; ")
+		return v
+	}
 	var why []string
 	redByName, greenByName := index(red), index(green)
-	for _, s := range red.Setups {
-		why = append(why, fmt.Sprintf("a suite setup node failed on red (%s in %s): %s", s.Node, s.Suite, FirstLine(s.Reason)))
-	}
-	for _, s := range green.Setups {
-		why = append(why, fmt.Sprintf("a suite setup node failed on green (%s in %s): %s", s.Node, s.Suite, FirstLine(s.Reason)))
-	}
 	for _, g := range green.Specs {
 		if g.Filtered {
 			v.NotRun = append(v.NotRun, g)
@@ -89,39 +99,10 @@ func Prove(sel *Selection, red, green *Run, repeats []*Run) Verdict {
 		}
 		r, onRed := redByName[g.Name]
 		if !sel.Selects(g) {
-			if g.State == "skipped" {
-				v.NotRun = append(v.NotRun, g)
-			}
-			if onRed && !passedOrSkipped(r) {
-				v.Regressions = append(v.Regressions, fmt.Sprintf("%s: %s on red (outside the selection)", g.Name, r.State))
-			}
-			if !passedOrSkipped(g) {
-				v.Regressions = append(v.Regressions, fmt.Sprintf("%s: %s on green (outside the selection)", g.Name, g.State))
-			}
+			v.judgeOther(g, r, onRed)
 			continue
 		}
-		o := Outcome{Name: g.Name, Green: g.State}
-		if !onRed {
-			o.Red, o.RedWhy = "absent", "the spec does not exist on red"
-		} else {
-			o.Red, o.RedMessage = r.State, r.Reason
-			o.RedProof, o.RedWhy = redProves(r)
-		}
-		o.GreenOK = g.State == "passed"
-		if !o.GreenOK {
-			o.GreenWhy = fmt.Sprintf("%s on green: %s", g.State, FirstLine(g.Reason))
-		}
-		for i, rep := range repeats {
-			state := "absent"
-			if x, ok := index(rep)[g.Name]; ok {
-				state = x.State
-			}
-			o.GreenRepeat = append(o.GreenRepeat, state)
-			if state != "passed" {
-				o.GreenOK = false
-				o.GreenWhy = fmt.Sprintf("%s on green repeat %d", state, i+1)
-			}
-		}
+		o := outcome(g, r, onRed, repeats)
 		if !o.RedProof {
 			why = append(why, fmt.Sprintf("%q: %s", g.Name, o.RedWhy))
 		}
@@ -131,7 +112,7 @@ func Prove(sel *Selection, red, green *Run, repeats []*Run) Verdict {
 		v.Outcomes = append(v.Outcomes, o)
 	}
 	for name := range redByName {
-		if _, ok := greenByName[name]; !ok && sel.Selects(redByName[name]) {
+		if _, ok := greenByName[name]; !ok && sel.Selects(redByName[name]) && !redByName[name].Filtered {
 			why = append(why, fmt.Sprintf("%q exists on red but not on green", name))
 		}
 	}
@@ -142,12 +123,57 @@ func Prove(sel *Selection, red, green *Run, repeats []*Run) Verdict {
 		why = append(why, fmt.Sprintf("%d regression(s) outside the selection", len(v.Regressions)))
 	}
 	sort.Strings(v.Regressions)
+	sort.Strings(v.AlsoFixed)
 	v.Proven = len(why) == 0
 	v.Reason = "proven"
 	if !v.Proven {
 		v.Reason = "not proven: " + strings.Join(why, "; ")
 	}
 	return v
+}
+
+// judgeOther sorts a spec outside the selection: a failure on green is a regression (whatever
+// red did), a failure on red that passes on green was fixed too, a skip is listed as not run.
+func (v *Verdict) judgeOther(g, r Spec, onRed bool) {
+	switch {
+	case g.State == "skipped":
+		v.NotRun = append(v.NotRun, g)
+	case g.State != "passed":
+		was := "absent on red"
+		if onRed {
+			was = r.State + " on red"
+		}
+		v.Regressions = append(v.Regressions, fmt.Sprintf("%s: %s on green (%s, outside the selection)", g.Name, g.State, was))
+	case onRed && !r.Filtered && r.State != "passed" && r.State != "skipped":
+		v.AlsoFixed = append(v.AlsoFixed, fmt.Sprintf("%s: %s on red, passed on green", g.Name, r.State))
+	}
+}
+
+// outcome is one selected spec across the sides: fail-to-pass.
+func outcome(g, r Spec, onRed bool, repeats []*Run) Outcome {
+	o := Outcome{Name: g.Name, Green: g.State}
+	if !onRed {
+		o.Red, o.RedWhy = "absent", "the spec does not exist on red"
+	} else {
+		o.Red, o.RedMessage = r.State, r.Reason
+		o.RedProof, o.RedWhy = redProves(r)
+	}
+	o.GreenOK = g.State == "passed"
+	if !o.GreenOK {
+		o.GreenWhy = fmt.Sprintf("%s on green: %s", g.State, FirstLine(g.Reason))
+	}
+	for i, rep := range repeats {
+		state := "absent"
+		if x, ok := index(rep)[g.Name]; ok {
+			state = x.State
+		}
+		o.GreenRepeat = append(o.GreenRepeat, state)
+		if state != "passed" {
+			o.GreenOK = false
+			o.GreenWhy = fmt.Sprintf("%s on green repeat %d", state, i+1)
+		}
+	}
+	return o
 }
 
 // redProves says whether a red result is an assertion failing in the spec, and if not, what it was.
@@ -172,8 +198,6 @@ func redProves(r Spec) (bool, string) {
 	}
 	return false, r.State + " on red"
 }
-
-func passedOrSkipped(s Spec) bool { return s.State == "passed" || s.Filtered }
 
 func index(r *Run) map[string]Spec {
 	m := map[string]Spec{}

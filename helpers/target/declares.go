@@ -42,6 +42,15 @@ const (
 
 var mentionKinds = []string{MentionProfile, MentionKey, MentionValue, MentionAccepted, MentionSource, MentionFile}
 
+var mentionMeaning = map[string]string{
+	MentionProfile:  "the refused profile",
+	MentionKey:      "the class env var",
+	MentionValue:    "the offending value or reference",
+	MentionAccepted: "the accepted values",
+	MentionSource:   "the source of the value",
+	MentionFile:     "the config file or folder",
+}
+
 // Conventions are a target's own choices, each checked only when declared.
 type Conventions struct {
 	// FoldCase: a class value is taken in any case with surrounding spaces.
@@ -123,7 +132,7 @@ func (m *Manifest) LeftOut() map[string]string {
 	}
 	for _, k := range mentionKinds {
 		if !c.Names(k) {
-			no(NamesLabel(k), "convention not declared: a refusal names the %s (conventions.refusals_name: %s)", k, k)
+			no(NamesLabel(k), "convention not declared: a refusal names %s (conventions.refusals_name: %s)", mentionMeaning[k], k)
 		}
 	}
 	return out

@@ -137,6 +137,9 @@ func (d *Driver) CheckBinaries() error {
 		names = append(names, f)
 	}
 	sort.Strings(names)
+	// One line per binary, naming every field that runs it.
+	var bins []string
+	uses := map[string][]string{}
 	for _, field := range names {
 		argv := fields[field]
 		if len(argv) == 0 {
@@ -146,12 +149,18 @@ func (d *Driver) CheckBinaries() error {
 		if err != nil {
 			continue // depends on a per-launch value; checked when it runs
 		}
-		if err := executable(got[0]); err != nil {
+		if uses[got[0]] == nil {
+			bins = append(bins, got[0])
+		}
+		uses[got[0]] = append(uses[got[0]], field+"[0]")
+	}
+	for _, bin := range bins {
+		if err := executable(bin); err != nil {
 			hint := ""
 			if d.M.Build != nil {
 				hint = " (the build step should make it: " + strings.Join(d.M.Build.Run, " ") + ")"
 			}
-			errs = append(errs, fmt.Sprintf("%s[0] %q: %v%s", field, got[0], err, hint))
+			errs = append(errs, fmt.Sprintf("%s %q: %v%s", strings.Join(uses[bin], ", "), bin, err, hint))
 		}
 	}
 	if len(errs) > 0 {
@@ -365,6 +374,7 @@ type Session struct {
 type SessionError struct {
 	Mode    Mode
 	Profile string // the profile's name, which a refusal should mention
+	Report  string // the report path the refused harness would have written: its argv names it
 	Argv    []string
 	Output  string
 	Err     error
@@ -451,7 +461,7 @@ func (l *Launcher) StartSessionWith(mode Mode, profileEnv map[string]string, har
 	}
 	argv, out, err := l.run("session."+string(mode), tmpl, map[string]string{"profile": profile}, nil)
 	if err != nil {
-		return nil, &SessionError{Mode: mode, Profile: name, Argv: argv, Output: out, Err: err}
+		return nil, &SessionError{Mode: mode, Profile: name, Report: report, Argv: argv, Output: out, Err: err}
 	}
 	s := &Session{Mode: mode, Profile: name, Output: out, report: report, l: l}
 	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > 0 }); err != nil {

@@ -88,7 +88,7 @@ func TestMissingBinaryIsOneClearError(t *testing.T) {
 	harness := filepath.Join(t.TempDir(), "harness")
 	os.WriteFile(harness, nil, 0o755)
 	_, err = Open(m, Paths{Kit: "/kit", Bin: "/nonexistent/bin"}, harness)
-	if err == nil || !strings.Contains(err.Error(), `daemon.run[0] "/nonexistent/bin/t"`) {
+	if err == nil || !strings.Contains(err.Error(), `daemon.run[0], session.direct[0], session.hosted[0] "/nonexistent/bin/t": stat /nonexistent/bin/t: no such file or directory`) || strings.Count(err.Error(), "/nonexistent/bin/t\"") != 1 {
 		t.Fatalf("got %v", err)
 	}
 }

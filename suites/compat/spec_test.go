@@ -64,7 +64,7 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(lane.
 
 	// expectRefusedAndServing checks a bad spec was refused, said why, started nothing, and that
 	// the host is still there and starts the next good spec.
-	expectRefusedAndServing := func(bad []byte, mention ...string) {
+	expectRefusedAndServing := func(bad []byte, report string, mention ...string) {
 		GinkgoHelper()
 		out, err := l.SendSpec(bad)
 		var ce *target.CommandError
@@ -75,26 +75,26 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(lane.
 		}
 		AddReportEntry("refusal", ce.Output, ReportEntryVisibilityFailureOrVerbose)
 		Expect(proc.Alive(l.HostPid)).To(BeTrue(), "the agent host pid %d is still running after the bad spec", l.HostPid)
-		Expect(proc.Descendants(l.HostPid)).To(BeEmpty(), "a refused spec starts nothing")
+		kit.ExpectNothingStarted(l, report, "a refused spec")
 		s, err := l.SpawnFromSpec("daemon-cpu-class-background.json", spec("daemon-cpu-class-background.json"))
 		Expect(err).NotTo(HaveOccurred(), "the host serves the next good spec")
 		Expect(kit.Observe(s.Subjects()...)).To(class.BeAtBackground(env.Platform.Meaning, control))
 	}
 
 	It("refuses an unknown cpu_class and keeps serving", func() {
-		bad, _ := l.RenderSpec(spec("bad-unknown-cpu-class.json"))
-		expectRefusedAndServing(bad)
+		bad, report := l.RenderSpec(spec("bad-unknown-cpu-class.json"))
+		expectRefusedAndServing(bad, report)
 	})
 
 	It("refuses an unknown cpu_class, naming it, and keeps serving", kit.Names(target.MentionValue), func() {
-		bad, _ := l.RenderSpec(spec("bad-unknown-cpu-class.json"))
-		expectRefusedAndServing(bad, "turbo")
+		bad, report := l.RenderSpec(spec("bad-unknown-cpu-class.json"))
+		expectRefusedAndServing(bad, report, "turbo")
 	})
 
 	DescribeTable("refuses a bad spec with a clear error to the sender and keeps serving",
 		func(name string) {
-			bad, _ := l.RenderSpec(spec(name))
-			expectRefusedAndServing(bad)
+			bad, report := l.RenderSpec(spec(name))
+			expectRefusedAndServing(bad, report)
 		},
 		Entry("malformed JSON", "bad-malformed-json.json"),
 		Entry("no argv", "bad-missing-argv.json"),
@@ -103,7 +103,7 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(lane.
 	)
 
 	It("refuses a spec over 1 MiB and keeps serving", func() {
-		good, _ := l.RenderSpec(spec("daemon-cpu-class-background.json"))
-		expectRefusedAndServing(target.Pad(good, 1<<20))
+		good, report := l.RenderSpec(spec("daemon-cpu-class-background.json"))
+		expectRefusedAndServing(target.Pad(good, 1<<20), report)
 	})
 })

@@ -6,7 +6,7 @@ CLASSPROOF := $(GO) run ./cmd/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: bench bench-smoke verify test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants clean
+.PHONY: bench bench-smoke verify verify-all test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -24,6 +24,12 @@ verify:
 	$(CLASSPROOF) run --out out/verify
 ifeq ($(shell uname -s),Linux)
 	$(CLASSPROOF) run --target embedded:refmux-seed.yaml --out out/verify-seed
+endif
+
+## verify-all: verify, plus the second reference launcher shmux (bash, Linux only) in its lane
+verify-all: verify
+ifeq ($(shell uname -s),Linux)
+	$(CLASSPROOF) run --target embedded:shmux.yaml --out out/verify-shmux
 endif
 
 ## test: everything CI runs
@@ -62,6 +68,7 @@ darwin:
 ## shellcheck -s sh, and ci/lane's command lines checked under dash
 scripts:
 	shellcheck -s sh ci/lane ci/lane-check ci/record-ps
+	shellcheck -s bash fixtures/shmux/shmux
 	CLASSPROOF_TEST_SHELL=dash dash ci/lane-check
 	dash ci/record-ps out/ps-recorded.txt >/dev/null
 
@@ -113,6 +120,10 @@ mutants:
 	@mkdir -p out
 	$(GO) run ./fixtures/refmux variants > out/variants.tsv
 	$(CLASSPROOF) mutants --values-file out/variants.tsv $(MUTANT_TARGETS) --out out/mutants
+ifeq ($(shell uname -s),Linux)
+	fixtures/shmux/shmux variants > out/shmux-variants.tsv
+	$(CLASSPROOF) mutants --values-file out/shmux-variants.tsv --target embedded:shmux.yaml --out out/mutants-shmux
+endif
 
 clean:
 	rm -rf out

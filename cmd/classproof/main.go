@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/bench"
+	"github.com/classproof/classproof/helpers/doctor"
 	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/kit"
 	"github.com/classproof/classproof/helpers/mutants"
@@ -36,6 +37,7 @@ const usage = `usage: classproof COMMAND [flags]
   gate      decide a release from every lane's reports
   bench     does the class keep a foreground probe on time under load, and what does it cost
   required-specs  make (or --check) ci/required-specs.yaml from a dry run of every lane
+  doctor    try a launcher once, for a first manifest: what it does, what the kit will leave out
 
 Run 'classproof COMMAND -h' for a command's flags.
 `
@@ -63,6 +65,8 @@ func main() {
 		os.Exit(benchCmd(os.Args[2:]))
 	case "required-specs":
 		os.Exit(requiredCmd(os.Args[2:]))
+	case "doctor":
+		os.Exit(doctorCmd(os.Args[2:]))
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 	default:
@@ -276,6 +280,33 @@ func gateCmd(args []string) int {
 	fmt.Printf("\nclassproof gate: PASS (%d lane reports)\n", len(v.Lanes))
 	fmt.Printf("gate: %d passed, %d failed, %d skipped\n", passed, failed, skipped)
 	return gatePass
+}
+
+func doctorCmd(args []string) int {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	o := doctor.Options{Out: os.Stdout, Timeout: 10 * time.Second}
+	var vars multi
+	fs.StringVar(&o.Target, "target", "", "target manifest (default: the embedded refmux.yaml)")
+	fs.StringVar(&o.Repo, "repo", "", "the launcher's source tree, for the manifest's {repo}")
+	fs.Var(&vars, "var", "NAME=VALUE for the manifest (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	o.Vars = vars
+	var err error
+	if o.KitDir, err = kit.KitDir(); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof:", err)
+		return exitUsage
+	}
+	r, err := doctor.Run(context.Background(), o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "classproof doctor:", err)
+		return exitUsage
+	}
+	if !r.Drivable {
+		return exitFailed
+	}
+	return exitPassed
 }
 
 func requiredCmd(args []string) int {

@@ -30,6 +30,10 @@ type Required struct {
 type Policy struct {
 	AllowRuntimeSkips bool     `yaml:"allow_runtime_skips"`
 	Specs             []string `yaml:"specs"`
+	// Conventions a launcher commits to (target.Conv* labels without their "conv-" prefix, e.g.
+	// fold-case, names-profile): every spec carrying one must run and pass in the lane, so a
+	// manifest that stops declaring it blocks the release instead of quietly leaving them out.
+	Conventions []string `yaml:"conventions,omitempty"`
 }
 
 // LoadRequired reads a required-spec file.
@@ -170,6 +174,22 @@ func judge(dir string, req *Required) *Lane {
 			add("%s: %s: %s", s.State, s.Name, report.FirstLine(s.Reason))
 		}
 	}
+	for _, conv := range policy.Conventions {
+		label, ran := "conv-"+conv, 0
+		for _, s := range run.Specs {
+			if !hasLabel(s, label) {
+				continue
+			}
+			if s.Filtered {
+				add("convention %s is required, but the lane left out: %s", conv, s.Name)
+			} else if s.State == "passed" {
+				ran++
+			}
+		}
+		if ran == 0 {
+			add("convention %s is required, but no spec labelled %s ran and passed", conv, label)
+		}
+	}
 	l.Required = len(policy.Specs)
 	for _, name := range policy.Specs {
 		if passed[name] {
@@ -183,6 +203,15 @@ func judge(dir string, req *Required) *Lane {
 		add("required spec did not run and pass (%s): %s", state, name)
 	}
 	return l
+}
+
+func hasLabel(s report.Spec, label string) bool {
+	for _, l := range s.Labels {
+		if l == label {
+			return true
+		}
+	}
+	return false
 }
 
 // Table is the gate's per-lane summary, as it prints it.

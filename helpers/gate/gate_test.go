@@ -77,6 +77,12 @@ func TestGateOnRealReports(t *testing.T) {
 		}
 	})
 
+	t.Run("rejects a lane that did not run a convention the launcher committed to", func(t *testing.T) {
+		committed := &Required{Lanes: map[string]*Policy{"linux-idle": {Conventions: []string{"fold-case"}}}}
+		v, _ := Evaluate(cleanDir, committed, []string{"linux-idle"})
+		expectBlocked(t, v, "convention fold-case is required, but no spec labelled conv-fold-case ran and passed")
+	})
+
 	t.Run("rejects a required spec that vanished", func(t *testing.T) {
 		renamed := &Required{Lanes: map[string]*Policy{"linux-idle": {Specs: append(append([]string{}, req.Lanes["linux-idle"].Specs...),
 			"cpuclass on Linux, idle mode (SCHED_IDLE + I/O idle) a direct session starts the direct harness at background class (old name)")}}}

@@ -1,0 +1,238 @@
+// Package doctor helps someone write a manifest for a launcher for the first time: it starts the
+// launcher once in a temporary home, tries each capability the manifest declares, watches how the
+// launcher words and parses things, and prints a checklist: what was found, which conventions it
+// seems to keep, which specs the kit will run or leave out and why, and a manifest fragment for
+// the conventions it saw. It proves nothing (the suites do); it tells you what to write.
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/proc"
+	"github.com/classproof/classproof/helpers/runner"
+	"github.com/classproof/classproof/helpers/target"
+)
+
+// Options say which launcher to examine.
+type Options struct {
+	KitDir, Target, Repo string
+	Vars                 []string
+	Out                  io.Writer
+	Timeout              time.Duration
+}
+
+// Report is what the doctor saw; Drivable is false when not even a direct session started.
+type Report struct {
+	Drivable bool
+	lines    []string
+	fragment []string
+}
+
+func (r *Report) check(ok bool, what, detail string) {
+	mark := "yes"
+	if !ok {
+		mark = "no "
+	}
+	r.lines = append(r.lines, fmt.Sprintf("  [%s] %s%s", mark, what, suffix(detail)))
+}
+
+func suffix(s string) string {
+	s = strings.TrimSpace(strings.ReplaceAll(s, "\n", " | "))
+	if s == "" {
+		return ""
+	}
+	if len(s) > 160 {
+		s = s[:160] + " …"
+	}
+	return ": " + s
+}
+
+// Run examines the launcher and writes the checklist to o.Out. An error means the manifest or
+// the launcher could not be used at all.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	m, err := runner.LoadTarget(o.Target, o.Vars)
+	if err != nil {
+		return nil, err
+	}
+	bin, cleanBin, err := runner.Preflight(ctx, m, o.KitDir, o.Repo, "", io.Discard)
+	defer cleanBin()
+	if err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp("", "classproof-doctor")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	harness := filepath.Join(work, "harness")
+	cmd := exec.Command("go", "build", "-o", harness, "github.com/classproof/classproof/fixtures/harness")
+	cmd.Dir = o.KitDir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building the fixture harness: %v\n%s", err, out)
+	}
+	d, err := target.Open(m, target.Paths{Kit: o.KitDir, Bin: bin, Repo: o.Repo}, harness)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{}
+	set := proc.NewSet()
+	defer set.KillAll(o.Timeout)
+	l, err := d.Launch(set, target.LaunchOptions{}, io.Discard, o.Timeout)
+	if l != nil {
+		defer os.RemoveAll(l.Dir)
+	}
+	r.check(err == nil, "the daemon (and agent host) start and say they are ready", errText(err))
+	if err == nil {
+		examine(r, m, d, l)
+	}
+	r.print(o.Out, m)
+	return r, nil
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// examine tries each capability, then the conventions.
+func examine(r *Report, m *target.Manifest, d *target.Driver, l *target.Launcher) {
+	s, err := l.StartSession(target.Direct, nil)
+	r.Drivable = err == nil
+	r.check(err == nil, "a direct session starts the harness", sessionDetail(s, err))
+	if len(m.Session.Hosted) > 0 {
+		s, err := l.StartSession(target.Hosted, nil)
+		r.check(err == nil, "a hosted session starts the harness", sessionDetail(s, err))
+	} else {
+		r.check(false, "hosted sessions (session.hosted)", "not declared: the hosted specs are left out")
+	}
+	if m.Explain != nil {
+		x, err := l.Explain(nil)
+		r.check(err == nil && x.Class != "", "explain prints a class and its source", x.Output+errText(err))
+	} else {
+		r.check(false, "explain", "not declared: the resolve order is read through the class alone")
+	}
+	if m.Config != nil {
+		examineConfig(r, m, l)
+	} else {
+		r.check(false, "config commands", "not declared: the config specs and config rows are left out")
+	}
+	if !r.Drivable {
+		return
+	}
+	examineConventions(r, m, l)
+}
+
+func sessionDetail(s *target.Session, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	obs, oerr := class.Observe(s.Subjects()...)
+	if oerr != nil {
+		return oerr.Error()
+	}
+	var parts []string
+	for _, o := range obs {
+		parts = append(parts, o.String())
+	}
+	return strings.Join(parts, "; ")
+}
+
+func examineConfig(r *Report, m *target.Manifest, l *target.Launcher) {
+	c := m.Config
+	_, err := l.ConfigSet(c.Key, "normal")
+	got, gerr := l.ConfigGet(c.Key)
+	r.check(err == nil && gerr == nil && got == "normal", "config --set then --get round-trips the class", fmt.Sprintf("--get said %q %s %s", got, errText(err), errText(gerr)))
+	_, err = l.ConfigUnset(c.Key)
+	r.check(err == nil, "config --unset", errText(err))
+	out, gerr := l.ConfigGet(c.Key)
+	switch {
+	case gerr != nil:
+		r.check(true, "config --get on an unset key fails", "")
+		r.fragment = append(r.fragment, "config_get_unset: error")
+	case out == "":
+		r.check(true, "config --get on an unset key prints nothing and exits 0", "")
+		r.fragment = append(r.fragment, "config_get_unset: empty")
+	default:
+		r.check(false, "config --get on an unset key fails or prints nothing", fmt.Sprintf("it printed %q", out))
+	}
+}
+
+// examineConventions watches how the launcher refuses and parses values.
+func examineConventions(r *Report, m *target.Manifest, l *target.Launcher) {
+	_, err := l.StartSession(target.Direct, map[string]string{m.ClassEnv: "turbo"})
+	se, refused := err.(*target.SessionError)
+	detail := errText(err)
+	if refused {
+		detail = "it said " + strings.TrimSpace(se.Output)
+	}
+	r.check(refused, "an unknown class value (turbo) is refused", detail)
+	var names []string
+	if refused {
+		for _, c := range []struct {
+			kind string
+			seen bool
+		}{
+			{target.MentionProfile, strings.Contains(se.Output, se.Profile)},
+			{target.MentionKey, strings.Contains(se.Output, m.ClassEnv)},
+			{target.MentionValue, strings.Contains(se.Output, "turbo")},
+			{target.MentionAccepted, strings.Contains(se.Output, "normal") && strings.Contains(se.Output, "background")},
+		} {
+			r.check(c.seen, "refusals name the "+c.kind, "")
+			if c.seen {
+				names = append(names, c.kind)
+			}
+		}
+	}
+	if len(names) > 0 {
+		r.fragment = append(r.fragment, "refusals_name: ["+strings.Join(names, ", ")+"]   # add source (with refusal_sources) and file if they hold too")
+	}
+	for _, c := range []struct{ value, what, conv string }{
+		{"  NoRmAl ", "values in any case with surrounding spaces are taken", "fold_case: true"},
+		{"", "an empty value counts as unset", "empty_is_unset: true"},
+	} {
+		_, err := l.StartSession(target.Direct, map[string]string{m.ClassEnv: c.value})
+		r.check(err == nil, c.what, errText(err))
+		if err == nil {
+			r.fragment = append(r.fragment, c.conv)
+		}
+	}
+}
+
+func (r *Report) print(w io.Writer, m *target.Manifest) {
+	fmt.Fprintf(w, "classproof doctor: target %s (%s)\n\nWhat the launcher did:\n%s\n", m.Name, m.Source, strings.Join(r.lines, "\n"))
+	lo := m.LeftOut()
+	labels := make([]string, 0, len(lo))
+	for k := range lo {
+		labels = append(labels, k)
+	}
+	sort.Strings(labels)
+	fmt.Fprintf(w, "\nWhat the kit will leave out for this manifest (every other spec runs):\n")
+	if len(labels) == 0 {
+		fmt.Fprintln(w, "  nothing")
+	}
+	for _, k := range labels {
+		fmt.Fprintf(w, "  %s: %s\n", k, lo[k])
+	}
+	if len(r.fragment) > 0 {
+		fmt.Fprintf(w, "\nConventions it seems to keep (check them, then add what holds to the manifest):\nconventions:\n")
+		for _, f := range r.fragment {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
+	if r.Drivable {
+		fmt.Fprintln(w, "\nclassproof doctor: the launcher can be driven; run the suites with: classproof run --target", m.Source)
+	} else {
+		fmt.Fprintln(w, "\nclassproof doctor: the launcher could not be driven (no direct session started); fix the first [no] above")
+	}
+}

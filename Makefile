@@ -70,7 +70,7 @@ scripts:
 	shellcheck -s sh ci/lane ci/lane-check ci/record-ps
 	shellcheck -s bash fixtures/shmux/shmux
 	CLASSPROOF_TEST_SHELL=dash dash ci/lane-check
-	dash ci/record-ps out/ps-recorded.txt >/dev/null
+	mkdir -p out && dash ci/record-ps out/ps-recorded.txt >/dev/null
 
 ## darwin-rehearsal: the darwin lane's own command (ci/lane darwin, under dash) as a Ginkgo dry
 ## run here: its label filter must select exactly the darwin specs ci/required-specs.yaml lists.

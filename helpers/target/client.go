@@ -27,6 +27,14 @@ func (l *Launcher) ConfigSet(key, value string) (string, error) {
 	return l.config("config.set", func(c *Config) []string { return c.Set }, key, value)
 }
 
+// ConfigSetLimited runs config set with the file size limit (RLIMIT_FSIZE, through the shell's
+// `ulimit -f`, in 512-byte blocks) set to blocks: a write past it fails as a full disk would.
+func (l *Launcher) ConfigSetLimited(key, value string, blocks int) (string, error) {
+	return l.config("config.set", func(c *Config) []string {
+		return append([]string{"/bin/sh", "-c", fmt.Sprintf(`ulimit -f %d && exec "$@"`, blocks), "sh"}, c.Set...)
+	}, key, value)
+}
+
 // ConfigGet runs the config get command and returns its trimmed output.
 func (l *Launcher) ConfigGet(key string) (string, error) {
 	out, err := l.config("config.get", func(c *Config) []string { return c.Get }, key, "")

@@ -248,6 +248,22 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 
 	It("fails when the config directory is read-only, and loses nothing", func() { readOnlySet() })
 
+	It("fails when writing the file itself fails, and leaves it byte for byte as it was", func() {
+		_, err := l.ConfigSet(cfg.Key, "background")
+		kit.Must(err)
+		// A file larger than the limit below: rewriting it must fail partway (EFBIG, or SIGXFSZ
+		// for a writer that does not ignore it), as on a full disk.
+		m := readJSON(file)
+		m["classproofPadding"] = strings.Repeat("x", 3000)
+		b, _ := json.MarshalIndent(m, "", "  ")
+		writeFile(file, string(b))
+		before, _ := os.ReadFile(file)
+		out, err := l.ConfigSetLimited(cfg.Key, "normal", 4) // 2048 bytes
+		Expect(err).To(HaveOccurred(), "config --set under a 2048-byte file size limit reported success; it said %q", out)
+		Expect(os.ReadFile(file)).To(Equal(before), "the file is byte for byte as it was")
+		Expect(l.ConfigGet(cfg.Key)).To(Equal("background"))
+	})
+
 	It("says so when the config directory is read-only, and loses nothing", kit.Names(target.MentionFile), func() {
 		dir, said := readOnlySet()
 		Expect(said).To(ContainSubstring(dir))

@@ -121,13 +121,22 @@ func Evaluate(dir string, req *Required, expect []string) (*Verdict, error) {
 func judge(dir string, req *Required) *Lane {
 	l := &Lane{Name: filepath.Base(dir), Dir: dir}
 	add := func(format string, a ...any) { l.Problems = append(l.Problems, fmt.Sprintf(format, a...)) }
+	// run.json is the lane's own verdict (leaks, the lane rule, interrupts): without it, or when
+	// it says the lane failed, the report alone cannot pass.
 	if b, err := os.ReadFile(filepath.Join(dir, "run.json")); err == nil {
 		if err := json.Unmarshal(b, &l.Meta); err != nil {
 			add("run.json: %v", err)
-		} else if l.Meta.Lane != "" {
-			l.Name = l.Meta.Lane
+		} else {
+			if l.Meta.Lane != "" {
+				l.Name = l.Meta.Lane
+			}
+			if !l.Meta.Passed {
+				add("the lane's own run failed (run.json says passed: false); its log has the FAILED LANE or LEAK lines")
+			}
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	} else if errors.Is(err, fs.ErrNotExist) {
+		add("no run.json beside report.json: the lane's run did not finish (killed?) or the report came from elsewhere")
+	} else {
 		add("run.json: %v", err)
 	}
 	run, err := report.Load(filepath.Join(dir, "report.json"), l.Meta.Filter)
@@ -136,8 +145,11 @@ func judge(dir string, req *Required) *Lane {
 		return l
 	}
 	l.Count = run.Count()
-	if l.Meta.DryRun {
+	if l.Meta.DryRun || run.DryRun {
 		add("a dry run proves nothing")
+	}
+	for _, s := range run.FailedSuites {
+		add("suite %s did not succeed (report.json)", s)
 	}
 	if l.Meta.Forced {
 		add("the lane was forced onto %s/%s, which it is not for", l.Meta.GOOS, l.Meta.GOARCH)

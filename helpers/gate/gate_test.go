@@ -1,8 +1,10 @@
 package gate
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -81,6 +83,42 @@ func TestGateOnRealReports(t *testing.T) {
 		committed := &Required{Lanes: map[string]*Policy{"linux-idle": {Conventions: []string{"fold-case"}}}}
 		v, _ := Evaluate(cleanDir, committed, []string{"linux-idle"})
 		expectBlocked(t, v, "convention fold-case is required, but no spec labelled conv-fold-case ran and passed")
+	})
+
+	// copyLane copies the clean lane's folder, so a subtest can damage it.
+	copyLane := func(t *testing.T) (string, string) {
+		dir := t.TempDir()
+		lane := filepath.Join(dir, "linux-idle")
+		os.MkdirAll(lane, 0o755)
+		for _, f := range []string{"report.json", "run.json", "junit.xml"} {
+			b, _ := os.ReadFile(filepath.Join(cleanDir, "linux-idle", f))
+			os.WriteFile(filepath.Join(lane, f), b, 0o644)
+		}
+		return dir, lane
+	}
+
+	t.Run("rejects a lane whose own run failed (run.json passed: false)", func(t *testing.T) {
+		dir, lane := copyLane(t)
+		b, _ := os.ReadFile(filepath.Join(lane, "run.json"))
+		os.WriteFile(filepath.Join(lane, "run.json"), bytes.Replace(b, []byte(`"passed": true`), []byte(`"passed": false`), 1), 0o644)
+		v, _ := Evaluate(dir, req, []string{"linux-idle"})
+		expectBlocked(t, v, "the lane's own run failed (run.json says passed: false)")
+	})
+
+	t.Run("rejects a lane with no run.json", func(t *testing.T) {
+		dir, lane := copyLane(t)
+		os.Remove(filepath.Join(lane, "run.json"))
+		v, _ := Evaluate(dir, req, []string{"linux-idle"})
+		expectBlocked(t, v, "no run.json beside report.json")
+	})
+
+	t.Run("rejects a dry run that report.json records, whatever run.json says", func(t *testing.T) {
+		dry, _ := runLane(t, "dry", runner.Options{Lane: "linux-idle", DryRun: true})
+		b, _ := os.ReadFile(filepath.Join(dry, "linux-idle", "run.json"))
+		b = bytes.Replace(b, []byte(`"dry_run": true,`), nil, 1)
+		os.WriteFile(filepath.Join(dry, "linux-idle", "run.json"), bytes.Replace(b, []byte(`"passed": false`), []byte(`"passed": true`), 1), 0o644)
+		v, _ := Evaluate(dry, nil, []string{"linux-idle"})
+		expectBlocked(t, v, "a dry run proves nothing")
 	})
 
 	t.Run("rejects a required spec that vanished", func(t *testing.T) {

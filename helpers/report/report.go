@@ -44,6 +44,10 @@ type Run struct {
 	// Reasons says, per label the run's filter excluded beyond the lane's platform labels (a
 	// capability or convention the target lacks), why; see LeftOutReason.
 	Reasons map[string]string
+	// DryRun is true when any suite report says Ginkgo ran with --dry-run (nothing executed);
+	// FailedSuites names the suites whose report says they did not succeed.
+	DryRun       bool
+	FailedSuites []string
 }
 
 // Load reads a Ginkgo JSON report file (a list of suite reports). filter is the label filter the
@@ -73,6 +77,12 @@ func FromReports(reports []types.Report, filter string) (*Run, error) {
 	}
 	r := &Run{Suites: len(reports)}
 	for _, rep := range reports {
+		if rep.SuiteConfig.DryRun {
+			r.DryRun = true
+		}
+		if !rep.SuiteSucceeded {
+			r.FailedSuites = append(r.FailedSuites, rep.SuiteDescription)
+		}
 		for _, sr := range rep.SpecReports {
 			if sr.LeafNodeType != types.NodeTypeIt {
 				if sr.State != types.SpecStatePassed {

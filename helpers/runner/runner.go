@@ -150,9 +150,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Lane: ln, Filter: filter, Target: m, ReportPath: filepath.Join(out, "report.json"), JUnitPath: filepath.Join(out, "junit.xml")}
-	os.Remove(res.ReportPath)
+	// Nothing of an earlier run in this folder may be read as this one's.
 	ledger := filepath.Join(out, "pids.ledger")
-	os.Remove(ledger)
+	for _, stale := range []string{res.ReportPath, res.JUnitPath, filepath.Join(out, "run.json"), ledger} {
+		if err := os.Remove(stale); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("removing %s, left by an earlier run: %w", stale, err)
+		}
+	}
 
 	args := []string{"run", "github.com/onsi/ginkgo/v2/ginkgo",
 		"--label-filter", filter,

@@ -85,6 +85,13 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 		b, _ := json.Marshal(sh)
 		return b
 	}, func(b []byte) {
+		// If the CLI that runs us dies (kill -9), interrupt ourselves: Ginkgo then runs every
+		// DeferCleanup, which kills what the specs started, and the run ends instead of going on
+		// unsupervised.
+		proc.Watch(os.Getenv(proc.SupervisorEnv), 200*time.Millisecond, func() {
+			fmt.Fprintln(os.Stderr, "classproof: the supervising classproof process is gone; interrupting this suite")
+			_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+		})
 		var sh shared
 		Expect(json.Unmarshal(b, &sh)).To(Succeed())
 		binDir = sh.BinDir

@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	gops "github.com/mitchellh/go-ps"
@@ -184,6 +186,72 @@ func Descendants(roots ...int) []int {
 	var out []int
 	walk(all, roots, func(_ int, child Info) { out = append(out, child.Pid) })
 	return out
+}
+
+// SupervisorEnv names the process that supervises a run ("PID START"): the CLI sets it to itself,
+// and the suites interrupt themselves when it is gone (see Watch).
+const SupervisorEnv = "CLASSPROOF_SUPERVISOR"
+
+// Supervisor is the value of SupervisorEnv for this process.
+func Supervisor() string {
+	in, _ := Lookup(os.Getpid())
+	return fmt.Sprintf("%d %d", os.Getpid(), in.Start)
+}
+
+// Watch calls gone once, when the supervisor named by value ("PID START") no longer exists: a
+// run whose CLI was killed (kill -9 leaves no chance to forward anything) must not go on alone.
+// It polls every interval; a value it cannot read means no supervisor, and it returns at once.
+func Watch(value string, interval time.Duration, gone func()) {
+	e, ok := parseSupervisor(value)
+	if !ok {
+		return
+	}
+	go func() {
+		for e.live() {
+			time.Sleep(interval)
+		}
+		gone()
+	}()
+}
+
+// Exists says whether the process a SupervisorEnv value ("PID START") names is still alive.
+func Exists(value string) bool {
+	e, ok := parseSupervisor(value)
+	return ok && e.live()
+}
+
+func parseSupervisor(value string) (Entry, bool) {
+	var e Entry
+	if _, err := fmt.Sscanf(value, "%d %d", &e.Pid, &e.Start); err != nil || e.Pid <= 0 || e.Start == 0 {
+		return Entry{}, false
+	}
+	return e, true
+}
+
+// TrackGroup records every live process in process group pgid (a command the kit ran in a group
+// of its own, and whatever it forked and left behind), each with its start time, under role.
+func (s *Set) TrackGroup(role string, pgid int) {
+	all, err := Table()
+	if err != nil {
+		return
+	}
+	for _, in := range all {
+		if in.Pgid == pgid && !in.Zombie {
+			s.track(Entry{Role: role, Pid: in.Pid, Start: in.Start})
+		}
+	}
+}
+
+// Command prepares cmd to run in a process group of its own that is killed as a whole when its
+// context ends, and stops waiting for its output a moment after it exits even if something it
+// forked holds the pipe: a timeout then bounds the command and everything it started.
+func Command(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	cmd.Cancel = func() error { return unix.Kill(-cmd.Process.Pid, unix.SIGKILL) }
+	cmd.WaitDelay = time.Second
 }
 
 // Started lists the live descendants of roots whose arguments mention marker: the processes a

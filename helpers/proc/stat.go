@@ -10,6 +10,7 @@ import (
 type Stat struct {
 	State   byte   // field 3: R, S, D, Z, ...
 	Ppid    int    // field 4
+	Pgrp    int    // field 5
 	Session int    // field 6
 	Start   uint64 // field 22: clock ticks since boot
 	Policy  int    // field 41: 5 is SCHED_IDLE
@@ -38,7 +39,7 @@ func ParseStat(stat []byte) (Stat, error) {
 		}
 		return v
 	}
-	st.Ppid, st.Session, st.Policy = num(4), num(6), num(41)
+	st.Ppid, st.Pgrp, st.Session, st.Policy = num(4), num(5), num(6), num(41)
 	if st.Start, err = strconv.ParseUint(string(field(22)), 10, 64); err != nil {
 		return Stat{}, fmt.Errorf("/proc stat field 22 %q: %w", field(22), err)
 	}

@@ -30,7 +30,7 @@ func Table() (map[int]Info, error) {
 }
 
 func fromKinfo(k *unix.KinfoProc) kinfo {
-	return kinfo{Pid: k.Proc.P_pid, Ppid: k.Eproc.Ppid, Stat: k.Proc.P_stat,
+	return kinfo{Pid: k.Proc.P_pid, Ppid: k.Eproc.Ppid, Pgid: k.Eproc.Pgid, Stat: k.Proc.P_stat,
 		StartSec: int64(k.Proc.P_starttime.Sec), StartUsec: int32(k.Proc.P_starttime.Usec)}
 }
 

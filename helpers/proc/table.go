@@ -2,7 +2,7 @@ package proc
 
 // Info is one process as the kernel lists it, read in one look.
 type Info struct {
-	Pid, Ppid int
+	Pid, Ppid, Pgid int
 	// Start is when the process started (Linux: clock ticks since boot; macOS: microseconds since
 	// the epoch). Pids and thread ids share one space and wrap (32768 on a default Linux), so a
 	// pid names the same process only while its start time is the same.
@@ -13,10 +13,10 @@ type Info struct {
 // kinfo is the part of macOS's struct kinfo_proc (sys/sysctl.h, struct extern_proc and struct
 // eproc) the kit reads: kept apart from the syscall so that its meaning is tested on any OS.
 type kinfo struct {
-	Pid, Ppid int32 // kp_proc.p_pid, kp_eproc.e_ppid
-	Stat      int8  // kp_proc.p_stat
-	StartSec  int64 // kp_proc.p_starttime
-	StartUsec int32
+	Pid, Ppid, Pgid int32 // kp_proc.p_pid, kp_eproc.e_ppid, kp_eproc.e_pgid
+	Stat            int8  // kp_proc.p_stat
+	StartSec        int64 // kp_proc.p_starttime
+	StartUsec       int32
 }
 
 // sZomb is p_stat's value for a process that exited and waits to be reaped (XNU bsd/sys/proc.h:
@@ -24,7 +24,7 @@ type kinfo struct {
 const sZomb = 5
 
 func (k kinfo) info() Info {
-	return Info{Pid: int(k.Pid), Ppid: int(k.Ppid), Zombie: k.Stat == sZomb,
+	return Info{Pid: int(k.Pid), Ppid: int(k.Ppid), Pgid: int(k.Pgid), Zombie: k.Stat == sZomb,
 		Start: uint64(k.StartSec)*1_000_000 + uint64(k.StartUsec)}
 }
 

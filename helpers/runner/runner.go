@@ -213,7 +213,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	cmd.Env = append(cmd.Env, kit.TargetEnv+"="+spec, kit.RepoEnv+"="+o.Repo, kit.BinEnv+"="+o.BinDir)
+	cmd.Env = append(cmd.Env, kit.TargetEnv+"="+spec, kit.RepoEnv+"="+o.Repo, kit.BinEnv+"="+o.BinDir,
+		proc.SupervisorEnv+"="+proc.Supervisor())
 	// Its own group, so that an interrupt reaches the test processes too: the ginkgo CLI does
 	// not forward signals to them, and their DeferCleanups are what kill the launchers.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -313,14 +314,19 @@ func compileSuites(kitDir string, suites []string, log io.Writer) ([]string, fun
 		}
 		sort.Strings(suites)
 	}
-	dir, err := os.MkdirTemp(filepath.Join(kitDir, "out"), ".suites-")
+	outDir := filepath.Join(kitDir, "out")
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, func() {}, err
+	}
+	sweepStaleSuites(outDir)
+	dir, err := os.MkdirTemp(outDir, ".suites-")
 	if err != nil {
-		if err := os.MkdirAll(filepath.Join(kitDir, "out"), 0o755); err != nil {
-			return nil, func() {}, err
-		}
-		if dir, err = os.MkdirTemp(filepath.Join(kitDir, "out"), ".suites-"); err != nil {
-			return nil, func() {}, err
-		}
+		return nil, func() {}, err
+	}
+	// Whose folder this is: a later run removes it once this process is gone (killed runs leave
+	// their compiled suites behind otherwise).
+	if err := os.WriteFile(filepath.Join(dir, "owner"), []byte(proc.Supervisor()), 0o644); err != nil {
+		return nil, func() {}, err
 	}
 	cleanup := func() { os.RemoveAll(dir) }
 	var bins []string
@@ -374,4 +380,22 @@ func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir str
 		return binDir, cleanup, &PreflightError{err}
 	}
 	return binDir, cleanup, nil
+}
+
+// sweepStaleSuites removes the compile folders of runs that are gone: their owner (pid and start
+// time) no longer exists, or, for a folder with no owner file, it is over an hour old.
+func sweepStaleSuites(outDir string) {
+	dirs, _ := filepath.Glob(filepath.Join(outDir, ".suites-*"))
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, "owner"))
+		if err != nil {
+			if fi, serr := os.Stat(d); serr == nil && time.Since(fi.ModTime()) > time.Hour {
+				os.RemoveAll(d)
+			}
+			continue
+		}
+		if !proc.Exists(string(b)) {
+			os.RemoveAll(d)
+		}
+	}
 }

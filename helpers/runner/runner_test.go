@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -9,10 +10,15 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/kit"
+	"github.com/classproof/classproof/helpers/lane"
+	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
@@ -107,5 +113,97 @@ func TestAConventionsFreeLauncherPassesItsLane(t *testing.T) {
 	v, err := gate.Evaluate(filepath.Dir(out), nil, []string{"linux-idle"})
 	if err != nil || !v.Pass {
 		t.Fatalf("the gate refused the lane: %v %v", err, v.Reasons)
+	}
+}
+
+// kill -9 of classproof mid-run: the suites see their supervisor gone, interrupt themselves and
+// run their cleanups, so within a few seconds no process of that run is left, and the next run
+// removes the compiled suites it left behind.
+func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts a run")
+	}
+	dir := kitDir(t)
+	bin := filepath.Join(t.TempDir(), "classproof")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/classproof")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// refmux whose session command first sleeps: every session spec then waits out the launch
+	// timeout, so the run would go on for minutes on its own.
+	ref, _ := targets.FS.ReadFile(targets.Default)
+	slow := strings.NewReplacer(
+		`direct: ["{bin}/refmux", session`, `direct: [sh, -c, 'sleep 600; exec "$@"', sh, "{bin}/refmux", session`,
+		`hosted: ["{bin}/refmux", session`, `hosted: [sh, -c, 'sleep 600; exec "$@"', sh, "{bin}/refmux", session`,
+	).Replace(string(ref))
+	manifest := filepath.Join(t.TempDir(), "slow.yaml")
+	os.WriteFile(manifest, []byte(slow), 0o644)
+	out := t.TempDir()
+	cmd := exec.Command(bin, "run", "--target", manifest, "--suite", "./suites/cpuclass", "--out", out)
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until a session command is sleeping: the run is well under way.
+	ledger := filepath.Join(out, "pids.ledger")
+	deadline := time.Now().Add(lane.Scale(60 * time.Second))
+	for len(proc.Started("sleep 600", cmd.Process.Pid)) == 0 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no session command started within a minute")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Everything the run is made of at this moment, by pid and start time.
+	var run []proc.Info
+	for _, pid := range proc.Descendants(cmd.Process.Pid) {
+		if in, ok := proc.Lookup(pid); ok {
+			run = append(run, in)
+		}
+	}
+	suites, _ := filepath.Glob(filepath.Join(dir, "out", ".suites-*"))
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	left := func() []int {
+		var pids []int
+		for _, in := range run {
+			if now, ok := proc.Lookup(in.Pid); ok && now.Start == in.Start && !now.Zombie {
+				pids = append(pids, in.Pid)
+			}
+		}
+		b, _ := os.ReadFile(ledger)
+		for _, line := range strings.Split(string(b), "\n") {
+			var e proc.Entry
+			if json.Unmarshal([]byte(line), &e) == nil && e.Start != 0 {
+				if now, ok := proc.Lookup(e.Pid); ok && now.Start == e.Start && !now.Zombie {
+					pids = append(pids, e.Pid)
+				}
+			}
+		}
+		return pids
+	}
+	deadline = time.Now().Add(lane.Scale(5 * time.Second))
+	for len(left()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if pids := left(); len(pids) > 0 {
+		for _, p := range pids {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+		t.Fatalf("5 s after kill -9 of classproof, processes of its run were still alive: %v (of %d)", pids, len(run))
+	}
+	t.Logf("all %d processes of the run were gone after kill -9 of classproof", len(run))
+	// The next run removes the compile folder the killed one left.
+	if _, err := runner.Run(context.Background(), runner.Options{KitDir: dir, Target: "embedded:refmux.yaml", Suites: []string{"./suites/cpuclass"},
+		LabelFilter: "no-such-label", OutDir: t.TempDir(), Log: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range suites {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("the killed run's compiled suites %s are still there after the next run", d)
+		}
 	}
 }

@@ -95,6 +95,7 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = d.env(b.Env, nil)
+	proc.Command(cmd) // an interrupt or a timeout takes the whole build down, not only its first process
 	var out bytes.Buffer
 	cmd.Stdout = io.MultiWriter(&out, log)
 	cmd.Stderr = cmd.Stdout
@@ -438,8 +439,24 @@ func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = l.d.env(expEnv)
 	cmd.Dir = l.Dir
-	b, err := cmd.CombinedOutput()
-	return argv, string(b), err
+	proc.Command(cmd)
+	var said bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &said, &said
+	if err := cmd.Start(); err != nil {
+		return argv, "", err
+	}
+	// Tracked while it runs: a cleanup (an interrupt mid-command) kills its group too.
+	l.set.TrackOwned(l.d.M.Name+" "+field, cmd.Process.Pid)
+	err = cmd.Wait()
+	// What it forked and left running (a session command's `sleep &`) is the spec's to kill.
+	l.set.TrackGroup(l.d.M.Name+" "+field+" (left running)", cmd.Process.Pid)
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil // it exited; something it forked held its output open
+	}
+	if ctx.Err() != nil {
+		err = fmt.Errorf("no answer within %v (killed, with its process group): %w", l.timeout, err)
+	}
+	return argv, said.String(), err
 }
 
 // StartSession asks the launcher for a session with the given profile env and waits for the

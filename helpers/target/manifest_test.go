@@ -1,12 +1,15 @@
 package target
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/proc"
 )
 
 const good = `
@@ -156,5 +159,63 @@ func TestLeftOutNamesWhatTheTargetLacks(t *testing.T) {
 	}
 	if lo := ref.LeftOut(); len(lo) != 0 {
 		t.Errorf("refmux declares everything, yet left out: %v", lo)
+	}
+}
+
+// A client command runs in a process group of its own: what it forks and leaves running is tracked
+// for the spec's cleanup, and a timeout kills the whole group instead of waiting on it.
+func TestClientCommandsAreBoundedWithTheirGroup(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(`
+name: t
+class_env: T_CLASS
+background: {darwin: darwinbg, linux: idle}
+daemon: {run: [sleep, "600"]}
+session: {direct: [true, "{profile}"]}
+config:
+  set: [sh, -c, 'sleep 30 & echo started $0', "{key}={value}"]
+  get: [sh, -c, 'exec sleep 30', "{key}"]
+  unset: [true, "{key}"]
+  file: "{home}/c.json"
+  key: k
+  file_key: k
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(m, Paths{Kit: t.TempDir(), Bin: t.TempDir()}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := proc.NewSet()
+	l, err := d.Launch(set, LaunchOptions{}, io.Discard, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(l.Dir)
+	defer set.KillAll(5 * time.Second)
+
+	out, err := l.ConfigSet("k", "v")
+	if err != nil || !strings.Contains(out, "started") {
+		t.Fatalf("set: %q %v", out, err)
+	}
+	var left []int
+	for _, e := range set.Entries() {
+		if strings.Contains(e.Role, "config.set (left running)") {
+			left = append(left, e.Pid)
+		}
+	}
+	if len(left) != 1 || !proc.Alive(left[0]) {
+		t.Fatalf("the sleep the command forked is not tracked alive: %v in %+v", left, set.Entries())
+	}
+
+	_, err = l.ConfigGet("k")
+	if err == nil || !strings.Contains(err.Error(), "no answer within 2s (killed, with its process group)") {
+		t.Fatalf("get that never answers: %v", err)
+	}
+	if err := set.KillAll(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if proc.Alive(left[0]) {
+		t.Errorf("the forked sleep pid %d outlived the cleanup", left[0])
 	}
 }

@@ -2,8 +2,9 @@ package gate
 
 import (
 	"encoding/xml"
-	"os"
 	"strings"
+
+	"github.com/classproof/classproof/helpers/proc"
 )
 
 type junitSuites struct {
@@ -49,5 +50,5 @@ func (v *Verdict) WriteJUnit(path string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append([]byte(xml.Header), b...), 0o644)
+	return proc.WriteFile(path, append([]byte(xml.Header), b...), 0o644)
 }

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
@@ -129,10 +130,10 @@ func cell(ctx context.Context, o Options, target, value string) (Cell, error) {
 
 func write(o Options, m *Matrix) error {
 	b, _ := json.MarshalIndent(m, "", "  ")
-	if err := os.WriteFile(filepath.Join(o.OutDir, "matrix.json"), b, 0o644); err != nil {
+	if err := proc.WriteFile(filepath.Join(o.OutDir, "matrix.json"), b, 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(o.OutDir, "matrix.md"), []byte(Markdown(m)), 0o644)
+	return proc.WriteFile(filepath.Join(o.OutDir, "matrix.md"), []byte(Markdown(m)), 0o644)
 }
 
 // Markdown is the matrix as a table: variant x lane, with how many specs caught it and which.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -374,6 +375,49 @@ func Descends(pid, ancestor int) (bool, []int, error) {
 	return false, chain, err
 }
 
+// Private checks that path is ours alone: not a symlink, owned by this user, and not writable by
+// group or others; dir says whether it must be a folder (else a regular file). A shared folder or
+// a planted file is where reports could be redirected or a ledger could name a stranger.
+func Private(path string, dir bool) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symlink", path)
+	case dir && !fi.IsDir(), !dir && !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is not a %s", path, map[bool]string{true: "folder", false: "regular file"}[dir])
+	case ok && int(st.Uid) != os.Geteuid():
+		return fmt.Errorf("%s is owned by uid %d, not by this user (uid %d)", path, st.Uid, os.Geteuid())
+	case fi.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("%s is writable by others (mode %v)", path, fi.Mode().Perm())
+	}
+	return nil
+}
+
+// WriteFile writes data to path through a temp file in the same folder and a rename, so a reader
+// never sees half a file and a planted symlink at path is replaced, not written through.
+func WriteFile(path string, data []byte, mode os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
 // Record appends pid to the ledger at path as it is now (start time, group, name), for a process
 // that no Set of the kit's tracks yet: the harness records itself and its tools this way.
 func Record(path, role string, pid int) {
@@ -384,7 +428,8 @@ func Record(path, role string, pid int) {
 
 func appendLedger(path string, e Entry) {
 	b, _ := json.Marshal(e)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	// O_NOFOLLOW: a ledger planted as a symlink must not make the kit append to its target.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return
 	}
@@ -397,10 +442,12 @@ func appendLedger(path string, e Entry) {
 // each is a leak. A line without a start time names a process that was gone when it was
 // recorded; its pid is never signalled.
 func Sweep(path string) ([]string, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+	if err := Private(path, false); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("pid ledger: %w; not swept (a planted ledger could name any process)", err)
 	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

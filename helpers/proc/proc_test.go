@@ -191,3 +191,27 @@ func TestSweepLeavesAStrangerOnARecordedPid(t *testing.T) {
 		t.Errorf("the sweep killed the stranger on pid %d", pid)
 	}
 }
+
+// A ledger is trusted only when it is ours alone: a symlink is never written through, and a
+// ledger another user could have planted is not swept.
+func TestLedgerIsNotTrustedWhenShared(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("precious\n"), 0o600)
+	link := filepath.Join(dir, "ledger")
+	os.Symlink(victim, link)
+	s := &Set{ledger: link}
+	s.Track("self", os.Getpid())
+	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
+		t.Errorf("the ledger symlink was written through: %q", b)
+	}
+	if _, err := Sweep(link); err == nil || !strings.Contains(err.Error(), "is a symlink") {
+		t.Errorf("a symlinked ledger was swept: %v", err)
+	}
+	open := filepath.Join(dir, "open")
+	os.WriteFile(open, nil, 0o666)
+	os.Chmod(open, 0o666)
+	if _, err := Sweep(open); err == nil || !strings.Contains(err.Error(), "writable by others") {
+		t.Errorf("a world-writable ledger was swept: %v", err)
+	}
+}

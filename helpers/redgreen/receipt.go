@@ -3,12 +3,12 @@ package redgreen
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/report"
 )
 
@@ -18,10 +18,10 @@ func writeReceipts(p *Proof) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(p.Options.OutDir, "receipt.json"), b, 0o644); err != nil {
+	if err := proc.WriteFile(filepath.Join(p.Options.OutDir, "receipt.json"), b, 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(p.Options.OutDir, "receipt.md"), []byte(Markdown(p)), 0o644)
+	return proc.WriteFile(filepath.Join(p.Options.OutDir, "receipt.md"), []byte(Markdown(p)), 0o644)
 }
 
 // Markdown renders the receipt the way our users write them: red at SHA with each failing spec

@@ -149,6 +149,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
+	if err := proc.Private(out, true); err != nil {
+		return nil, fmt.Errorf("--out %s: %w; refusing to write reports and the pid ledger there (use a folder of your own)", o.OutDir, err)
+	}
 	res := &Result{Lane: ln, Filter: filter, Target: m, ReportPath: filepath.Join(out, "report.json"), JUnitPath: filepath.Join(out, "junit.xml")}
 	// Nothing of an earlier run in this folder may be read as this one's.
 	ledger := filepath.Join(out, "pids.ledger")
@@ -273,7 +276,7 @@ wait:
 	meta := Meta{Lane: ln, Target: m.Source, Filter: filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
 		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Passed: res.Passed(), Duration: res.Duration}
 	b, _ := json.MarshalIndent(meta, "", "  ")
-	return res, os.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
+	return res, proc.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
 }
 
 func isTerminal(w io.Writer) bool {

@@ -207,3 +207,15 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 		}
 	}
 }
+
+// A shared --out folder is refused: reports and the ledger written there could be redirected
+// through planted symlinks, or a planted ledger swept.
+func TestASharedOutFolderIsRefused(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "shared")
+	os.Mkdir(out, 0o777)
+	os.Chmod(out, 0o1777)
+	_, err := runner.Run(context.Background(), runner.Options{KitDir: kitDir(t), OutDir: out, Log: io.Discard, Suites: []string{"./suites/cpuclass"}})
+	if err == nil || !strings.Contains(err.Error(), "writable by others") || !strings.Contains(err.Error(), "refusing to write reports") {
+		t.Fatalf("a 1777 --out folder was accepted: %v", err)
+	}
+}

@@ -147,6 +147,7 @@ func redgreenCmd(args []string) int {
 	fs.StringVar(&o.Lane, "lane", "", "the lane (default: this OS's lane for the target)")
 	fs.StringVar(&o.OutDir, "out", "out/redgreen", "folder for the receipts and each side's reports")
 	fs.IntVar(&o.Repeat, "repeat", 0, "run green this many more times, to show it is stable")
+	fs.BoolVar(&o.AllowDirty, "allow-dirty", false, "prove refs at HEAD although tracked files have uncommitted changes (the receipt says so)")
 	fs.IntVar(&o.Procs, "procs", 1, "Ginkgo parallel processes")
 	if err := fs.Parse(args); err != nil {
 		return redgreen.ExitError

@@ -42,6 +42,9 @@ func Markdown(p *Proof) string {
 	w("Platform: %s/%s %s, lane %s, target `%s`.\n", p.Platform.OS, p.Platform.Arch, p.Platform.Version, p.Lane, p.Green.Target)
 	w("Selection: %s.\n", selection(p.Options.Selection))
 	w("Reproduce (in the classproof module): `%s`\n", Reproduce(p.Options))
+	for _, n := range p.Notes {
+		w("Note: %s.\n", n)
+	}
 	w("\n## Tests (red, then green)\n\n")
 	o := p.Verdict.Outcomes
 	redProved := 0

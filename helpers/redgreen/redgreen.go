@@ -38,6 +38,9 @@ type Options struct {
 	Repeat    int
 	Procs     int
 	Progress  io.Writer // a line per phase; nil for quiet (CI)
+	// AllowDirty proves refs while the repository has uncommitted changes to tracked files (the
+	// proof builds the commits, not the tree); the receipt says so. Without it that is refused.
+	AllowDirty bool
 }
 
 // Side is one half of the proof.
@@ -67,6 +70,8 @@ type Proof struct {
 	Platform Platform       `json:"platform"`
 	Started  time.Time      `json:"started"`
 	Duration time.Duration  `json:"duration_ns"`
+	// Notes are what a reader of the receipt must know about how it was made.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Exit codes, documented in README.md.
@@ -134,20 +139,18 @@ func Prove(ctx context.Context, o Options) (*Proof, error) {
 	}()
 
 	if repoMode {
+		if err := checkRefs(o, p); err != nil {
+			return nil, err
+		}
 		for _, s := range []*Side{p.Red, p.Green} {
-			if s.SHA, err = git(o.Repo, "rev-parse", "--verify", s.Ref+"^{commit}"); err != nil {
-				return nil, fmt.Errorf("%s ref %q in %s: %w", s.Name, s.Ref, o.Repo, err)
-			}
 			s.worktree = filepath.Join(work, s.Name)
 			progress(o, "checking out %s %s (%s)", s.Name, s.Ref, short(s.SHA))
 			if _, err := git(o.Repo, "worktree", "add", "--detach", s.worktree, s.SHA); err != nil {
 				return nil, fmt.Errorf("git worktree for %s: %w", s.Name, err)
 			}
 			wt := s.worktree
-			cleanups = append(cleanups, func() {
-				_, _ = git(o.Repo, "worktree", "remove", "--force", wt)
-				_, _ = git(o.Repo, "worktree", "prune")
-			})
+			// Only our own worktree goes: a prune would also drop the user's stale entries.
+			cleanups = append(cleanups, func() { _, _ = git(o.Repo, "worktree", "remove", "--force", wt) })
 		}
 	}
 
@@ -203,6 +206,32 @@ func verdict(o Options, p *Proof, interrupted bool) report.Verdict {
 		repeats = append(repeats, r.Result.Run)
 	}
 	return report.Prove(&o.Selection, p.Red.Result.Run, p.Green.Result.Run, repeats)
+}
+
+// checkRefs resolves both refs: they must be two different commits, and a ref at HEAD while the
+// tree has uncommitted changes to tracked files is refused unless AllowDirty (the proof would
+// build the commit, not what the user sees), and then noted.
+func checkRefs(o Options, p *Proof) error {
+	for _, s := range []*Side{p.Red, p.Green} {
+		sha, err := git(o.Repo, "rev-parse", "--verify", s.Ref+"^{commit}")
+		if err != nil {
+			return fmt.Errorf("%s ref %q in %s: %w", s.Name, s.Ref, o.Repo, err)
+		}
+		s.SHA = sha
+	}
+	if p.Red.SHA == p.Green.SHA {
+		return fmt.Errorf("--red %s and --green %s are the same commit %s: a proof needs the commit before the fix and the fix", o.Red, o.Green, short(p.Red.SHA))
+	}
+	head, _ := git(o.Repo, "rev-parse", "HEAD")
+	dirty, _ := git(o.Repo, "status", "--porcelain", "--untracked-files=no")
+	if dirty == "" || (p.Red.SHA != head && p.Green.SHA != head) {
+		return nil
+	}
+	if !o.AllowDirty {
+		return fmt.Errorf("%s has uncommitted changes to tracked files, and a ref is HEAD (%s): the proof would build the commit, not your tree; commit them, or pass --allow-dirty", o.Repo, short(head))
+	}
+	p.Notes = append(p.Notes, fmt.Sprintf("%s had uncommitted changes to tracked files at HEAD %s; both sides were built from their commits, not from the working tree", o.Repo, short(head)))
+	return nil
 }
 
 // build runs the manifest's build step for one side, in its worktree.

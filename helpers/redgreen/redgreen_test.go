@@ -196,3 +196,37 @@ func TestNotProvenWhenGreenCannotBeDriven(t *testing.T) {
 		t.Fatalf("verdict %q", r)
 	}
 }
+
+// The refs are checked before anything is built: two names for one commit, or HEAD with
+// uncommitted changes to tracked files, are refused; the user's own stale worktree entries stay.
+func TestRefsAreCheckedAndTheUsersWorktreesKept(t *testing.T) {
+	repo := history(t, tiny.Source(false), tiny.Source(true))
+	kitDir, err := kit.KitDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{KitDir: kitDir, Repo: repo, Red: "HEAD", Green: "green", Target: "embedded:refmux.yaml", OutDir: t.TempDir()}
+	o.Selection.Focus = "x"
+	if _, err := Prove(context.Background(), o); err == nil || !strings.Contains(err.Error(), "are the same commit") {
+		t.Errorf("red HEAD and green green (one commit): %v", err)
+	}
+	os.WriteFile(filepath.Join(repo, "main.go"), []byte(tiny.Source(true)+"\n// work in progress\n"), 0o644)
+	o.Red = "red"
+	if _, err := Prove(context.Background(), o); err == nil || !strings.Contains(err.Error(), "uncommitted changes to tracked files") {
+		t.Errorf("HEAD with a modified main.go: %v", err)
+	}
+	gitIn(t, repo, "checkout", "--", "main.go")
+	// A stale worktree entry of the user's: its folder is gone.
+	stale := filepath.Join(t.TempDir(), "mine")
+	gitIn(t, repo, "worktree", "add", "--detach", stale, "red")
+	os.RemoveAll(stale)
+	o.Selection.Focus, o.Suites = "a direct session starts", []string{"./suites/cpuclass"}
+	o.Target = filepath.Join(t.TempDir(), "tiny.yaml")
+	os.WriteFile(o.Target, tiny.Manifest(), 0o644)
+	if _, err := Prove(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if list := gitIn(t, repo, "worktree", "list", "--porcelain"); !strings.Contains(list, stale) {
+		t.Errorf("the user's stale worktree entry %s was pruned:\n%s", stale, list)
+	}
+}

@@ -27,7 +27,7 @@ import (
 // The environment a run hands the suites (the CLI sets these).
 const (
 	TargetEnv = "CLASSPROOF_TARGET" // a manifest path or embedded:NAME; unset: embedded refmux.yaml
-	VarsEnv   = "CLASSPROOF_VARS"   // "variant=noclass other=x": overrides of the manifest's vars
+	VarsEnv   = "CLASSPROOF_VARS"   // ["variant=noclass","note=a b"] (target.EncodeVars): overrides of the manifest's vars
 	BinEnv    = "CLASSPROOF_BIN"    // a folder where the launcher is already built: no build step
 	RepoEnv   = "CLASSPROOF_REPO"   // the launcher's source tree, for {repo}
 )
@@ -139,10 +139,12 @@ func loadManifest(defaults fs.FS, defaultName string) (*target.Manifest, shared,
 	if err != nil {
 		return nil, sh, err
 	}
-	if v := os.Getenv(VarsEnv); v != "" {
-		if err := m.SetVars(strings.Fields(v)); err != nil {
-			return nil, sh, fmt.Errorf("%s: %w", VarsEnv, err)
-		}
+	pairs, err := target.DecodeVars(os.Getenv(VarsEnv))
+	if err == nil {
+		err = m.SetVars(pairs)
+	}
+	if err != nil {
+		return nil, sh, fmt.Errorf("%s: %w", VarsEnv, err)
 	}
 	return m, sh, nil
 }

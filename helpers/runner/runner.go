@@ -208,7 +208,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = o.KitDir
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
-	cmd.Env = append(os.Environ(), proc.LedgerEnv+"="+ledger, kit.VarsEnv+"="+strings.Join(o.Vars, " "))
+	cmd.Env = append(os.Environ(), proc.LedgerEnv+"="+ledger, kit.VarsEnv+"="+target.EncodeVars(o.Vars))
 	spec := o.Target
 	if spec != "" && !strings.HasPrefix(spec, target.EmbeddedPrefix) {
 		// The suites run in their own folders: hand them an absolute path.

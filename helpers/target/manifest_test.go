@@ -219,3 +219,15 @@ config:
 		t.Errorf("the forked sleep pid %d outlived the cleanup", left[0])
 	}
 }
+
+// $CLASSPROOF_VARS carries values with spaces and quotes intact from the CLI to the suites.
+func TestVarsRoundTripToTheSuites(t *testing.T) {
+	in := []string{"variant=noclass", `note=a "b" c`, "empty="}
+	out, err := DecodeVars(EncodeVars(in))
+	if err != nil || strings.Join(out, "|") != strings.Join(in, "|") {
+		t.Errorf("got %q %v, want %q", out, err, in)
+	}
+	if _, err := DecodeVars("variant=noclass note=x"); err == nil {
+		t.Error("an old space-joined value was taken")
+	}
+}

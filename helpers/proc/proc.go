@@ -79,7 +79,30 @@ func (s *Set) TrackStarted(role string, pid int, start uint64) {
 }
 
 // TrackOwned records a process the kit started itself and waits for with os/exec.
-func (s *Set) TrackOwned(role string, pid int) { s.track(Entry{Role: role, Pid: pid, Owned: true}) }
+func (s *Set) TrackOwned(role string, pid int) {
+	owned.Store(pid, true)
+	s.track(Entry{Role: role, Pid: pid, Owned: true})
+}
+
+// owned are the pids this process waits for with os/exec: never reaped behind its back (Wait
+// would then fail with ECHILD).
+var owned sync.Map
+
+// reapOrphans collects every zombie child of ours that no os/exec Wait will: as a subreaper the kit
+// inherits the orphans of everything below it, and nobody else would ever reap them.
+func reapOrphans() {
+	all, err := Table()
+	if err != nil {
+		return
+	}
+	me := os.Getpid()
+	for _, in := range all {
+		if _, ok := owned.Load(in.Pid); in.Ppid == me && in.Zombie && !ok {
+			var ws unix.WaitStatus
+			_, _ = unix.Wait4(in.Pid, &ws, unix.WNOHANG, nil)
+		}
+	}
+}
 
 func (s *Set) track(e Entry) {
 	if e.Pid <= 0 {
@@ -147,6 +170,7 @@ func (s *Set) KillAll(timeout time.Duration) error {
 			left = append(left, fmt.Sprintf("%s pid %d", e.Role, e.Pid))
 		}
 	}
+	reapOrphans()
 	if len(left) > 0 {
 		return fmt.Errorf("still alive %v after SIGKILL: %s", timeout, strings.Join(left, ", "))
 	}

@@ -170,6 +170,18 @@ func (d *Driver) CheckBinaries() error {
 	return nil
 }
 
+// TailBytes is how much of a launcher's output goes into a message: a daemon that printed 30 MB
+// must not put 30 MB into every report.
+const TailBytes = 64 << 10
+
+// Tail is the last TailBytes of b, saying how much was cut before it.
+func Tail(b []byte) string {
+	if len(b) <= TailBytes {
+		return string(b)
+	}
+	return fmt.Sprintf("[%d bytes cut; the last %d follow]\n%s", len(b)-TailBytes, TailBytes, b[len(b)-TailBytes:])
+}
+
 // executable checks that path (or a bare name on PATH) names a file that exists and may be
 // executed, with the reason in the OS's words.
 func executable(path string) error {
@@ -331,7 +343,7 @@ func (l *Launcher) waitReady(role, field string, pid int, sess *gexec.Session, r
 		select {
 		case <-sess.Exited:
 			return fmt.Errorf("%s %s (pid %d) exited with code %d before %s; it said:\n%s%s",
-				l.d.M.Name, role, pid, sess.ExitCode(), what, sess.Out.Contents(), sess.Err.Contents())
+				l.d.M.Name, role, pid, sess.ExitCode(), what, Tail(sess.Out.Contents()), Tail(sess.Err.Contents()))
 		default:
 		}
 		if time.Now().After(deadline) {
@@ -456,7 +468,7 @@ func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env
 	if ctx.Err() != nil {
 		err = fmt.Errorf("no answer within %v (killed, with its process group): %w", l.timeout, err)
 	}
-	return argv, said.String(), err
+	return argv, Tail(said.Bytes()), err
 }
 
 // StartSession asks the launcher for a session with the given profile env and waits for the

@@ -6,7 +6,7 @@ CLASSPROOF := $(GO) run ./cmd/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: bench bench-smoke verify verify-all test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants clean
+.PHONY: bench bench-smoke verify verify-all soak test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -31,6 +31,12 @@ verify-all: verify
 ifeq ($(shell uname -s),Linux)
 	$(CLASSPROOF) run --target embedded:shmux.yaml --out out/verify-shmux
 endif
+
+## soak: N runs (default 10) of each lane under CPU load and process churn; a table, and a
+## non-zero exit on any failed spec or leak (not part of make test: it takes minutes)
+N ?= 10
+soak:
+	sh ci/soak $(N)
 
 ## test: everything CI runs
 test: static scripts lint darwin darwin-rehearsal required-specs-check unit bench-smoke gate
@@ -67,7 +73,7 @@ darwin:
 ## scripts: what runs on a macOS runner's shell is POSIX sh (bash 3.2 there, BSD userland):
 ## shellcheck -s sh, and ci/lane's command lines checked under dash
 scripts:
-	shellcheck -s sh ci/lane ci/lane-check ci/record-ps
+	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak
 	shellcheck -s bash fixtures/shmux/shmux
 	CLASSPROOF_TEST_SHELL=dash dash ci/lane-check
 	mkdir -p out && dash ci/record-ps out/ps-recorded.txt >/dev/null

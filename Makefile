@@ -6,7 +6,7 @@ CLASSPROOF := $(GO) run ./cmd/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: bench bench-smoke verify verify-all soak test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants clean
+.PHONY: bench bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -53,8 +53,8 @@ bench-smoke:
 unit:
 	$(GO) test ./helpers/... ./cmd/... ./fixtures/...
 
-## static: gofmt and go vet on linux
-static:
+## static: gofmt, go vet on linux, and the import layers (ci/layers.rules)
+static: layers
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
@@ -70,10 +70,15 @@ darwin:
 	  done; \
 	done
 
+## layers: the import layers hold (ci/layers.rules: the CLI side links no Ginkgo DSL or Gomega,
+## helpers/ never imports fixtures/)
+layers:
+	sh ci/layers
+
 ## scripts: what runs on a macOS runner's shell is POSIX sh (bash 3.2 there, BSD userland):
 ## shellcheck -s sh, and ci/lane's command lines checked under dash
 scripts:
-	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak
+	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/layers
 	shellcheck -s bash fixtures/shmux/shmux
 	CLASSPROOF_TEST_SHELL=dash dash ci/lane-check
 	mkdir -p out && dash ci/record-ps out/ps-recorded.txt >/dev/null

@@ -13,13 +13,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/bench"
 	"github.com/classproof/classproof/helpers/doctor"
 	"github.com/classproof/classproof/helpers/gate"
-	"github.com/classproof/classproof/helpers/kit"
 	"github.com/classproof/classproof/helpers/mutants"
 	"github.com/classproof/classproof/helpers/redgreen"
 	"github.com/classproof/classproof/helpers/runner"
+	"github.com/classproof/classproof/helpers/target"
 )
 
 // Exit codes, documented in README.md.
@@ -48,6 +49,8 @@ func (m *multi) String() string     { return strings.Join(*m, " ") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
 func main() {
+	// The embedded default launchers are chosen here, at the edge: helpers/ knows none by name.
+	target.Embedded = targets.Catalog()
 	if len(os.Args) < 2 {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(exitUsage)
@@ -95,7 +98,7 @@ func runCmd(args []string) int {
 	}
 	o.Vars, o.Suites, o.Log = vars, suites, os.Stdout
 	var err error
-	if o.KitDir, err = kit.KitDir(); err != nil {
+	if o.KitDir, err = target.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}
@@ -157,7 +160,7 @@ func redgreenCmd(args []string) int {
 		o.Progress = os.Stderr
 	}
 	var err error
-	if o.KitDir, err = kit.KitDir(); err != nil {
+	if o.KitDir, err = target.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return redgreen.ExitError
 	}
@@ -206,7 +209,7 @@ func mutantsCmd(args []string) int {
 			o.Values = append(o.Values, mutants.Value{Name: name, Breaks: breaks})
 		}
 	}
-	if o.KitDir, err = kit.KitDir(); err != nil {
+	if o.KitDir, err = target.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}
@@ -295,7 +298,7 @@ func doctorCmd(args []string) int {
 	}
 	o.Vars = vars
 	var err error
-	if o.KitDir, err = kit.KitDir(); err != nil {
+	if o.KitDir, err = target.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}
@@ -330,7 +333,7 @@ func requiredCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "classproof required-specs:", err)
 		return exitFailed
 	}
-	dir, err := kit.KitDir()
+	dir, err := target.KitDir()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
@@ -374,7 +377,7 @@ func benchCmd(args []string) int {
 		}
 	}
 	var err error
-	if o.KitDir, err = kit.KitDir(); err != nil {
+	if o.KitDir, err = target.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}

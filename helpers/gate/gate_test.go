@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/classproof/classproof/helpers/kit"
 	"github.com/classproof/classproof/helpers/runner"
+	"github.com/classproof/classproof/helpers/target"
 )
 
 // The gate is tested on real reports: the cpuclass suite run against refmux, a broken refmux, a
@@ -29,7 +29,7 @@ func runLane(t *testing.T, name string, o runner.Options) (string, *runner.Resul
 		t.Skip("runs the cpuclass suite")
 	}
 	once.Do(func() {
-		kitDir, kitErr = kit.KitDir()
+		kitDir, kitErr = target.KitDir()
 	})
 	if kitErr != nil {
 		t.Fatal(kitErr)

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -23,17 +24,6 @@ import (
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/target"
 )
-
-// The environment a run hands the suites (the CLI sets these).
-const (
-	TargetEnv = "CLASSPROOF_TARGET" // a manifest path or embedded:NAME; unset: embedded refmux.yaml
-	VarsEnv   = "CLASSPROOF_VARS"   // ["variant=noclass","note=a b"] (target.EncodeVars): overrides of the manifest's vars
-	BinEnv    = "CLASSPROOF_BIN"    // a folder where the launcher is already built: no build step
-	RepoEnv   = "CLASSPROOF_REPO"   // the launcher's source tree, for {repo}
-)
-
-// HarnessPackage is the fixture harness every target runs as its agent harness.
-const HarnessPackage = "github.com/classproof/classproof/fixtures/harness"
 
 // Env is what a suite's specs use.
 type Env struct {
@@ -65,11 +55,11 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 	SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 		m, sh, err := loadManifest(defaults, defaultName)
 		Must(err, "the target manifest is not usable; no spec can run")
-		sh.KitDir, err = KitDir()
+		sh.KitDir, err = target.KitDir()
 		Must(err)
-		sh.Harness, err = gexec.Build(HarnessPackage)
+		sh.Harness, err = gexec.Build(target.HarnessPackage)
 		Must(err, "building the fixture harness")
-		if sh.BinDir = os.Getenv(BinEnv); sh.BinDir == "" || m.Build == nil {
+		if sh.BinDir = os.Getenv(target.BinEnv); sh.BinDir == "" || m.Build == nil {
 			if sh.BinDir == "" {
 				sh.BinDir, err = os.MkdirTemp("", "classproof-bin")
 				Must(err, "making a bin folder")
@@ -130,33 +120,23 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 }
 
 func paths(sh shared) target.Paths {
-	return target.Paths{Kit: sh.KitDir, Bin: sh.BinDir, Repo: os.Getenv(RepoEnv)}
+	return target.Paths{Kit: sh.KitDir, Bin: sh.BinDir, Repo: os.Getenv(target.RepoEnv)}
 }
 
 func loadManifest(defaults fs.FS, defaultName string) (*target.Manifest, shared, error) {
-	sh := shared{Manifest: os.Getenv(TargetEnv)}
+	sh := shared{Manifest: os.Getenv(target.TargetEnv)}
 	m, err := target.LoadSpec(sh.Manifest, defaults, defaultName)
 	if err != nil {
 		return nil, sh, err
 	}
-	pairs, err := target.DecodeVars(os.Getenv(VarsEnv))
+	pairs, err := target.DecodeVars(os.Getenv(target.VarsEnv))
 	if err == nil {
 		err = m.SetVars(pairs)
 	}
 	if err != nil {
-		return nil, sh, fmt.Errorf("%s: %w", VarsEnv, err)
+		return nil, sh, fmt.Errorf("%s: %w", target.VarsEnv, err)
 	}
 	return m, sh, nil
-}
-
-// KitDir is the classproof module's root, where the suites live and the embedded manifests'
-// build steps run.
-func KitDir() (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/classproof/classproof").Output()
-	if err != nil {
-		return "", fmt.Errorf("finding the classproof module with go list: %w", err)
-	}
-	return strings.TrimSpace(string(out)), nil
 }
 
 // Launch starts a fresh instance of the target for the running spec. Everything it and its
@@ -270,6 +250,16 @@ func ForMode(m target.Mode) Labels {
 		return Label(target.NeedsHosted)
 	}
 	return Label()
+}
+
+// RequirePlatform skips the running spec, with its reason, when it is meant for another
+// platform. A lane that selects by label never gets here; a run without a filter sees every such
+// skip counted and named (the gate refuses runtime skips where a lane allows none).
+func RequirePlatform(want, have lane.Platform) {
+	if want.Label != have.Label {
+		Skip(fmt.Sprintf("needs %s (%s); this run is %s/%s with the target's background %q (%s). Select a lane with --label-filter.",
+			want.Label, want.Title, runtime.GOOS, runtime.GOARCH, have.Meaning, have.Label))
+	}
 }
 
 // Must fails the spec with the error's own words: the launcher's and the oracle's messages are

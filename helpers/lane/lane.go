@@ -1,6 +1,6 @@
 // Package lane is what differs between CI lanes: which platform a run is on, the labels that
-// select specs for it, the guard that skips (with its reason) a spec meant for another platform,
-// and the one time scale for slow machines.
+// select specs for it, and the one time scale for slow machines. It does not import the Ginkgo
+// DSL: the CLI side (runner, gate) uses it too; the runtime guard lives in helpers/kit.
 package lane
 
 import (
@@ -9,8 +9,6 @@ import (
 	"runtime"
 	"strconv"
 	"time"
-
-	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/classproof/classproof/helpers/class"
 )
@@ -73,16 +71,6 @@ func Filter(label string) (string, error) {
 		return "!" + Darwin + " && !" + LinuxIdle, nil
 	}
 	return "", fmt.Errorf("unknown lane %q; accepted: %s, %s, %s", label, Darwin, LinuxIdle, LinuxIgnore)
-}
-
-// Require skips the running spec, with its reason, when it is meant for another platform. A lane
-// that selects by label never gets here; a run without a filter sees every such skip counted
-// and named (the gate refuses runtime skips where a lane allows none).
-func Require(want, have Platform) {
-	if want.Label != have.Label {
-		Skip(fmt.Sprintf("needs %s (%s); this run is %s/%s with the target's background %q (%s). Select a lane with --label-filter.",
-			want.Label, want.Title, runtime.GOOS, runtime.GOARCH, have.Meaning, have.Label))
-	}
 }
 
 // ScaleEnv multiplies every timeout in the kit, for slow CI machines.

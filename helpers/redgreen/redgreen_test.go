@@ -11,7 +11,7 @@ import (
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/fixtures/tiny"
-	"github.com/classproof/classproof/helpers/kit"
+	"github.com/classproof/classproof/helpers/target"
 )
 
 // The self-test: throwaway repositories with a tiny launcher, a red commit without the class step
@@ -44,7 +44,7 @@ func history(t *testing.T, redSrc, greenSrc string) string {
 
 func prove(t *testing.T, repo string) *Proof {
 	t.Helper()
-	kitDir, err := kit.KitDir()
+	kitDir, err := target.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestProvenWithTwoTargets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the cpuclass suite twice")
 	}
-	kitDir, err := kit.KitDir()
+	kitDir, err := target.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestNotProvenWhenGreenCannotBeDriven(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the cpuclass suite once")
 	}
-	kitDir, err := kit.KitDir()
+	kitDir, err := target.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestNotProvenWhenGreenCannotBeDriven(t *testing.T) {
 // uncommitted changes to tracked files, are refused; the user's own stale worktree entries stay.
 func TestRefsAreCheckedAndTheUsersWorktreesKept(t *testing.T) {
 	repo := history(t, tiny.Source(false), tiny.Source(true))
-	kitDir, err := kit.KitDir()
+	kitDir, err := target.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}

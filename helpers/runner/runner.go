@@ -20,8 +20,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/kit"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/report"
@@ -91,7 +89,7 @@ func (r *Result) Passed() bool {
 // LoadTarget reads the manifest the options name (or the embedded default) with its vars set.
 // Errors name the manifest, so the CLI reports them once before anything runs.
 func LoadTarget(path string, vars []string) (*target.Manifest, error) {
-	m, err := target.LoadSpec(path, targets.FS, targets.Default)
+	m, err := target.LoadSpec(path, target.Embedded.FS, target.Embedded.Default)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +119,9 @@ func LaneFor(m *target.Manifest, asked string) (string, error) {
 func Run(ctx context.Context, o Options) (*Result, error) {
 	start := time.Now()
 	if o.Target == "" && o.Lane != "" {
-		o.Target = targets.ForLane(o.Lane)
+		if target.Embedded.ForLane != nil {
+			o.Target = target.Embedded.ForLane(o.Lane)
+		}
 	}
 	m, err := LoadTarget(o.Target, o.Vars)
 	if err != nil {
@@ -208,7 +208,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = o.KitDir
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
-	cmd.Env = append(os.Environ(), proc.LedgerEnv+"="+ledger, kit.VarsEnv+"="+target.EncodeVars(o.Vars))
+	cmd.Env = append(os.Environ(), proc.LedgerEnv+"="+ledger, target.VarsEnv+"="+target.EncodeVars(o.Vars))
 	spec := o.Target
 	if spec != "" && !strings.HasPrefix(spec, target.EmbeddedPrefix) {
 		// The suites run in their own folders: hand them an absolute path.
@@ -216,7 +216,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	cmd.Env = append(cmd.Env, kit.TargetEnv+"="+spec, kit.RepoEnv+"="+o.Repo, kit.BinEnv+"="+o.BinDir,
+	cmd.Env = append(cmd.Env, target.TargetEnv+"="+spec, target.RepoEnv+"="+o.Repo, target.BinEnv+"="+o.BinDir,
 		proc.SupervisorEnv+"="+proc.Supervisor())
 	// Its own group, so that an interrupt reaches the test processes too: the ginkgo CLI does
 	// not forward signals to them, and their DeferCleanups are what kill the launchers.

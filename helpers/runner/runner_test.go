@@ -16,15 +16,15 @@ import (
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/gate"
-	"github.com/classproof/classproof/helpers/kit"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/runner"
+	"github.com/classproof/classproof/helpers/target"
 )
 
 func kitDir(t *testing.T) string {
 	t.Helper()
-	dir, err := kit.KitDir()
+	dir, err := target.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,11 +14,10 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/onsi/gomega/gexec"
 
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/proc"
@@ -174,6 +173,34 @@ func (d *Driver) CheckBinaries() error {
 // must not put 30 MB into every report.
 const TailBytes = 64 << 10
 
+// tailBuffer keeps the last TailBytes written to it (a launcher may print without end) and how
+// much came before; safe for the writer goroutine and a reader.
+type tailBuffer struct {
+	mu    sync.Mutex
+	b     []byte
+	total int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.total += len(p)
+	t.b = append(t.b, p...)
+	if over := len(t.b) - TailBytes; over > 0 {
+		t.b = append(t.b[:0:0], t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if cut := t.total - len(t.b); cut > 0 {
+		return fmt.Sprintf("[%d bytes cut; the last %d follow]\n%s", cut, len(t.b), t.b)
+	}
+	return string(t.b)
+}
+
 // Tail is the last TailBytes of b, saying how much was cut before it.
 func Tail(b []byte) string {
 	if len(b) <= TailBytes {
@@ -227,8 +254,6 @@ type Launcher struct {
 	d         *Driver
 	Dir       string
 	vals      map[string]string
-	Daemon    *gexec.Session
-	Host      *gexec.Session
 	DaemonPid int
 	HostPid   int
 	set       *proc.Set
@@ -259,25 +284,33 @@ func (d *Driver) Launch(set *proc.Set, opts LaunchOptions, log io.Writer, timeou
 		}
 	}
 	if h := d.M.Host; h != nil {
-		l.Host, l.HostPid, err = l.startService("agent host", "host", *h, nil, log)
+		l.HostPid, err = l.startService("agent host", "host", *h, nil, log)
 		if err != nil {
 			return l, err
 		}
 	}
-	l.Daemon, l.DaemonPid, err = l.startService("daemon", "daemon", d.M.Daemon, opts.DaemonEnv, log)
+	l.DaemonPid, err = l.startService("daemon", "daemon", d.M.Daemon, opts.DaemonEnv, log)
 	return l, err
 }
 
-func (l *Launcher) startService(role, field string, s Service, extraEnv map[string]string, log io.Writer) (*gexec.Session, int, error) {
+// service is a started daemon or host: its output (the tail is kept for messages) and when it
+// exited.
+type service struct {
+	out    tailBuffer
+	exited chan struct{}
+	code   int
+}
+
+func (l *Launcher) startService(role, field string, s Service, extraEnv map[string]string, log io.Writer) (int, error) {
 	argv, err := expand(s.Run, l.vals)
 	if err != nil {
-		return nil, 0, fmt.Errorf("target manifest %s: %s.run: %w", l.d.M.Source, field, err)
+		return 0, fmt.Errorf("target manifest %s: %s.run: %w", l.d.M.Source, field, err)
 	}
 	env := map[string]string{}
 	for k, v := range s.Env {
 		vs, err := expand([]string{v}, l.vals)
 		if err != nil {
-			return nil, 0, fmt.Errorf("target manifest %s: %s.env.%s: %w", l.d.M.Source, field, k, err)
+			return 0, fmt.Errorf("target manifest %s: %s.env.%s: %w", l.d.M.Source, field, k, err)
 		}
 		env[k] = vs[0]
 	}
@@ -287,18 +320,25 @@ func (l *Launcher) startService(role, field string, s Service, extraEnv map[stri
 	// Its own process group: the kit kills the group, and a signal meant for the kit (^C) does
 	// not reach the launcher before the kit has cleaned up.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	sess, err := gexec.Start(cmd, log, log)
-	if err != nil {
-		return nil, 0, fmt.Errorf("starting %s %q: %w", role, strings.Join(argv, " "), err)
+	svc := &service{exited: make(chan struct{})}
+	cmd.Stdout = io.MultiWriter(&svc.out, log)
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("starting %s %q: %w", role, strings.Join(argv, " "), err)
 	}
 	pid := cmd.Process.Pid
 	l.set.TrackOwned(l.d.M.Name+" "+role, pid)
-	return sess, pid, l.waitReady(role, field, pid, sess, s.Ready)
+	go func() {
+		_ = cmd.Wait()
+		svc.code = cmd.ProcessState.ExitCode()
+		close(svc.exited)
+	}()
+	return pid, l.waitReady(role, field, pid, svc, s.Ready)
 }
 
 // waitReady waits, within the launch timeout, until the service says it is ready the way its
 // manifest declares: a socket that accepts, a path that exists, a probe that exits 0.
-func (l *Launcher) waitReady(role, field string, pid int, sess *gexec.Session, r Ready) error {
+func (l *Launcher) waitReady(role, field string, pid int, svc *service, r Ready) error {
 	var what string
 	var probe func() error
 	switch {
@@ -341,9 +381,9 @@ func (l *Launcher) waitReady(role, field string, pid int, sess *gexec.Session, r
 			return nil
 		}
 		select {
-		case <-sess.Exited:
-			return fmt.Errorf("%s %s (pid %d) exited with code %d before %s; it said:\n%s%s",
-				l.d.M.Name, role, pid, sess.ExitCode(), what, Tail(sess.Out.Contents()), Tail(sess.Err.Contents()))
+		case <-svc.exited:
+			return fmt.Errorf("%s %s (pid %d) exited with code %d before %s; it said:\n%s",
+				l.d.M.Name, role, pid, svc.code, what, svc.out.String())
 		default:
 		}
 		if time.Now().After(deadline) {

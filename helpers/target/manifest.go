@@ -124,11 +124,26 @@ func LoadFS(fsys fs.FS, name string) (*Manifest, error) {
 	return Parse("embedded:"+name, b)
 }
 
+// Catalog is the set of manifests a run can name as embedded:NAME, the one it uses when it names
+// none, and the kit's own target for each lane. helpers/ knows no launcher by name: the catalog
+// is set at the edge, by the CLI (cmd/classproof) and the suites' bootstrap, from fixtures/targets.
+type Catalog struct {
+	FS      fs.FS
+	Default string
+	ForLane func(lane string) string
+}
+
+// Embedded is the catalog in use; empty until the edge sets it.
+var Embedded Catalog
+
 // EmbeddedPrefix names a manifest inside the kit's embedded set: "embedded:refmux-seed.yaml".
 const EmbeddedPrefix = "embedded:"
 
 // LoadSpec loads what a user named: a path, "embedded:NAME", or "" for defaultName in embedded.
 func LoadSpec(spec string, embedded fs.FS, defaultName string) (*Manifest, error) {
+	if embedded == nil && (spec == "" || strings.HasPrefix(spec, EmbeddedPrefix)) {
+		return nil, fmt.Errorf("target manifest %q: no embedded catalog in this program; name a manifest file", spec)
+	}
 	switch {
 	case spec == "":
 		return LoadFS(embedded, defaultName)

@@ -19,7 +19,7 @@ var _ = Describe("compat: a target that reads the class and ignores it", Label(l
 	BeforeEach(func() {
 		p, err := lane.Current(class.Ignored)
 		kit.Must(err, "the linux-ignore lane")
-		lane.Require(p, env.Platform)
+		kit.RequirePlatform(p, env.Platform)
 		control = env.Control()
 	})
 
@@ -55,6 +55,6 @@ var _ = Describe("compat: a target that reads the class and ignores it", Label(l
 			kit.Must(err)
 			Expect(x.Class).To(Equal(value), "read: explain said %q", x.Output)
 			s := env.Session(l, mode, profileEnv)
-			Expect(kit.Observe(s.Subjects()...)).To(class.HaveControlClass(control), "ignored")
+			Expect(kit.Observe(s.Subjects()...)).To(kit.HaveControlClass(control), "ignored")
 		}, rows)
 })

@@ -40,26 +40,26 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(lane.
 		s, err := l.SpawnFromSpec("older-daemon-no-cpu-class.json", spec("older-daemon-no-cpu-class.json"))
 		kit.Must(err)
 		host := kit.Observe(class.Subject{Role: "agent host", Pid: l.HostPid})[0]
-		Expect(host).To(class.HaveControlClass(control), "the host itself runs at the class the kit gave it")
-		Expect(kit.Observe(s.Subjects()...)).To(class.HaveControlClass(host), "no class step: as before cpu_class existed")
+		Expect(host).To(kit.HaveControlClass(control), "the host itself runs at the class the kit gave it")
+		Expect(kit.Observe(s.Subjects()...)).To(kit.HaveControlClass(host), "no class step: as before cpu_class existed")
 	})
 
 	It("starts a spec with cpu_class background at background class", func() {
 		s, err := l.SpawnFromSpec("daemon-cpu-class-background.json", spec("daemon-cpu-class-background.json"))
 		kit.Must(err)
-		Expect(kit.Observe(s.Subjects()...)).To(class.BeAtBackground(env.Platform.Meaning, control))
+		Expect(kit.Observe(s.Subjects()...)).To(kit.BeAtBackground(env.Platform.Meaning, control))
 	})
 
 	It("starts a spec with cpu_class normal at the control's class", func() {
 		s, err := l.SpawnFromSpec("daemon-cpu-class-normal.json", spec("daemon-cpu-class-normal.json"))
 		kit.Must(err)
-		Expect(kit.Observe(s.Subjects()...)).To(class.HaveControlClass(control))
+		Expect(kit.Observe(s.Subjects()...)).To(kit.HaveControlClass(control))
 	})
 
 	It("ignores the fields a newer daemon adds and applies its cpu_class", func() {
 		s, err := l.SpawnFromSpec("newer-daemon-extra-fields.json", spec("newer-daemon-extra-fields.json"))
 		kit.Must(err)
-		Expect(kit.Observe(s.Subjects()...)).To(class.BeAtBackground(env.Platform.Meaning, control))
+		Expect(kit.Observe(s.Subjects()...)).To(kit.BeAtBackground(env.Platform.Meaning, control))
 	})
 
 	// expectRefusedAndServing checks a bad spec was refused, said why, started nothing, and that
@@ -78,7 +78,7 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(lane.
 		kit.ExpectNothingStarted(l, report, "a refused spec")
 		s, err := l.SpawnFromSpec("daemon-cpu-class-background.json", spec("daemon-cpu-class-background.json"))
 		Expect(err).NotTo(HaveOccurred(), "the host serves the next good spec")
-		Expect(kit.Observe(s.Subjects()...)).To(class.BeAtBackground(env.Platform.Meaning, control))
+		Expect(kit.Observe(s.Subjects()...)).To(kit.BeAtBackground(env.Platform.Meaning, control))
 	}
 
 	It("refuses an unknown cpu_class and keeps serving", func() {

@@ -25,7 +25,7 @@ var _ = Describe("cpuclass", func() {
 				l       *target.Launcher
 			)
 			BeforeEach(func() {
-				lane.Require(p, env.Platform)
+				kit.RequirePlatform(p, env.Platform)
 				control = env.Control()
 				l, _ = env.Launch(target.LaunchOptions{})
 			})
@@ -34,7 +34,7 @@ var _ = Describe("cpuclass", func() {
 				It("starts the direct harness and its tool sleep at background class", func() {
 					s := env.Session(l, target.Direct, nil)
 					kit.ExpectDescends(s)
-					Expect(kit.Observe(s.Subjects()...)).To(class.BeAtBackground(p.Meaning, control))
+					Expect(kit.Observe(s.Subjects()...)).To(kit.BeAtBackground(p.Meaning, control))
 				})
 			})
 
@@ -42,7 +42,7 @@ var _ = Describe("cpuclass", func() {
 				It("starts the hosted harness and its tool sleep at background class", func() {
 					s := env.Session(l, target.Hosted, nil)
 					kit.ExpectDescends(s)
-					Expect(kit.Observe(s.Subjects()...)).To(class.BeAtBackground(p.Meaning, control))
+					Expect(kit.Observe(s.Subjects()...)).To(kit.BeAtBackground(p.Meaning, control))
 				})
 			})
 
@@ -54,10 +54,10 @@ var _ = Describe("cpuclass", func() {
 						// reverts the class once the launcher looks away).
 						Consistently(func() ([]class.Observation, error) { return class.Observe(s.Harness()) }).
 							WithTimeout(lane.Scale(300 * time.Millisecond)).WithPolling(50 * time.Millisecond).
-							Should(class.BeAtBackground(p.Meaning, control))
+							Should(kit.BeAtBackground(p.Meaning, control))
 						late, err := s.StartLateTool()
 						kit.Must(err)
-						Expect(kit.Observe(late)).To(class.BeAtBackground(p.Meaning, control))
+						Expect(kit.Observe(late)).To(kit.BeAtBackground(p.Meaning, control))
 					})
 				}
 			})
@@ -95,7 +95,7 @@ var _ = Describe("cpuclass", func() {
 						subjects = append(subjects, s.Subjects()...)
 					}
 					Expect(subjects).To(HaveLen(16), "8 harnesses and 8 tools")
-					Expect(kit.Observe(subjects...)).To(class.BeAtBackground(p.Meaning, control))
+					Expect(kit.Observe(subjects...)).To(kit.BeAtBackground(p.Meaning, control))
 				})
 			})
 		})
@@ -126,7 +126,7 @@ var _ = Describe("cpuclass, on every platform", func() {
 			if l.HostPid != 0 {
 				subjects = append(subjects, class.Subject{Role: "agent host", Pid: l.HostPid})
 			}
-			Expect(kit.Observe(subjects...)).To(class.HaveControlClass(control))
+			Expect(kit.Observe(subjects...)).To(kit.HaveControlClass(control))
 		})
 	})
 
@@ -134,7 +134,7 @@ var _ = Describe("cpuclass, on every platform", func() {
 		for _, mode := range []target.Mode{target.Direct, target.Hosted} {
 			It(fmt.Sprintf("starts the %s harness and its tool sleep at the control's class", mode), kit.ForMode(mode), func() {
 				s := env.Session(l, mode, map[string]string{env.Driver.M.ClassEnv: "normal"})
-				Expect(kit.Observe(s.Subjects()...)).To(class.HaveControlClass(control))
+				Expect(kit.Observe(s.Subjects()...)).To(kit.HaveControlClass(control))
 			})
 		}
 	})

@@ -42,8 +42,8 @@ func expectResolved(l *target.Launcher, control class.Observation, profileEnv ma
 	obs := kit.Observe(s.Subjects()...)
 	AddReportEntry("through the class", time.Since(start), ReportEntryVisibilityNever)
 	if want == "background" {
-		Expect(obs).To(class.BeAtBackground(env.Platform.Meaning, control))
+		Expect(obs).To(kit.BeAtBackground(env.Platform.Meaning, control))
 	} else {
-		Expect(obs).To(class.HaveControlClass(control))
+		Expect(obs).To(kit.HaveControlClass(control))
 	}
 }

@@ -1,10 +1,12 @@
-package class
+package kit
 
 import (
 	"fmt"
 
 	"github.com/onsi/gomega/gcustom"
 	"github.com/onsi/gomega/types"
+
+	"github.com/classproof/classproof/helpers/class"
 )
 
 // verdict carries the matcher's findings from Match to the message template.
@@ -18,35 +20,35 @@ const receiptTemplate = `{{range .Data.Lines}}{{.}}
 {{end}}expected each {{.To}} be at {{.Data.Expect}}
 control {{.Data.Control}}`
 
-// BeAtBackground succeeds when every observed process (an Observation or a []Observation) is at
+// BeAtBackground succeeds when every observed process (a class.Observation or a []class.Observation) is at
 // background in the sense of m. The failure message is a receipt: each process that is not, what
 // ps said, what was expected, and the control's reading.
-func BeAtBackground(m Meaning, control Observation) types.GomegaMatcher {
-	return classMatcher(control, "background = "+m.Describe(), func(o Observation) (bool, string) {
-		return Background(m, o, control)
+func BeAtBackground(m class.Meaning, control class.Observation) types.GomegaMatcher {
+	return classMatcher(control, "background = "+m.Describe(), func(o class.Observation) (bool, string) {
+		return class.Background(m, o, control)
 	})
 }
 
 // HaveControlClass succeeds when every observed process has the class of the control process the
 // kit started itself: "normal" is whatever a process the launcher did not touch gets here, never
 // a hard-coded number.
-func HaveControlClass(control Observation) types.GomegaMatcher {
-	return classMatcher(control, "the control's class", func(o Observation) (bool, string) {
-		return SameClass(o, control)
+func HaveControlClass(control class.Observation) types.GomegaMatcher {
+	return classMatcher(control, "the control's class", func(o class.Observation) (bool, string) {
+		return class.SameClass(o, control)
 	})
 }
 
-func classMatcher(control Observation, expect string, check func(Observation) (bool, string)) types.GomegaMatcher {
+func classMatcher(control class.Observation, expect string, check func(class.Observation) (bool, string)) types.GomegaMatcher {
 	v := &verdict{Control: control.String(), Expect: expect}
 	return gcustom.MakeMatcher(func(actual any) (bool, error) {
-		var obs []Observation
+		var obs []class.Observation
 		switch a := actual.(type) {
-		case Observation:
-			obs = []Observation{a}
-		case []Observation:
+		case class.Observation:
+			obs = []class.Observation{a}
+		case []class.Observation:
 			obs = a
 		default:
-			return false, fmt.Errorf("class matchers take an Observation or []Observation, got %T", actual)
+			return false, fmt.Errorf("class matchers take an class.Observation or []class.Observation, got %T", actual)
 		}
 		if len(obs) == 0 {
 			return false, fmt.Errorf("no observation to check: an empty list proves nothing")

@@ -1,0 +1,9 @@
+package gate
+
+import (
+	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/target"
+)
+
+// The kit's own manifests, as the CLI sets them at its edge.
+func init() { target.Embedded = targets.Catalog() }

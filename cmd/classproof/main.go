@@ -156,7 +156,7 @@ func redgreenCmd(args []string) int {
 		return redgreen.ExitError
 	}
 	o.Vars, o.Suites = vars, suites
-	if isTerminal(os.Stderr) && os.Getenv("CI") == "" {
+	if runner.IsTerminal(os.Stderr) && os.Getenv("CI") == "" {
 		o.Progress = os.Stderr
 	}
 	var err error
@@ -175,11 +175,6 @@ func redgreenCmd(args []string) int {
 		return redgreen.ExitNotProven
 	}
 	return redgreen.ExitProven
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func mutantsCmd(args []string) int {

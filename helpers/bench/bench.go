@@ -27,8 +27,7 @@ import (
 
 // Packages the bench builds.
 const (
-	ProbePackage   = "github.com/classproof/classproof/fixtures/probe"
-	HarnessPackage = "github.com/classproof/classproof/fixtures/harness"
+	ProbePackage = "github.com/classproof/classproof/fixtures/probe"
 )
 
 // Class is one way of starting the load.
@@ -123,7 +122,7 @@ func Bench(ctx context.Context, o Options) (*Result, error) {
 	bin := filepath.Join(work, "bin")
 	logf(o, "building the target, the harness and the probe")
 	probe, harness := filepath.Join(bin, "probe"), filepath.Join(bin, "harness")
-	for pkg, out := range map[string]string{ProbePackage: probe, HarnessPackage: harness} {
+	for pkg, out := range map[string]string{ProbePackage: probe, target.HarnessPackage: harness} {
 		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("building %s: %v\n%s", pkg, err, b)
 		}

@@ -74,7 +74,6 @@ type Observation struct {
 	Cls           string // ps -o cls: TS, IDL, FF, RR, B, ...
 	Policy        int    // /proc/PID/stat field 41
 	IOClass       int    // ioprio_get class: 0 none, 1 rt, 2 be, 3 idle
-	IOLevel       int
 	Autogroup     string // "/autogroup-12"; "" in the default autogroup (init's), or with no autogroups
 	AutogroupNice int
 }

@@ -35,7 +35,7 @@ func addPlatform(o *Observation) error {
 	if e != 0 {
 		return fmt.Errorf("ioprio_get: %w", e)
 	}
-	o.IOClass, o.IOLevel = int(r)>>13, int(r)&0x1fff
+	o.IOClass = int(r) >> 13 // the level below it is not part of the class
 	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/autogroup", o.Pid)); err == nil {
 		if o.Autogroup, o.AutogroupNice, err = ParseAutogroup(b); err != nil {
 			return err

@@ -142,7 +142,7 @@ func loadManifest(defaults fs.FS, defaultName string) (*target.Manifest, shared,
 // Launch starts a fresh instance of the target for the running spec. Everything it and its
 // sessions start is killed in DeferCleanup, also when the spec fails, times out or is
 // interrupted.
-func (e *Env) Launch(opts target.LaunchOptions) (*target.Launcher, *proc.Set) {
+func (e *Env) Launch(opts target.LaunchOptions) *target.Launcher {
 	set := proc.NewSet()
 	var l *target.Launcher
 	DeferCleanup(func() {
@@ -154,7 +154,7 @@ func (e *Env) Launch(opts target.LaunchOptions) (*target.Launcher, *proc.Set) {
 	})
 	l, err := e.Driver.Launch(set, opts, GinkgoWriter, e.Timeout)
 	Must(err, "starting the target's daemon and host")
-	return l, set
+	return l
 }
 
 // Session starts a session and fails the spec with the launcher's words if it is refused.

@@ -180,7 +180,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Focus != "" {
 		args = append(args, "--focus", o.Focus)
 	}
-	if !isTerminal(o.Log) {
+	if !IsTerminal(o.Log) {
 		args = append(args, "--no-color")
 	}
 	if o.DryRun {
@@ -279,7 +279,8 @@ wait:
 	return res, proc.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
 }
 
-func isTerminal(w io.Writer) bool {
+// IsTerminal says whether w is a terminal (colour, progress lines) rather than a log or a pipe.
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -401,16 +401,20 @@ const (
 	Hosted Mode = "hosted" // through the agent host, from a spawn spec
 )
 
-// Report is what the fixture harness writes (fixtures/harness).
+// Report is what the fixture harness writes (fixtures/harness uses this type).
 type Report struct {
-	HarnessPid   int    `json:"harness_pid"`
-	HarnessPpid  int    `json:"harness_ppid"`
+	HarnessPid int `json:"harness_pid"`
+	// HarnessStart and Tool.Start are the kernel's start times (helpers/proc): the kit reads the
+	// pids back from this file later, and a pid whose start time has changed by then is someone
+	// else's.
 	HarnessStart uint64 `json:"harness_start"`
-	Tools        []struct {
-		Pid   int    `json:"pid"`
-		Ppid  int    `json:"ppid"`
-		Start uint64 `json:"start"`
-	} `json:"tools"`
+	Tools        []Tool `json:"tools"`
+}
+
+// Tool is one child the harness started.
+type Tool struct {
+	Pid   int    `json:"pid"`
+	Start uint64 `json:"start"`
 }
 
 // Session is one started harness.

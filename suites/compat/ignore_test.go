@@ -45,7 +45,7 @@ var _ = Describe("compat: a target that reads the class and ignores it", Label(l
 			case "daemon env":
 				opts.DaemonEnv = map[string]string{env.Driver.M.ClassEnv: value}
 			}
-			l, _ := env.Launch(opts)
+			l := env.Launch(opts)
 			if source == "config" {
 				Expect(env.Driver.M.Config).NotTo(BeNil(), "this row needs the target's config commands")
 				_, err := l.ConfigSet(env.Driver.M.Config.Key, value)

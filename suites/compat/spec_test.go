@@ -33,7 +33,7 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(lane.
 			Skip("target " + env.Driver.M.Name + " declares no agent host or no spawn_spec command: nothing to hand a raw spec to")
 		}
 		control = env.Control()
-		l, _ = env.Launch(target.LaunchOptions{})
+		l = env.Launch(target.LaunchOptions{})
 	})
 
 	It("starts an older daemon's spec (no cpu_class) at the agent host's own class, harness and tools", func() {

@@ -27,7 +27,7 @@ var _ = Describe("cpuclass", func() {
 			BeforeEach(func() {
 				kit.RequirePlatform(p, env.Platform)
 				control = env.Control()
-				l, _ = env.Launch(target.LaunchOptions{})
+				l = env.Launch(target.LaunchOptions{})
 			})
 
 			Describe("a direct session", Label(lane.DirectArea), func() {
@@ -110,7 +110,7 @@ var _ = Describe("cpuclass, on every platform", func() {
 	)
 	BeforeEach(func() {
 		control = env.Control()
-		l, _ = env.Launch(target.LaunchOptions{})
+		l = env.Launch(target.LaunchOptions{})
 	})
 
 	Describe("the launcher's own processes", Label(lane.IsolateArea), func() {

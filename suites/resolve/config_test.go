@@ -64,7 +64,7 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 		}
 		cfg = env.Driver.M.Config
 		control = env.Control()
-		l, _ = env.Launch(target.LaunchOptions{})
+		l = env.Launch(target.LaunchOptions{})
 		var err error
 		file, err = l.ConfigFile()
 		kit.Must(err)

@@ -27,12 +27,12 @@ var _ = Describe("resolve: env references in a profile's env", Label(lane.Resolv
 	})
 
 	It("opts out when the profile's reference resolves to normal", func() {
-		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "normal"}})
+		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "normal"}})
 		expectResolved(l, control, map[string]string{classEnv: ref("CP_REF")}, "normal", fromProfile)
 	})
 
 	It("starts at background when the reference resolves to background, over a config that says normal", func() {
-		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "background"}})
+		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "background"}})
 		if env.Driver.M.Config != nil {
 			_, err := l.ConfigSet(env.Driver.M.Config.Key, "normal")
 			kit.Must(err)
@@ -41,14 +41,14 @@ var _ = Describe("resolve: env references in a profile's env", Label(lane.Resolv
 	})
 
 	It("refuses a reference to an unset variable: a non-zero exit, a message, nothing started", func() {
-		l, _ := env.Launch(target.LaunchOptions{})
+		l := env.Launch(target.LaunchOptions{})
 		_, err := l.StartSession(target.Direct, map[string]string{classEnv: ref("CP_NOT_SET")})
 		kit.ExpectRefused(l, err)
 	})
 
 	It("refuses a reference to an unset variable, naming the profile, the key and the reference",
 		kit.Names(target.MentionProfile, target.MentionKey, target.MentionValue), func() {
-			l, _ := env.Launch(target.LaunchOptions{})
+			l := env.Launch(target.LaunchOptions{})
 			_, err := l.StartSession(target.Direct, map[string]string{classEnv: ref("CP_NOT_SET")})
 			kit.ExpectRefused(l, err, kit.ProfileName, classEnv, ref("CP_NOT_SET"))
 		})
@@ -64,7 +64,7 @@ var _ = Describe("resolve: env references in a profile's env", Label(lane.Resolv
 	// daemonEnv) and checks it is refused, mentioning what a convention spec names.
 	refusedWith := func(daemonEnv map[string]string, value string, mention ...string) {
 		GinkgoHelper()
-		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: daemonEnv})
+		l := env.Launch(target.LaunchOptions{DaemonEnv: daemonEnv})
 		_, err := l.StartSession(target.Direct, map[string]string{classEnv: value})
 		kit.ExpectRefused(l, err, mention...)
 	}

@@ -56,7 +56,7 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lan
 		if d != "" {
 			daemonEnv[env.Driver.M.ClassEnv] = d
 		}
-		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: daemonEnv})
+		l := env.Launch(target.LaunchOptions{DaemonEnv: daemonEnv})
 		if c != "" {
 			Expect(env.Driver.M.Config).NotTo(BeNil(), "the table needs the target's config commands")
 			_, err := l.ConfigSet(env.Driver.M.Config.Key, c)
@@ -71,37 +71,37 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lan
 	}, rows)
 
 	It("takes a value in any case with surrounding spaces", Label(target.ConvFoldCase), func() {
-		l, _ := env.Launch(target.LaunchOptions{})
+		l := env.Launch(target.LaunchOptions{})
 		expectResolved(l, control, map[string]string{env.Driver.M.ClassEnv: "  NoRmAl "}, "normal", fromProfile)
 	})
 
 	It("treats an empty value as unset, so the next source decides", Label(target.ConvEmptyUnset), func() {
-		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.M.ClassEnv: "normal"}})
+		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.M.ClassEnv: "normal"}})
 		expectResolved(l, control, map[string]string{env.Driver.M.ClassEnv: ""}, "normal", fromDaemon)
 	})
 
 	It("refuses an unknown value in a profile's env: a non-zero exit, a message, nothing started", func() {
-		l, _ := env.Launch(target.LaunchOptions{})
+		l := env.Launch(target.LaunchOptions{})
 		_, err := l.StartSession(target.Direct, map[string]string{env.Driver.M.ClassEnv: "turbo"})
 		kit.ExpectRefused(l, err)
 	})
 
 	It("refuses an unknown value in a profile's env, naming the profile, the value and the accepted values",
 		kit.Names(target.MentionProfile, target.MentionValue, target.MentionAccepted), func() {
-			l, _ := env.Launch(target.LaunchOptions{})
+			l := env.Launch(target.LaunchOptions{})
 			_, err := l.StartSession(target.Direct, map[string]string{env.Driver.M.ClassEnv: "turbo"})
 			kit.ExpectRefused(l, err, kit.ProfileName, "turbo", "normal", "background")
 		})
 
 	It("refuses an unknown value in the daemon's env: a non-zero exit, a message, nothing started", func() {
-		l, _ := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.M.ClassEnv: "utility"}})
+		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.M.ClassEnv: "utility"}})
 		_, err := l.StartSession(target.Direct, nil)
 		kit.ExpectRefused(l, err)
 	})
 
 	It("refuses an unknown value in the daemon's env, naming the source and the value",
 		kit.Names(target.MentionSource, target.MentionValue, target.MentionAccepted), func() {
-			l, _ := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.M.ClassEnv: "utility"}})
+			l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.M.ClassEnv: "utility"}})
 			_, err := l.StartSession(target.Direct, nil)
 			kit.ExpectRefused(l, err, kit.DaemonSource, "utility", "normal", "background")
 		})

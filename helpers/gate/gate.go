@@ -171,13 +171,13 @@ func judge(dir string, req *Required) *Lane {
 	present := map[string]string{}
 	for _, s := range run.Specs {
 		present[s.Name] = s.State
-		switch {
-		case s.Filtered:
-		case s.NotRun:
+		switch s.Outcome() {
+		case report.LeftOut:
+		case report.NotRun:
 			add("did not run (the run stopped first): %s", s.Name)
-		case s.State == "passed":
+		case report.Passed:
 			passed[s.Name] = true
-		case s.State == "skipped":
+		case report.Skipped:
 			l.Skips = append(l.Skips, s)
 			if !policy.AllowRuntimeSkips {
 				add("skipped at run time, which lane %s does not allow: %s (reason: %s)", l.Name, s.Name, report.FirstLine(s.Reason))
@@ -192,9 +192,9 @@ func judge(dir string, req *Required) *Lane {
 			if !hasLabel(s, label) {
 				continue
 			}
-			if s.Filtered {
+			if s.Outcome() == report.LeftOut {
 				add("convention %s is required, but the lane left out: %s", conv, s.Name)
-			} else if s.State == "passed" {
+			} else if s.Outcome() == report.Passed {
 				ran++
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/classproof/classproof/helpers/proc"
+	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
@@ -117,7 +118,7 @@ func cell(ctx context.Context, o Options, target, value string) (Cell, error) {
 	}
 	for _, s := range res.Run.Specs {
 		switch {
-		case s.Filtered || s.NotRun || s.State == "passed" || s.State == "skipped":
+		case s.Outcome() != report.Failed:
 		case s.State == "failed" && s.InSpec:
 			c.CaughtBy = append(c.CaughtBy, s.Name)
 		default:

@@ -160,14 +160,18 @@ func (s *Set) KillAll(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	var left []string
 	for _, e := range es {
+		// SIGKILL again on every look: one that a misread skipped, or a group member that forked
+		// just then, is not left to outlive the cleanup. live() compares the start time, so the
+		// signal never reaches a process that took the pid since.
 		for e.live() && time.Now().Before(deadline) {
+			kill(e)
 			time.Sleep(5 * time.Millisecond)
 		}
 		if !e.Owned {
 			reap(e, deadline)
 		}
-		if e.live() {
-			left = append(left, fmt.Sprintf("%s pid %d", e.Role, e.Pid))
+		if in, ok := e.ours(); ok && !in.Zombie {
+			left = append(left, fmt.Sprintf("%s pid %d (%s)", e.Role, e.Pid, describeState(in.Pid)))
 		}
 	}
 	reapOrphans()
@@ -175,6 +179,15 @@ func (s *Set) KillAll(timeout time.Duration) error {
 		return fmt.Errorf("still alive %v after SIGKILL: %s", timeout, strings.Join(left, ", "))
 	}
 	return nil
+}
+
+// describeState says what a process that would not die is doing, for the cleanup's message.
+func describeState(pid int) string {
+	in, ok := Lookup(pid)
+	if !ok {
+		return "gone"
+	}
+	return fmt.Sprintf("%s, parent %d", stateOf(pid), in.Ppid)
 }
 
 // trackDescendants adds every live descendant of a tracked process that is still ours: a

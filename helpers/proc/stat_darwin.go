@@ -1,6 +1,8 @@
 package proc
 
 import (
+	"fmt"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -42,4 +44,14 @@ func Args(pid int) ([]string, error) {
 		return nil, err
 	}
 	return parseProcArgs(b)
+}
+
+// stateOf is the process's p_stat as the kernel keeps it (XNU bsd/sys/proc.h: 1 idle, 2 running,
+// 3 sleeping, 4 stopped, 5 zombie).
+func stateOf(pid int) string {
+	k, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
+	if err != nil {
+		return "state unknown"
+	}
+	return fmt.Sprintf("p_stat %d", k.Proc.P_stat)
 }

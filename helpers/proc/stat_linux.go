@@ -48,3 +48,16 @@ func Args(pid int) ([]string, error) {
 	}
 	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00"), nil
 }
+
+// stateOf is the process's state letter as /proc shows it (R, S, D, T, Z, ...), spelt out.
+func stateOf(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "state unknown"
+	}
+	st, err := ParseStat(b)
+	if err != nil {
+		return "state unknown"
+	}
+	return "state " + string(st.State)
+}

@@ -153,7 +153,7 @@ func Markdown(p *Proof) string {
 	return b.String()
 }
 
-func selection(s report.Selection) string {
+func selection(s Selection) string {
 	var parts []string
 	if s.Focus != "" {
 		parts = append(parts, fmt.Sprintf("focus `%s`", s.Focus))

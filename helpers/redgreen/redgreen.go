@@ -31,7 +31,7 @@ type Options struct {
 	RedTarget, GreenTarget string
 
 	Vars      []string
-	Selection report.Selection
+	Selection Selection
 	Suites    []string
 	Lane      string
 	OutDir    string
@@ -61,15 +61,15 @@ type Side struct {
 
 // Proof is everything a receipt says.
 type Proof struct {
-	Options  Options        `json:"-"`
-	Red      *Side          `json:"red"`
-	Green    *Side          `json:"green"`
-	Repeats  []*Side        `json:"repeats,omitempty"`
-	Verdict  report.Verdict `json:"verdict"`
-	Lane     string         `json:"lane"`
-	Platform Platform       `json:"platform"`
-	Started  time.Time      `json:"started"`
-	Duration time.Duration  `json:"duration_ns"`
+	Options  Options       `json:"-"`
+	Red      *Side         `json:"red"`
+	Green    *Side         `json:"green"`
+	Repeats  []*Side       `json:"repeats,omitempty"`
+	Verdict  Verdict       `json:"verdict"`
+	Lane     string        `json:"lane"`
+	Platform Platform      `json:"platform"`
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"duration_ns"`
 	// Notes are what a reader of the receipt must know about how it was made.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -184,28 +184,28 @@ func Prove(ctx context.Context, o Options) (*Proof, error) {
 	return p, writeReceipts(p)
 }
 
-func verdict(o Options, p *Proof, interrupted bool) report.Verdict {
+func verdict(o Options, p *Proof, interrupted bool) Verdict {
 	switch {
 	case interrupted:
-		return report.Verdict{Reason: "not proven: interrupted"}
+		return Verdict{Reason: "not proven: interrupted"}
 	case p.Red.BuildError != "":
-		return report.Verdict{Reason: "not proven (" + failedStep(p.Red.BuildError) + " on red): " + lastLines(p.Red.BuildError, 3)}
+		return Verdict{Reason: "not proven (" + failedStep(p.Red.BuildError) + " on red): " + lastLines(p.Red.BuildError, 3)}
 	case p.Green.BuildError != "":
-		return report.Verdict{Reason: "not proven (" + failedStep(p.Green.BuildError) + " on green): " + lastLines(p.Green.BuildError, 3)}
+		return Verdict{Reason: "not proven (" + failedStep(p.Green.BuildError) + " on green): " + lastLines(p.Green.BuildError, 3)}
 	}
 	for _, s := range append([]*Side{p.Red, p.Green}, p.Repeats...) {
 		if s.Result == nil || s.Result.Run == nil {
-			return report.Verdict{Reason: fmt.Sprintf("not proven: the %s run wrote no report", s.Name)}
+			return Verdict{Reason: fmt.Sprintf("not proven: the %s run wrote no report", s.Name)}
 		}
 		if len(s.Result.Leaks) > 0 {
-			return report.Verdict{Reason: fmt.Sprintf("not proven: the %s run leaked %s", s.Name, strings.Join(s.Result.Leaks, ", "))}
+			return Verdict{Reason: fmt.Sprintf("not proven: the %s run leaked %s", s.Name, strings.Join(s.Result.Leaks, ", "))}
 		}
 	}
 	var repeats []*report.Run
 	for _, r := range p.Repeats {
 		repeats = append(repeats, r.Result.Run)
 	}
-	return report.Prove(&o.Selection, p.Red.Result.Run, p.Green.Result.Run, repeats)
+	return Judge(&o.Selection, p.Red.Result.Run, p.Green.Result.Run, repeats)
 }
 
 // checkRefs resolves both refs: they must be two different commits, and a ref at HEAD while the

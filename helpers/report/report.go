@@ -113,6 +113,36 @@ func FromReports(reports []types.Report, filter string) (*Run, error) {
 	return r, nil
 }
 
+// Outcome is where one spec ended up in a run. It is the one rule that sorts specs: the summary,
+// the gate, the red/green judge, the kill matrix and the lane check all read it.
+type Outcome int
+
+const (
+	LeftOut Outcome = iota // not selected: the lane's or the target's filter, a focus
+	NotRun                 // selected, but the run stopped before it started
+	Skipped                // skipped at run time (Skip), with its reason
+	Pending
+	Passed
+	Failed // failed, panicked, timed out, interrupted, aborted
+)
+
+// Outcome sorts the spec.
+func (s Spec) Outcome() Outcome {
+	switch {
+	case s.Filtered:
+		return LeftOut
+	case s.NotRun:
+		return NotRun
+	case s.State == "skipped":
+		return Skipped
+	case s.State == "pending":
+		return Pending
+	case s.State == "passed":
+		return Passed
+	}
+	return Failed
+}
+
 // Count is how many specs are in each bucket.
 type Count struct {
 	Ran, Passed, Failed, Skipped, Filtered, NotRun, Pending int
@@ -122,19 +152,19 @@ type Count struct {
 func (r *Run) Count() Count {
 	var c Count
 	for _, s := range r.Specs {
-		switch {
-		case s.Filtered:
+		switch s.Outcome() {
+		case LeftOut:
 			c.Filtered++
-		case s.NotRun:
+		case NotRun:
 			c.NotRun++
-		case s.State == "skipped":
+		case Skipped:
 			c.Skipped++
-		case s.State == "pending":
+		case Pending:
 			c.Pending++
-		case s.State == "passed":
+		case Passed:
 			c.Ran++
 			c.Passed++
-		default:
+		case Failed:
 			c.Ran++
 			c.Failed++
 		}
@@ -157,13 +187,13 @@ func (r *Run) Summary(filter string) string {
 		fmt.Fprintf(&b, "SETUP %s %s in %s:\n  %s\n", strings.ToUpper(s.State), s.Node, s.Suite, indent(s.Reason))
 	}
 	for _, s := range r.Specs {
-		if !s.Filtered && s.State != "passed" && s.State != "skipped" {
+		if o := s.Outcome(); o == Failed || o == NotRun || o == Pending {
 			fmt.Fprintf(&b, "%s %s\n  %s\n  %s\n", strings.ToUpper(s.State), s.Name, s.Location, indent(s.Reason))
 		}
 	}
 	var skipped []string
 	for _, s := range r.Specs {
-		if !s.Filtered && !s.NotRun && s.State == "skipped" {
+		if s.Outcome() == Skipped {
 			skipped = append(skipped, fmt.Sprintf("  %s\n    reason: %s", s.Name, s.Reason))
 		}
 	}
@@ -173,7 +203,7 @@ func (r *Run) Summary(filter string) string {
 	byLabel := map[string][]string{}
 	reasons := map[string]string{}
 	for _, s := range r.Specs {
-		if s.Filtered {
+		if s.Outcome() == LeftOut {
 			key, why := r.LeftOutReason(s)
 			byLabel[key] = append(byLabel[key], s.Name)
 			reasons[key] = why
@@ -223,3 +253,26 @@ func (r *Run) LeftOutReason(s Spec) (label, reason string) {
 }
 
 func indent(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ") }
+
+// FirstLine is a message cut to its first line, with … when there was more. When that line is
+// only a header ending in ':' (Gomega's "Unexpected error:", "Expected success, but got an
+// error:"), the first line that says what happened is kept with it: a verdict that reads
+// "Unexpected error: …" tells a CI log nothing.
+func FirstLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	first := strings.TrimSpace(lines[0])
+	if len(lines) == 1 {
+		return first
+	}
+	if strings.HasSuffix(first, ":") {
+		for _, l := range lines[1:] {
+			l = strings.TrimSpace(l)
+			if l == "" || (strings.HasPrefix(l, "<") && strings.HasSuffix(l, ":")) {
+				continue // Gomega's "<*errors.errorString | 0x…>:" type line
+			}
+			first += " " + l
+			break
+		}
+	}
+	return first + " …"
+}

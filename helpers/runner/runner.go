@@ -291,7 +291,7 @@ func IsTerminal(w io.Writer) bool {
 
 func platformRan(r *report.Run, label string) bool {
 	for _, s := range r.Specs {
-		if s.Filtered || s.NotRun || s.State == "skipped" {
+		if o := s.Outcome(); o != report.Passed && o != report.Failed {
 			continue
 		}
 		for _, l := range s.Labels {

@@ -1,4 +1,4 @@
-package report
+package redgreen
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/classproof/classproof/helpers/report"
 )
 
 // Selection says which specs a red/green proof is about: a focus regexp on the full spec text, or
@@ -38,7 +40,7 @@ func (s *Selection) Compile() error {
 }
 
 // Selects says whether a spec is one the proof is about.
-func (s *Selection) Selects(sp Spec) bool {
+func (s *Selection) Selects(sp report.Spec) bool {
 	if s.focus != nil && !s.focus.MatchString(sp.Name) {
 		return false
 	}
@@ -48,8 +50,8 @@ func (s *Selection) Selects(sp Spec) bool {
 	return true
 }
 
-// Outcome is one selected spec across the two sides.
-type Outcome struct {
+// Pair is one selected spec across the two sides.
+type Pair struct {
 	Name        string
 	Red, Green  string // spec state on each side
 	RedProof    bool   // failed on red by an assertion in the spec
@@ -67,22 +69,22 @@ type Outcome struct {
 type Verdict struct {
 	Proven      bool
 	Reason      string // one line: "proven", or what made it not proven
-	Outcomes    []Outcome
-	Regressions []string // unselected specs that fail on green
-	AlsoFixed   []string // unselected specs that failed on red and pass on green
-	NotRun      []Spec   // filtered by the lane or skipped, with reasons, from the green side
+	Outcomes    []Pair
+	Regressions []string      // unselected specs that fail on green
+	AlsoFixed   []string      // unselected specs that failed on red and pass on green
+	NotRun      []report.Spec // filtered by the lane or skipped, with reasons, from the green side
 }
 
 // Prove compares a red and a green run (plus any extra green runs) for a selection. A red that
 // failed for any reason other than an assertion in the selected spec does not prove the spec
 // catches the bug, and says which reason it was.
-func Prove(sel *Selection, red, green *Run, repeats []*Run) Verdict {
+func Judge(sel *Selection, red, green *report.Run, repeats []*report.Run) Verdict {
 	v := Verdict{}
 	// A side whose suite setup failed ran no spec fairly: that cause alone is the verdict.
 	var setup []string
-	for side, run := range map[string]*Run{"red": red, "green": green} {
+	for side, run := range map[string]*report.Run{"red": red, "green": green} {
 		for _, s := range run.Setups {
-			setup = append(setup, fmt.Sprintf("a suite setup node failed on %s (%s in %s): %s", side, s.Node, s.Suite, FirstLine(s.Reason)))
+			setup = append(setup, fmt.Sprintf("a suite setup node failed on %s (%s in %s): %s", side, s.Node, s.Suite, report.FirstLine(s.Reason)))
 		}
 	}
 	if len(setup) > 0 {
@@ -102,7 +104,7 @@ func Prove(sel *Selection, red, green *Run, repeats []*Run) Verdict {
 			v.judgeOther(g, r, onRed)
 			continue
 		}
-		o := outcome(g, r, onRed, repeats)
+		o := pair(g, r, onRed, repeats)
 		if !o.RedProof {
 			why = append(why, fmt.Sprintf("%q: %s", g.Name, o.RedWhy))
 		}
@@ -134,24 +136,27 @@ func Prove(sel *Selection, red, green *Run, repeats []*Run) Verdict {
 
 // judgeOther sorts a spec outside the selection: a failure on green is a regression (whatever
 // red did), a failure on red that passes on green was fixed too, a skip is listed as not run.
-func (v *Verdict) judgeOther(g, r Spec, onRed bool) {
-	switch {
-	case g.State == "skipped":
+func (v *Verdict) judgeOther(g, r report.Spec, onRed bool) {
+	switch g.Outcome() {
+	case report.LeftOut:
+	case report.Skipped:
 		v.NotRun = append(v.NotRun, g)
-	case g.State != "passed":
+	case report.Passed:
+		if onRed && r.Outcome() == report.Failed {
+			v.AlsoFixed = append(v.AlsoFixed, fmt.Sprintf("%s: %s on red, passed on green", g.Name, r.State))
+		}
+	default:
 		was := "absent on red"
 		if onRed {
 			was = r.State + " on red"
 		}
 		v.Regressions = append(v.Regressions, fmt.Sprintf("%s: %s on green (%s, outside the selection)", g.Name, g.State, was))
-	case onRed && !r.Filtered && r.State != "passed" && r.State != "skipped":
-		v.AlsoFixed = append(v.AlsoFixed, fmt.Sprintf("%s: %s on red, passed on green", g.Name, r.State))
 	}
 }
 
-// outcome is one selected spec across the sides: fail-to-pass.
-func outcome(g, r Spec, onRed bool, repeats []*Run) Outcome {
-	o := Outcome{Name: g.Name, Green: g.State}
+// pair is one selected spec across the sides: fail-to-pass.
+func pair(g, r report.Spec, onRed bool, repeats []*report.Run) Pair {
+	o := Pair{Name: g.Name, Green: g.State}
 	if !onRed {
 		o.Red, o.RedWhy = "absent", "the spec does not exist on red"
 	} else {
@@ -160,7 +165,7 @@ func outcome(g, r Spec, onRed bool, repeats []*Run) Outcome {
 	}
 	o.GreenOK = g.State == "passed"
 	if !o.GreenOK {
-		o.GreenWhy = fmt.Sprintf("%s on green: %s", g.State, FirstLine(g.Reason))
+		o.GreenWhy = fmt.Sprintf("%s on green: %s", g.State, report.FirstLine(g.Reason))
 	}
 	for i, rep := range repeats {
 		state := "absent"
@@ -177,30 +182,30 @@ func outcome(g, r Spec, onRed bool, repeats []*Run) Outcome {
 }
 
 // redProves says whether a red result is an assertion failing in the spec, and if not, what it was.
-func redProves(r Spec) (bool, string) {
+func redProves(r report.Spec) (bool, string) {
 	switch r.State {
 	case "failed":
 		if r.InSpec {
 			return true, ""
 		}
-		return false, fmt.Sprintf("failed on red in %s, not in the spec (setup failed): %s", r.FailNode, FirstLine(r.Reason))
+		return false, fmt.Sprintf("failed on red in %s, not in the spec (setup failed): %s", r.FailNode, report.FirstLine(r.Reason))
 	case "passed":
 		return false, "passed on red: the spec does not catch the red commit"
 	case "skipped":
 		if r.Filtered {
 			return false, "filtered out on red"
 		}
-		return false, "skipped on red: " + FirstLine(r.Reason)
+		return false, "skipped on red: " + report.FirstLine(r.Reason)
 	case "timedout":
 		return false, "timed out on red: a timeout is not an assertion"
 	case "panicked":
-		return false, "panicked on red: " + FirstLine(r.Reason)
+		return false, "panicked on red: " + report.FirstLine(r.Reason)
 	}
 	return false, r.State + " on red"
 }
 
-func index(r *Run) map[string]Spec {
-	m := map[string]Spec{}
+func index(r *report.Run) map[string]report.Spec {
+	m := map[string]report.Spec{}
 	if r == nil {
 		return m
 	}
@@ -208,27 +213,4 @@ func index(r *Run) map[string]Spec {
 		m[s.Name] = s
 	}
 	return m
-}
-
-// FirstLine is a message cut to its first line, with … when there was more. When that line is
-// only a header ending in ':' (Gomega's "Unexpected error:", "Expected success, but got an
-// error:"), the first line that says what happened is kept with it: a verdict that reads
-// "Unexpected error: …" tells a CI log nothing.
-func FirstLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	first := strings.TrimSpace(lines[0])
-	if len(lines) == 1 {
-		return first
-	}
-	if strings.HasSuffix(first, ":") {
-		for _, l := range lines[1:] {
-			l = strings.TrimSpace(l)
-			if l == "" || (strings.HasPrefix(l, "<") && strings.HasSuffix(l, ":")) {
-				continue // Gomega's "<*errors.errorString | 0x…>:" type line
-			}
-			first += " " + l
-			break
-		}
-	}
-	return first + " …"
 }

@@ -221,11 +221,7 @@ func ExpectRefused(l *target.Launcher, err error, mention ...string) {
 // own helper processes do not count.
 func ExpectNothingStarted(l *target.Launcher, marker, what string) {
 	GinkgoHelper()
-	roots := []int{l.DaemonPid}
-	if l.HostPid != 0 {
-		roots = append(roots, l.HostPid)
-	}
-	Expect(proc.Started(marker, roots...)).To(BeEmpty(), "%s starts nothing, yet the launcher started processes for it (their arguments name %s)", what, marker)
+	Expect(proc.Started(marker, l.Roots()...)).To(BeEmpty(), "%s starts nothing, yet the launcher started processes for it (their arguments name %s)", what, marker)
 }
 
 // Mentions in ExpectRefused that stand for a target's own words.

@@ -57,6 +57,27 @@ func (e Entry) live() bool {
 	return ok && !in.Zombie
 }
 
+func (e Entry) runnable() bool {
+	in, ok := e.ours()
+	return ok && in.Runnable
+}
+
+// StarvedFactor bounds how much longer than its timeout the kit waits on a process that is
+// runnable but not given a CPU. Background class means exactly that under a foreground load that
+// fills every core; a runnable process is not hung, and failing a spec for it would blame the
+// launcher for keeping its promise. A hung process (blocked, stopped) gets no more time.
+const StarvedFactor = 30
+
+// Starved says whether any of pids is runnable but waiting for a CPU (see StarvedFactor).
+func Starved(pids ...int) bool {
+	for _, pid := range pids {
+		if in, ok := Lookup(pid); ok && in.Runnable {
+			return true
+		}
+	}
+	return false
+}
+
 // Set is the processes of one spec (or one suite).
 type Set struct {
 	mu      sync.Mutex
@@ -157,13 +178,16 @@ func (s *Set) KillAll(timeout time.Duration) error {
 	for i := len(es) - 1; i >= 0; i-- {
 		kill(es[i])
 	}
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	deadline, starvedStop := start.Add(timeout), start.Add(StarvedFactor*timeout)
 	var left []string
 	for _, e := range es {
 		// SIGKILL again on every look: one that a misread skipped, or a group member that forked
 		// just then, is not left to outlive the cleanup. live() compares the start time, so the
-		// signal never reaches a process that took the pid since.
-		for e.live() && time.Now().Before(deadline) {
+		// signal never reaches a process that took the pid since. A killed process that is
+		// runnable only waits for a CPU to run its exit (a background one under a saturating
+		// load): it gets longer, up to StarvedFactor times the timeout.
+		for e.live() && (time.Now().Before(deadline) || (e.runnable() && time.Now().Before(starvedStop))) {
 			kill(e)
 			time.Sleep(5 * time.Millisecond)
 		}

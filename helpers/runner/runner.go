@@ -118,53 +118,114 @@ func LaneFor(m *target.Manifest, asked string) (string, error) {
 // whose specs failed returns a Result with GinkgoErr set.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	start := time.Now()
-	if o.Target == "" && o.Lane != "" {
-		if target.Embedded.ForLane != nil {
-			o.Target = target.Embedded.ForLane(o.Lane)
+	m, ln, filter, err := plan(&o)
+	if err != nil {
+		return nil, err
+	}
+	out, err := outFolder(o.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Lane: ln, Filter: filter, Target: m, ReportPath: filepath.Join(out, "report.json"), JUnitPath: filepath.Join(out, "junit.xml")}
+	ledger := filepath.Join(out, "pids.ledger")
+	// Nothing of an earlier run in this folder may be read as this one's.
+	for _, stale := range []string{res.ReportPath, res.JUnitPath, filepath.Join(out, "run.json"), ledger} {
+		if err := os.Remove(stale); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("removing %s, left by an earlier run: %w", stale, err)
 		}
+	}
+	// One preflight before any suite compiles: the launcher is built once for every suite, and a
+	// missing or unusable binary is one error naming the manifest, the field and the value.
+	if !o.DryRun {
+		bin, cleanBin, err := Preflight(context.Background(), m, o.KitDir, o.Repo, o.BinDir, o.Log)
+		defer cleanBin()
+		if err != nil {
+			return nil, err
+		}
+		o.BinDir = bin
+	}
+	// Each run compiles its suites into a folder of its own: ginkgo would put them in the suites'
+	// folders, where two runs at once (a lane and a proof, parallel go tests) delete each other's.
+	binaries, cleanup, err := compileSuites(o.KitDir, o.Suites, o.Log)
+	defer cleanup()
+	if err != nil {
+		return nil, err
+	}
+	cmd, err := ginkgoCommand(o, filter, out, ledger, binaries)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(o.Log, "classproof: lane %s, target %s (%s), label filter %q\n", ln, m.Name, m.Source, filter)
+	if res.GinkgoErr, res.Interrupted, err = supervise(ctx, cmd, o.Log); err != nil {
+		return nil, err
+	}
+	if res.Leaks, err = proc.Sweep(ledger); err != nil {
+		return res, fmt.Errorf("sweeping the pid ledger %s: %w", ledger, err)
+	}
+	res.Duration = time.Since(start)
+	if res.Run, err = report.Load(res.ReportPath, filter); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return res, err
+	}
+	if res.Run != nil {
+		res.Run.Reasons = m.LeftOut()
+	}
+	res.Problems = laneProblems(o, res.Run, ln, filter)
+	meta := Meta{Lane: ln, Target: m.Source, Filter: filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
+		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Passed: res.Passed(), Duration: res.Duration}
+	b, _ := json.MarshalIndent(meta, "", "  ")
+	return res, proc.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
+}
+
+// plan loads the target and decides the lane and the label filter: the lane's platform labels,
+// then what the target lacks or does not declare (left out before the run, with its reason),
+// then the caller's own filter.
+func plan(o *Options) (*target.Manifest, string, string, error) {
+	if o.Target == "" && o.Lane != "" && target.Embedded.ForLane != nil {
+		o.Target = target.Embedded.ForLane(o.Lane)
 	}
 	m, err := LoadTarget(o.Target, o.Vars)
 	if err != nil {
-		return nil, err
+		return nil, "", "", err
 	}
 	ln, err := LaneFor(m, o.Lane)
 	if err != nil && (o.DryRun || o.ForeignLane) && o.Lane != "" {
 		ln, err = o.Lane, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", "", err
 	}
 	filter, _ := lane.Filter(ln)
 	if lo := m.LeftOutFilter(); lo != "" {
-		// What the target lacks or does not declare is left out before the run, with its reason.
 		filter = "(" + filter + ") && " + lo
 	}
 	if o.LabelFilter != "" {
 		filter = "(" + filter + ") && (" + o.LabelFilter + ")"
 	}
-	out, err := filepath.Abs(o.OutDir)
+	return m, ln, filter, nil
+}
+
+// outFolder makes the --out folder and checks it is ours alone.
+func outFolder(dir string) (string, error) {
+	out, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := proc.Private(out, true); err != nil {
-		return nil, fmt.Errorf("--out %s: %w; refusing to write reports and the pid ledger there (use a folder of your own)", o.OutDir, err)
+		return "", fmt.Errorf("--out %s: %w; refusing to write reports and the pid ledger there (use a folder of your own)", dir, err)
 	}
-	res := &Result{Lane: ln, Filter: filter, Target: m, ReportPath: filepath.Join(out, "report.json"), JUnitPath: filepath.Join(out, "junit.xml")}
-	// Nothing of an earlier run in this folder may be read as this one's.
-	ledger := filepath.Join(out, "pids.ledger")
-	for _, stale := range []string{res.ReportPath, res.JUnitPath, filepath.Join(out, "run.json"), ledger} {
-		if err := os.Remove(stale); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("removing %s, left by an earlier run: %w", stale, err)
-		}
-	}
+	return out, nil
+}
 
+// ginkgoCommand is the ginkgo CLI at the version go.mod pins, over the compiled suites, with the
+// run's environment for the suites.
+func ginkgoCommand(o Options, filter, out, ledger string, binaries []string) (*exec.Cmd, error) {
 	args := []string{"run", "github.com/onsi/ginkgo/v2/ginkgo",
 		"--label-filter", filter,
 		// Not --fail-on-empty: a suite may rightly select nothing for a target that lacks what it
-		// needs (compat without a spawn-spec interface); an empty run as a whole fails below.
+		// needs (compat without a spawn-spec interface); an empty run as a whole fails instead.
 		"--fail-on-pending", "--randomize-all", "--keep-going",
 		"--poll-progress-after", "60s", "--poll-progress-interval", "30s",
 		"--json-report", "report.json", "--junit-report", "junit.xml", "--output-dir", out,
@@ -186,44 +247,31 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.DryRun {
 		args = append(args, "--dry-run")
 	}
-	// One preflight before any suite compiles: the launcher is built once for every suite, and a
-	// missing or unusable binary is one error naming the manifest, the field and the value.
-	if !o.DryRun {
-		bin, cleanBin, err := Preflight(context.Background(), m, o.KitDir, o.Repo, o.BinDir, o.Log)
-		defer cleanBin()
-		if err != nil {
-			return nil, err
-		}
-		o.BinDir = bin
-	}
-	// Each run compiles its suites into a folder of its own: ginkgo would put them in the suites'
-	// folders, where two runs at once (a lane and a proof, parallel go tests) delete each other's.
-	binaries, cleanup, err := compileSuites(o.KitDir, o.Suites, o.Log)
-	defer cleanup()
-	if err != nil {
-		return nil, err
-	}
-	args = append(args, binaries...)
-
-	cmd := exec.Command("go", args...)
+	cmd := exec.Command("go", append(args, binaries...)...)
 	cmd.Dir = o.KitDir
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
-	cmd.Env = append(os.Environ(), proc.LedgerEnv+"="+ledger, target.VarsEnv+"="+target.EncodeVars(o.Vars))
 	spec := o.Target
 	if spec != "" && !strings.HasPrefix(spec, target.EmbeddedPrefix) {
 		// The suites run in their own folders: hand them an absolute path.
+		var err error
 		if spec, err = filepath.Abs(spec); err != nil {
 			return nil, err
 		}
 	}
-	cmd.Env = append(cmd.Env, target.TargetEnv+"="+spec, target.RepoEnv+"="+o.Repo, target.BinEnv+"="+o.BinDir,
+	cmd.Env = append(os.Environ(), proc.LedgerEnv+"="+ledger, target.VarsEnv+"="+target.EncodeVars(o.Vars),
+		target.TargetEnv+"="+spec, target.RepoEnv+"="+o.Repo, target.BinEnv+"="+o.BinDir,
 		proc.SupervisorEnv+"="+proc.Supervisor())
 	// Its own group, so that an interrupt reaches the test processes too: the ginkgo CLI does
 	// not forward signals to them, and their DeferCleanups are what kill the launchers.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	fmt.Fprintf(o.Log, "classproof: lane %s, target %s (%s), label filter %q\n", ln, m.Name, m.Source, filter)
+	return cmd, nil
+}
+
+// supervise runs the ginkgo command to its end, forwarding an interrupt (SIGINT, then SIGKILL on
+// a second one) or the context's end to its whole process group.
+func supervise(ctx context.Context, cmd *exec.Cmd, log io.Writer) (ginkgoErr error, interrupted bool, err error) {
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
@@ -232,51 +280,43 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	go func() { done <- cmd.Wait() }()
 	interrupts := 0
 	cancelled := ctx.Done()
-wait:
 	for {
 		select {
 		case err := <-done:
-			res.GinkgoErr = err
-			break wait
+			return err, interrupted, nil
 		case <-sigs:
-			res.Interrupted = true
+			interrupted = true
 			interrupts++
 			sig := syscall.SIGINT
 			if interrupts > 1 {
 				sig = syscall.SIGKILL
 			}
-			fmt.Fprintf(o.Log, "\nclassproof: interrupted: sending %v to the run (again to kill it)\n", sig)
+			fmt.Fprintf(log, "\nclassproof: interrupted: sending %v to the run (again to kill it)\n", sig)
 			_ = syscall.Kill(-cmd.Process.Pid, sig)
 		case <-cancelled:
-			res.Interrupted = true
+			interrupted = true
 			cancelled = nil // once: the run's own cleanups take it from here
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
 		}
 	}
-	res.Leaks, err = proc.Sweep(ledger)
-	if err != nil {
-		return res, fmt.Errorf("sweeping the pid ledger %s: %w", ledger, err)
+}
+
+// laneProblems are the reasons a run fails beyond Ginkgo's own verdict: it selected nothing, or,
+// as a lane, ran none of its platform's specs. A narrowed run (a suite, a focus, a label filter,
+// while iterating, without --lane) reports what it ran and is not held to the lane rule.
+func laneProblems(o Options, run *report.Run, ln, filter string) []string {
+	if run == nil || o.DryRun {
+		return nil
 	}
-	res.Duration = time.Since(start)
-	if res.Run, err = report.Load(res.ReportPath, filter); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return res, err
-	}
-	if res.Run != nil {
-		res.Run.Reasons = m.LeftOut()
-	}
-	// A narrowed run (a suite, a focus, a label filter, while iterating) reports what it ran; a
-	// lane (named with --lane, as ci/lane does, or a whole run) must have run its platform's specs.
 	narrowed := (len(o.Suites) > 0 || o.Focus != "" || o.LabelFilter != "") && o.Lane == ""
-	if res.Run != nil && !o.DryRun && res.Run.Count().Ran == 0 {
-		res.Problems = append(res.Problems, "the run selected no spec: its filter "+strconv.Quote(filter)+" left every spec out")
-	} else if res.Run != nil && !o.DryRun && !narrowed && !platformRan(res.Run, ln) {
+	switch {
+	case run.Count().Ran == 0:
+		return []string{"the run selected no spec: its filter " + strconv.Quote(filter) + " left every spec out"}
+	case !narrowed && !platformRan(run, ln):
 		// A darwin lane that filtered or skipped its darwin specs proves nothing about macOS.
-		res.Problems = append(res.Problems, fmt.Sprintf("lane %s ran none of its %s-labelled specs to a pass or a failure", ln, ln))
+		return []string{fmt.Sprintf("lane %s ran none of its %s-labelled specs to a pass or a failure", ln, ln)}
 	}
-	meta := Meta{Lane: ln, Target: m.Source, Filter: filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
-		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Passed: res.Passed(), Duration: res.Duration}
-	b, _ := json.MarshalIndent(meta, "", "  ")
-	return res, proc.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
+	return nil
 }
 
 // IsTerminal says whether w is a terminal (colour, progress lines) rather than a log or a pipe.

@@ -25,9 +25,9 @@ import (
 
 // Exit codes, documented in README.md.
 const (
-	exitPassed = 0
-	exitFailed = 1 // a spec failed, a process leaked, or the run was interrupted
-	exitUsage  = 2 // bad flags, or a target manifest that cannot be used
+	exitPassed = 0 // run passed; redgreen proven; gate pass; doctor drivable; mutants all caught
+	exitFailed = 1 // a spec failed, a process leaked, the run was interrupted; not proven; blocked
+	exitUsage  = 2 // bad flags, or a manifest, launcher, repository or list that cannot be used
 )
 
 const usage = `usage: classproof COMMAND [flags]
@@ -153,7 +153,7 @@ func redgreenCmd(args []string) int {
 	fs.BoolVar(&o.AllowDirty, "allow-dirty", false, "prove refs at HEAD although tracked files have uncommitted changes (the receipt says so)")
 	fs.IntVar(&o.Procs, "procs", 1, "Ginkgo parallel processes")
 	if err := fs.Parse(args); err != nil {
-		return redgreen.ExitError
+		return exitUsage
 	}
 	o.Vars, o.Suites = vars, suites
 	if runner.IsTerminal(os.Stderr) && os.Getenv("CI") == "" {
@@ -162,19 +162,19 @@ func redgreenCmd(args []string) int {
 	var err error
 	if o.KitDir, err = target.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
-		return redgreen.ExitError
+		return exitUsage
 	}
 	p, err := redgreen.Prove(context.Background(), o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "classproof redgreen:", err)
-		return redgreen.ExitError
+		return exitUsage
 	}
 	fmt.Print(redgreen.Markdown(p))
 	fmt.Printf("\nreceipts: %s, %s\n", filepath.Join(p.Options.OutDir, "receipt.md"), filepath.Join(p.Options.OutDir, "receipt.json"))
 	if !p.Verdict.Proven {
-		return redgreen.ExitNotProven
+		return exitFailed
 	}
-	return redgreen.ExitProven
+	return exitPassed
 }
 
 func mutantsCmd(args []string) int {
@@ -209,7 +209,7 @@ func mutantsCmd(args []string) int {
 		return exitUsage
 	}
 	o.Progress = os.Stderr
-	m, err := mutants.Run(context.Background(), o)
+	m, err := mutants.Kill(context.Background(), o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "classproof mutants:", err)
 		return exitUsage
@@ -223,13 +223,6 @@ func mutantsCmd(args []string) int {
 	return exitPassed
 }
 
-// Gate exit codes, documented in README.md.
-const (
-	gatePass  = 0
-	gateBlock = 1 // the release may not go
-	gateError = 2 // bad flags, unreadable required list
-)
-
 func gateCmd(args []string) int {
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
 	reports := fs.String("reports", "out/lanes", "folder holding each lane's report folder (report.json + run.json), at any depth")
@@ -237,14 +230,14 @@ func gateCmd(args []string) int {
 	lanesFlag := fs.String("lanes", "", "comma-separated lanes that must have reports (default: every lane in the required list)")
 	junit := fs.String("junit", "", "write a JUnit summary here (default: REPORTS/gate-junit.xml)")
 	if err := fs.Parse(args); err != nil {
-		return gateError
+		return exitUsage
 	}
 	var req *gate.Required
 	if *required != "" {
 		var err error
 		if req, err = gate.LoadRequired(*required); err != nil {
 			fmt.Fprintln(os.Stderr, "classproof gate:", err)
-			return gateError
+			return exitUsage
 		}
 	}
 	var expect []string
@@ -254,7 +247,7 @@ func gateCmd(args []string) int {
 	v, err := gate.Evaluate(*reports, req, expect)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "classproof gate:", err)
-		return gateError
+		return exitUsage
 	}
 	fmt.Print(v.Table())
 	if *junit == "" {
@@ -262,7 +255,7 @@ func gateCmd(args []string) int {
 	}
 	if err := v.WriteJUnit(*junit); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof gate: writing JUnit:", err)
-		return gateError
+		return exitUsage
 	}
 	var passed, failed, skipped int
 	for _, l := range v.Lanes {
@@ -274,11 +267,11 @@ func gateCmd(args []string) int {
 			fmt.Println("  - " + r)
 		}
 		fmt.Printf("gate: %d passed, %d failed, %d skipped\n", passed, failed, skipped)
-		return gateBlock
+		return exitFailed
 	}
 	fmt.Printf("\nclassproof gate: PASS (%d lane reports)\n", len(v.Lanes))
 	fmt.Printf("gate: %d passed, %d failed, %d skipped\n", passed, failed, skipped)
-	return gatePass
+	return exitPassed
 }
 
 func doctorCmd(args []string) int {

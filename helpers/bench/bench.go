@@ -79,7 +79,7 @@ func Defaults() Options {
 }
 
 // Run is one class's run.
-type Run struct {
+type Sample struct {
 	Class       string  `json:"class"`
 	P50MS       float64 `json:"p50_ms"`
 	P95MS       float64 `json:"p95_ms"`
@@ -94,14 +94,14 @@ type Run struct {
 
 // Result is the whole bench.
 type Result struct {
-	Options    Options          `json:"-"`
-	Machine    string           `json:"machine"`
-	FrameWork  int              `json:"frame_work_units"`
-	JobWork    int              `json:"job_work_units"`
-	Classes    []Class          `json:"-"`
-	ClassNames []string         `json:"classes"`
-	Runs       map[string][]Run `json:"runs"`
-	Command    string           `json:"command"`
+	Options    Options             `json:"-"`
+	Machine    string              `json:"machine"`
+	FrameWork  int                 `json:"frame_work_units"`
+	JobWork    int                 `json:"job_work_units"`
+	Classes    []Class             `json:"-"`
+	ClassNames []string            `json:"classes"`
+	Runs       map[string][]Sample `json:"runs"`
+	Command    string              `json:"command"`
 }
 
 // Bench runs it.
@@ -135,7 +135,7 @@ func Bench(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 
-	r := &Result{Options: o, Classes: classes, Runs: map[string][]Run{}, Machine: machine()}
+	r := &Result{Options: o, Classes: classes, Runs: map[string][]Sample{}, Machine: machine()}
 	for _, c := range classes {
 		r.ClassNames = append(r.ClassNames, c.Name)
 	}
@@ -240,10 +240,10 @@ func startLoad(l *target.Launcher, d *target.Driver, c Class, probe string, set 
 	return cmd.Process.Pid, nil
 }
 
-func oneRun(ctx context.Context, o Options, l *target.Launcher, d *target.Driver, c Class, probe string, units int, work string) (Run, error) {
+func oneRun(ctx context.Context, o Options, l *target.Launcher, d *target.Driver, c Class, probe string, units int, work string) (Sample, error) {
 	set := proc.NewSet()
 	defer set.KillAll(10 * time.Second)
-	run := Run{Class: c.Name}
+	run := Sample{Class: c.Name}
 	var pids []int
 	for i := 0; i < o.N; i++ {
 		pid, err := startLoad(l, d, c, probe, set, "load")
@@ -316,7 +316,7 @@ func logf(o Options, format string, a ...any) {
 }
 
 // Median of a metric over a class's runs.
-func Median(runs []Run, f func(Run) float64) float64 {
+func Median(runs []Sample, f func(Sample) float64) float64 {
 	v := make([]float64, 0, len(runs))
 	for _, r := range runs {
 		v = append(v, f(r))

@@ -14,18 +14,18 @@ import (
 type metric struct {
 	name   string
 	unit   string
-	get    func(Run) float64
+	get    func(Sample) float64
 	format string
 }
 
 var metrics = []metric{
-	{"probe frame lateness p95", "ms", func(r Run) float64 { return r.P95MS }, "%.1f"},
-	{"probe frame lateness p50", "ms", func(r Run) float64 { return r.P50MS }, "%.1f"},
-	{"probe frame lateness max", "ms", func(r Run) float64 { return r.MaxMS }, "%.1f"},
-	{"probe frames finished late", "", func(r Run) float64 { return float64(r.Missed) }, "%.0f"},
-	{"probe vsyncs dropped (of N)", "", func(r Run) float64 { return float64(r.Dropped) }, "%.0f"},
-	{"probe CPU per frame", "ms", func(r Run) float64 { return r.CPUPerFrame }, "%.2f"},
-	{"fixed job alone, wall", "ms", func(r Run) float64 { return r.JobWallMS }, "%.0f"},
+	{"probe frame lateness p95", "ms", func(r Sample) float64 { return r.P95MS }, "%.1f"},
+	{"probe frame lateness p50", "ms", func(r Sample) float64 { return r.P50MS }, "%.1f"},
+	{"probe frame lateness max", "ms", func(r Sample) float64 { return r.MaxMS }, "%.1f"},
+	{"probe frames finished late", "", func(r Sample) float64 { return float64(r.Missed) }, "%.0f"},
+	{"probe vsyncs dropped (of N)", "", func(r Sample) float64 { return float64(r.Dropped) }, "%.0f"},
+	{"probe CPU per frame", "ms", func(r Sample) float64 { return r.CPUPerFrame }, "%.2f"},
+	{"fixed job alone, wall", "ms", func(r Sample) float64 { return r.JobWallMS }, "%.0f"},
 }
 
 // Table renders the seed-style table: each figure the median of the runs, the runs in brackets,
@@ -78,7 +78,7 @@ func (r *Result) Table() string {
 // RatioText says the ratio in words; a background p95 of 0 (under 5 % of frames late) makes it
 // unbounded.
 func (r *Result) RatioText() string {
-	p95 := func(x Run) float64 { return x.P95MS }
+	p95 := func(x Sample) float64 { return x.P95MS }
 	def, bg := Median(r.Runs["default"], p95), Median(r.Runs["background"], p95)
 	ratio := fmt.Sprintf("%.1fx", r.Ratio())
 	if math.IsInf(r.Ratio(), 1) {
@@ -89,7 +89,7 @@ func (r *Result) RatioText() string {
 
 // Ratio is default's p95 lateness over background's (medians): how much the class cut it.
 func (r *Result) Ratio() float64 {
-	p95 := func(x Run) float64 { return x.P95MS }
+	p95 := func(x Sample) float64 { return x.P95MS }
 	bg := Median(r.Runs["background"], p95)
 	def := Median(r.Runs["default"], p95)
 	if bg == 0 {
@@ -155,7 +155,7 @@ func (r *Result) SVG() string {
 		cx := float64(left) + colW*(float64(i)+0.5)
 		runs := r.Runs[c.Name]
 		for j, k := range []string{"p50", "p95", "max"} {
-			get := map[string]func(Run) float64{"p50": func(x Run) float64 { return x.P50MS }, "p95": func(x Run) float64 { return x.P95MS }, "max": func(x Run) float64 { return x.MaxMS }}[k]
+			get := map[string]func(Sample) float64{"p50": func(x Sample) float64 { return x.P50MS }, "p95": func(x Sample) float64 { return x.P95MS }, "max": func(x Sample) float64 { return x.MaxMS }}[k]
 			x := cx + float64(j-1)*colW*0.22
 			med := Median(runs, get)
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" opacity="0.25"/>`+"\n", x-colW*0.09, y(med), colW*0.18, float64(h-bottom)-y(med), colors[k])

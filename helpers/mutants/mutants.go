@@ -57,7 +57,7 @@ type Matrix struct {
 }
 
 // Run runs the baseline (the var empty) and every value on every target.
-func Run(ctx context.Context, o Options) (*Matrix, error) {
+func Kill(ctx context.Context, o Options) (*Matrix, error) {
 	m := &Matrix{OK: true}
 	for _, t := range o.Targets {
 		c, err := cell(ctx, o, t, "")

@@ -6,15 +6,15 @@ import (
 	"strings"
 )
 
-// Platform is where a proof ran, for the receipt.
-type Platform struct {
+// Machine is where a proof ran, for the receipt.
+type Machine struct {
 	OS      string `json:"os"`
 	Arch    string `json:"arch"`
 	Version string `json:"version"` // kernel release on Linux, product version on macOS
 }
 
-func currentPlatform() Platform {
-	p := Platform{OS: runtime.GOOS, Arch: runtime.GOARCH}
+func currentMachine() Machine {
+	p := Machine{OS: runtime.GOOS, Arch: runtime.GOARCH}
 	cmd := exec.Command("uname", "-r")
 	if runtime.GOOS == "darwin" {
 		cmd = exec.Command("sw_vers", "-productVersion")

@@ -39,7 +39,7 @@ func Markdown(p *Proof) string {
 	} else {
 		w("Prebuilt launchers: red `%s`, green `%s`.\n", p.Red.Target, p.Green.Target)
 	}
-	w("Platform: %s/%s %s, lane %s, target `%s`.\n", p.Platform.OS, p.Platform.Arch, p.Platform.Version, p.Lane, p.Green.Target)
+	w("Platform: %s/%s %s, lane %s, target `%s`.\n", p.Machine.OS, p.Machine.Arch, p.Machine.Version, p.Lane, p.Green.Target)
 	w("Selection: %s.\n", selection(p.Options.Selection))
 	w("Reproduce (in the classproof module): `%s`\n", Reproduce(p.Options))
 	for _, n := range p.Notes {
@@ -142,8 +142,8 @@ func Markdown(p *Proof) string {
 	for _, k := range keys {
 		w("- Not run, %d specs, %s.\n", len(reasons[k]), k)
 	}
-	if p.Platform.OS != "darwin" {
-		w("- Not run: macOS (this proof ran on %s).\n", p.Platform.OS)
+	if p.Machine.OS != "darwin" {
+		w("- Not run: macOS (this proof ran on %s).\n", p.Machine.OS)
 	}
 	w("\n## Durations\n\n")
 	for _, s := range append([]*Side{p.Red, p.Green}, p.Repeats...) {

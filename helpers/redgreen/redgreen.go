@@ -67,19 +67,13 @@ type Proof struct {
 	Repeats  []*Side       `json:"repeats,omitempty"`
 	Verdict  Verdict       `json:"verdict"`
 	Lane     string        `json:"lane"`
-	Platform Platform      `json:"platform"`
+	Machine Machine      `json:"platform"`
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"duration_ns"`
 	// Notes are what a reader of the receipt must know about how it was made.
 	Notes []string `json:"notes,omitempty"`
 }
 
-// Exit codes, documented in README.md.
-const (
-	ExitProven    = 0
-	ExitNotProven = 1
-	ExitError     = 2
-)
 
 // Prove runs the whole proof. An error means it could not be attempted (bad refs, bad manifest,
 // git failing); a proof that was attempted and failed comes back with Verdict.Proven false.
@@ -103,7 +97,7 @@ func Prove(ctx context.Context, o Options) (*Proof, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	p := &Proof{Options: o, Platform: currentPlatform(), Started: start}
+	p := &Proof{Options: o, Machine: currentMachine(), Started: start}
 	work, err := os.MkdirTemp("", "classproof-redgreen")
 	if err != nil {
 		return nil, err

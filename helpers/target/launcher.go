@@ -1,0 +1,276 @@
+package target
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/classproof/classproof/helpers/proc"
+)
+
+// LaunchOptions are what a spec varies per launcher instance.
+type LaunchOptions struct {
+	DaemonEnv map[string]string // e.g. the class env var set in the daemon's environment
+}
+
+// Launcher is one running instance of the target: its host and daemon, in a private directory.
+type Launcher struct {
+	d         *Driver
+	Dir       string
+	vals      map[string]string
+	DaemonPid int
+	HostPid   int
+	set       *proc.Set
+	timeout   time.Duration
+	n         atomic.Int32
+}
+
+// Launch starts the host (if the target has one), then the daemon, and waits until both are
+// ready. Every process is tracked in set; the caller kills the set and removes l.Dir.
+func (d *Driver) Launch(set *proc.Set, opts LaunchOptions, log io.Writer, timeout time.Duration) (*Launcher, error) {
+	dir, err := privateDir()
+	if err != nil {
+		return nil, err
+	}
+	l := &Launcher{d: d, Dir: dir, set: set, timeout: timeout}
+	l.vals = map[string]string{
+		"dir":         dir,
+		"home":        filepath.Join(dir, "home"),
+		"socket":      filepath.Join(dir, "run", "d.sock"),
+		"host_socket": filepath.Join(dir, "run", "h.sock"),
+	}
+	for k, v := range d.vals {
+		l.vals[k] = v
+	}
+	for _, sub := range []string{"home", "run"} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
+			return l, err
+		}
+	}
+	if h := d.M.Host; h != nil {
+		l.HostPid, err = l.startService("agent host", "host", *h, nil, log)
+		if err != nil {
+			return l, err
+		}
+	}
+	l.DaemonPid, err = l.startService("daemon", "daemon", d.M.Daemon, opts.DaemonEnv, log)
+	return l, err
+}
+
+// service is a started daemon or host: its output (the tail is kept for messages) and when it
+// exited.
+type service struct {
+	out    tailBuffer
+	exited chan struct{}
+	code   int
+}
+
+func (l *Launcher) startService(role, field string, s Service, extraEnv map[string]string, log io.Writer) (int, error) {
+	argv, err := expand(s.Run, l.vals)
+	if err != nil {
+		return 0, fmt.Errorf("target manifest %s: %s.run: %w", l.d.M.Source, field, err)
+	}
+	env := map[string]string{}
+	for k, v := range s.Env {
+		vs, err := expand([]string{v}, l.vals)
+		if err != nil {
+			return 0, fmt.Errorf("target manifest %s: %s.env.%s: %w", l.d.M.Source, field, k, err)
+		}
+		env[k] = vs[0]
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = l.d.env(env, extraEnv)
+	cmd.Dir = l.Dir
+	// Its own process group: the kit kills the group, and a signal meant for the kit (^C) does
+	// not reach the launcher before the kit has cleaned up.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	svc := &service{exited: make(chan struct{})}
+	cmd.Stdout = io.MultiWriter(&svc.out, log)
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("starting %s %q: %w", role, strings.Join(argv, " "), err)
+	}
+	pid := cmd.Process.Pid
+	l.set.TrackOwned(l.d.M.Name+" "+role, pid)
+	go func() {
+		_ = cmd.Wait()
+		svc.code = cmd.ProcessState.ExitCode()
+		close(svc.exited)
+	}()
+	return pid, l.waitReady(role, field, pid, svc, s.Ready)
+}
+
+// waitReady waits, within the launch timeout, until the service says it is ready the way its
+// manifest declares: a socket that accepts, a path that exists, a probe that exits 0.
+func (l *Launcher) waitReady(role, field string, pid int, svc *service, r Ready) error {
+	var what string
+	var probe func() error
+	switch {
+	case r.Socket != "":
+		sock, err := expand([]string{r.Socket}, l.vals)
+		if err != nil {
+			return fmt.Errorf("target manifest %s: %s.ready.socket: %w", l.d.M.Source, field, err)
+		}
+		what = sock[0] + " accepted a connection"
+		probe = func() error {
+			c, err := net.Dial("unix", sock[0])
+			if err == nil {
+				c.Close()
+			}
+			return err
+		}
+	case r.Path != "":
+		path, err := expand([]string{r.Path}, l.vals)
+		if err != nil {
+			return fmt.Errorf("target manifest %s: %s.ready.path: %w", l.d.M.Source, field, err)
+		}
+		what = path[0] + " existed"
+		probe = func() error { _, err := os.Stat(path[0]); return err }
+	case len(r.Exec) > 0:
+		what = strings.Join(r.Exec, " ") + " exited 0"
+		probe = func() error {
+			argv, out, err := l.run(field+".ready.exec", r.Exec, nil, nil)
+			if err != nil {
+				return fmt.Errorf("%q: %v: %s", strings.Join(argv, " "), err, strings.TrimSpace(out))
+			}
+			return nil
+		}
+	default:
+		return nil
+	}
+	deadline := time.Now().Add(l.timeout)
+	for {
+		err := probe()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-svc.exited:
+			return fmt.Errorf("%s %s (pid %d) exited with code %d before %s; it said:\n%s",
+				l.d.M.Name, role, pid, svc.code, what, svc.out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s %s (pid %d): not ready within %v (waiting until %s): %v", l.d.M.Name, role, pid, l.timeout, what, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TailBytes is how much of a launcher's output goes into a message: a daemon that printed 30 MB
+// must not put 30 MB into every report.
+const TailBytes = 64 << 10
+
+// tailBuffer keeps the last TailBytes written to it (a launcher may print without end) and how
+// much came before; safe for the writer goroutine and a reader.
+type tailBuffer struct {
+	mu    sync.Mutex
+	b     []byte
+	total int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.total += len(p)
+	t.b = append(t.b, p...)
+	if over := len(t.b) - TailBytes; over > 0 {
+		t.b = append(t.b[:0:0], t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if cut := t.total - len(t.b); cut > 0 {
+		return fmt.Sprintf("[%d bytes cut; the last %d follow]\n%s", cut, len(t.b), t.b)
+	}
+	return string(t.b)
+}
+
+// Tail is the last TailBytes of b, saying how much was cut before it.
+func Tail(b []byte) string {
+	if len(b) <= TailBytes {
+		return string(b)
+	}
+	return fmt.Sprintf("[%d bytes cut; the last %d follow]\n%s", len(b)-TailBytes, TailBytes, b[len(b)-TailBytes:])
+}
+
+// run runs one of the target's client commands with extra placeholder values and env.
+func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env map[string]string) (argv []string, out string, err error) {
+	vals := map[string]string{}
+	for k, v := range l.vals {
+		vals[k] = v
+	}
+	for k, v := range extra {
+		vals[k] = v
+	}
+	argv, err = expand(tmpl, vals)
+	if err != nil {
+		return nil, "", fmt.Errorf("target manifest %s: %s: %w", l.d.M.Source, field, err)
+	}
+	expEnv := map[string]string{}
+	for k, v := range env {
+		vs, err := expand([]string{v}, vals)
+		if err != nil {
+			return argv, "", fmt.Errorf("target manifest %s: %s env %s: %w", l.d.M.Source, field, k, err)
+		}
+		expEnv[k] = vs[0]
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = l.d.env(expEnv)
+	cmd.Dir = l.Dir
+	proc.Command(cmd)
+	var said bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &said, &said
+	if err := cmd.Start(); err != nil {
+		return argv, "", err
+	}
+	// Tracked while it runs: a cleanup (an interrupt mid-command) kills its group too.
+	l.set.TrackOwned(l.d.M.Name+" "+field, cmd.Process.Pid)
+	err = cmd.Wait()
+	// What it forked and left running (a session command's `sleep &`) is the spec's to kill.
+	l.set.TrackGroup(l.d.M.Name+" "+field+" (left running)", cmd.Process.Pid)
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil // it exited; something it forked held its output open
+	}
+	if ctx.Err() != nil {
+		err = fmt.Errorf("no answer within %v (killed, with its process group): %w", l.timeout, err)
+	}
+	return argv, Tail(said.Bytes()), err
+}
+
+// Roots are the launcher's own processes, below which its sessions run.
+func (l *Launcher) Roots() []int {
+	if l.HostPid != 0 {
+		return []int{l.DaemonPid, l.HostPid}
+	}
+	return []int{l.DaemonPid}
+}
+
+// privateDir is short (unix socket paths are limited to about 104 bytes) and 0700.
+func privateDir() (string, error) {
+	base := os.TempDir()
+	if len(base) > 40 {
+		base = "/tmp" // macOS's per-user TMPDIR is long enough to overflow sun_path
+	}
+	dir, err := os.MkdirTemp(base, "cp")
+	if err != nil {
+		return "", err
+	}
+	return dir, os.Chmod(dir, 0o700)
+}

@@ -1,0 +1,205 @@
+package target
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/proc"
+)
+
+// Mode is how a session starts its harness.
+type Mode string
+
+const (
+	Direct Mode = "direct" // the daemon's own child
+	Hosted Mode = "hosted" // through the agent host, from a spawn spec
+)
+
+// Report is what the fixture harness writes (fixtures/harness uses this type).
+type Report struct {
+	HarnessPid int `json:"harness_pid"`
+	// HarnessStart and Tool.Start are the kernel's start times (helpers/proc): the kit reads the
+	// pids back from this file later, and a pid whose start time has changed by then is someone
+	// else's.
+	HarnessStart uint64 `json:"harness_start"`
+	Tools        []Tool `json:"tools"`
+}
+
+// Tool is one child the harness started.
+type Tool struct {
+	Pid   int    `json:"pid"`
+	Start uint64 `json:"start"`
+}
+
+// Session is one started harness.
+type Session struct {
+	Mode    Mode
+	Profile string // the profile's name
+	Output  string // what the launcher's client printed
+	Report  Report
+	report  string
+	l       *Launcher
+}
+
+// SessionError is a session the launcher refused or failed to start.
+type SessionError struct {
+	Mode    Mode
+	Profile string // the profile's name, which a refusal should mention
+	Report  string // the report path the refused harness would have written: its argv names it
+	Argv    []string
+	Output  string
+	Err     error
+}
+
+func (e *SessionError) Error() string {
+	return fmt.Sprintf("%s session for profile %s: %q: %v; it said:\n%s", e.Mode, e.Profile, strings.Join(e.Argv, " "), e.Err, e.Output)
+}
+
+// Profile is what the kit hands a launcher's session command as {profile}: a JSON file with the
+// profile's name, env and harness command. A launcher with another profile format converts it in
+// a thin adapter.
+type Profile struct {
+	Name    string            `json:"name"`
+	Env     map[string]string `json:"env"`
+	Command []string          `json:"command"`
+	Cwd     string            `json:"cwd"`
+}
+
+// writeProfile writes the profile file for the n-th session and returns its path and name.
+func (l *Launcher) writeProfile(profileEnv map[string]string, harnessArgs ...string) (path, name, report string, err error) {
+	n := l.n.Add(1)
+	report = filepath.Join(l.Dir, fmt.Sprintf("report-%d.json", n))
+	path = filepath.Join(l.Dir, fmt.Sprintf("profile-%d.json", n))
+	p := Profile{Name: fmt.Sprintf("classproof-%d", n), Env: profileEnv, Cwd: l.Dir,
+		Command: []string{l.d.Harness, "--report", report}}
+	if ledger := os.Getenv(proc.LedgerEnv); ledger != "" {
+		p.Command = append(p.Command, "--ledger", ledger)
+	}
+	p.Command = append(p.Command, harnessArgs...)
+	if p.Env == nil {
+		p.Env = map[string]string{}
+	}
+	b, _ := json.MarshalIndent(p, "", "  ")
+	return path, p.Name, report, os.WriteFile(path, b, 0o600)
+}
+
+// StartSession asks the launcher for a session with the given profile env and waits for the
+// harness's report. A refusal comes back as *SessionError.
+func (l *Launcher) StartSession(mode Mode, profileEnv map[string]string) (*Session, error) {
+	return l.StartSessionWith(mode, profileEnv)
+}
+
+// StartSessionWith is StartSession with extra harness flags, e.g. --tool and --tool-args to make
+// the harness's tool a CPU load for the bench.
+func (l *Launcher) StartSessionWith(mode Mode, profileEnv map[string]string, harnessArgs ...string) (*Session, error) {
+	profile, name, report, err := l.writeProfile(profileEnv, harnessArgs...)
+	if err != nil {
+		return nil, err
+	}
+	tmpl := l.d.M.Session.Direct
+	if mode == Hosted {
+		tmpl = l.d.M.Session.Hosted
+	}
+	argv, out, err := l.run("session."+string(mode), tmpl, map[string]string{"profile": profile}, nil)
+	if err != nil {
+		return nil, &SessionError{Mode: mode, Profile: name, Report: report, Argv: argv, Output: out, Err: err}
+	}
+	s := &Session{Mode: mode, Profile: name, Output: out, report: report, l: l}
+	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > 0 }); err != nil {
+		return nil, err
+	}
+	s.track()
+	return s, nil
+}
+
+// track records the reported pids with the start times the harness reported: the report is a
+// file read back later, and a pid whose process has changed since is not ours to kill.
+func (s *Session) track() {
+	s.l.set.TrackStarted(s.Harness().Role, s.Report.HarnessPid, s.Report.HarnessStart)
+	for i, t := range s.Tools() {
+		s.l.set.TrackStarted(t.Role, t.Pid, s.Report.Tools[i].Start)
+	}
+}
+
+func (s *Session) waitReport(done func(Report) bool) error {
+	start := time.Now()
+	deadline, starvedStop := start.Add(s.l.timeout), start.Add(proc.StarvedFactor*s.l.timeout)
+	for {
+		b, err := os.ReadFile(s.report)
+		if err == nil {
+			var r Report
+			if err := json.Unmarshal(b, &r); err != nil {
+				return fmt.Errorf("%s harness report %s: %w", s.Mode, s.report, err)
+			}
+			if done(r) {
+				s.Report = r
+				return nil
+			}
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		if now := time.Now(); now.After(deadline) {
+			// A harness (or its class step) that is runnable but gets no CPU is background class
+			// under a foreground load: the promise kept, not a hang. Wait longer for it, within
+			// a bound; a blocked or missing one fails at the timeout.
+			starved := proc.Starved(proc.Started(s.report, s.l.Roots()...)...)
+			if !starved || now.After(starvedStop) {
+				why := "is the harness running?"
+				if starved {
+					why = fmt.Sprintf("its processes were runnable but starved of CPU for %v", now.Sub(start).Round(time.Second))
+				}
+				return fmt.Errorf("%s session: no harness report at %s within %v (%s the launcher said: %q)", s.Mode, s.report, s.l.timeout, why, strings.TrimSpace(s.Output))
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Harness is the harness process, for the oracle.
+func (s *Session) Harness() class.Subject {
+	return class.Subject{Role: string(s.Mode) + " harness", Pid: s.Report.HarnessPid}
+}
+
+// Tools are the tool processes the harness reported, for the oracle.
+func (s *Session) Tools() []class.Subject {
+	var out []class.Subject
+	for i, t := range s.Report.Tools {
+		out = append(out, class.Subject{Role: fmt.Sprintf("%s tool sleep #%d", s.Mode, i+1), Pid: t.Pid})
+	}
+	return out
+}
+
+// Subjects are the harness and its tools.
+func (s *Session) Subjects() []class.Subject {
+	return append([]class.Subject{s.Harness()}, s.Tools()...)
+}
+
+// StartLateTool makes the running harness start one more tool now (SIGUSR1) and returns it.
+func (s *Session) StartLateTool() (class.Subject, error) {
+	before := len(s.Report.Tools)
+	if err := syscall.Kill(s.Report.HarnessPid, syscall.SIGUSR1); err != nil {
+		return class.Subject{}, fmt.Errorf("signalling %s harness pid %d: %w", s.Mode, s.Report.HarnessPid, err)
+	}
+	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > before }); err != nil {
+		return class.Subject{}, err
+	}
+	t := s.Tools()[before]
+	s.l.set.TrackStarted(t.Role, t.Pid, s.Report.Tools[before].Start)
+	return t, nil
+}
+
+// LauncherPid returns the pid a session's harness must descend from: the daemon for a direct
+// session, the agent host for a hosted one (the daemon again for a target with no separate host).
+func (s *Session) LauncherPid() (string, int) {
+	if s.Mode == Hosted && s.l.HostPid != 0 {
+		return "agent host", s.l.HostPid
+	}
+	return "daemon", s.l.DaemonPid
+}

@@ -67,13 +67,12 @@ type Proof struct {
 	Repeats  []*Side       `json:"repeats,omitempty"`
 	Verdict  Verdict       `json:"verdict"`
 	Lane     string        `json:"lane"`
-	Machine Machine      `json:"platform"`
+	Machine  Machine       `json:"platform"`
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"duration_ns"`
 	// Notes are what a reader of the receipt must know about how it was made.
 	Notes []string `json:"notes,omitempty"`
 }
-
 
 // Prove runs the whole proof. An error means it could not be attempted (bad refs, bad manifest,
 // git failing); a proof that was attempted and failed comes back with Verdict.Proven false.

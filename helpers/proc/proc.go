@@ -58,8 +58,8 @@ func (e Entry) live() bool {
 }
 
 func (e Entry) runnable() bool {
-	in, ok := e.ours()
-	return ok && in.Runnable
+	_, ok := e.ours()
+	return ok && runnable(e.Pid)
 }
 
 // StarvedFactor bounds how much longer than its timeout the kit waits on a process that is
@@ -68,10 +68,12 @@ func (e Entry) runnable() bool {
 // launcher for keeping its promise. A hung process (blocked, stopped) gets no more time.
 const StarvedFactor = 30
 
-// Starved says whether any of pids is runnable but waiting for a CPU (see StarvedFactor).
+// Starved says whether any of pids, or anything below them, has a thread that is runnable but
+// waiting for a CPU (see StarvedFactor): a harness may itself sleep while it waits for the tool it
+// forked, which is the one starved.
 func Starved(pids ...int) bool {
-	for _, pid := range pids {
-		if in, ok := Lookup(pid); ok && in.Runnable {
+	for _, pid := range append(pids, Descendants(pids...)...) {
+		if runnable(pid) {
 			return true
 		}
 	}

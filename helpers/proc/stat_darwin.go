@@ -55,3 +55,9 @@ func stateOf(pid int) string {
 	}
 	return fmt.Sprintf("p_stat %d", k.Proc.P_stat)
 }
+
+// runnable says whether the process waits only for a CPU (p_stat SRUN).
+func runnable(pid int) bool {
+	in, ok := Lookup(pid)
+	return ok && in.Runnable
+}

@@ -61,3 +61,22 @@ func stateOf(pid int) string {
 	}
 	return "state " + string(st.State)
 }
+
+// runnable says whether any thread of pid waits only for a CPU: a Go process's main thread may
+// sleep on a futex while the thread with work to do is the starved one.
+func runnable(pid int) bool {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return false
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		if st, err := ParseStat(b); err == nil && st.State == 'R' {
+			return true
+		}
+	}
+	return false
+}

@@ -2,6 +2,8 @@
 // at normal class) against N CPU-busy load processes started at each class, through the target
 // launcher where the class is the launcher's; and what the class costs: a fixed CPU job timed
 // alone at each class. It reports; it never asserts timing in `make test`.
+//
+// CLI side: it must not import the Ginkgo DSL, Gomega, helpers/kit or fixtures/ (ci/layers.rules).
 package bench
 
 import (

@@ -1,6 +1,9 @@
 // Package class is the oracle: it reads a process's CPU class with the real ps (plus /proc and
-// ioprio_get on Linux) and says, with Gomega matchers, whether that class is what the launcher
-// promised. It never asks the launcher; it only looks at the processes.
+// ioprio_get on Linux, proc_pidinfo on macOS) and says whether that class is what the launcher
+// promised, and why not. It never asks the launcher; it only looks at the processes.
+//
+// It owns what a class is and how it is read; it must not import the Ginkgo DSL or Gomega
+// (the matchers that turn its verdicts into receipts live in helpers/kit), nor fixtures/.
 package class
 
 import (

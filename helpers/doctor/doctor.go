@@ -3,6 +3,8 @@
 // launcher words and parses things, and prints a checklist: what was found, which conventions it
 // seems to keep, which specs the kit will run or leave out and why, and a manifest fragment for
 // the conventions it saw. It proves nothing (the suites do); it tells you what to write.
+//
+// CLI side: it must not import the Ginkgo DSL, Gomega, helpers/kit or fixtures/ (ci/layers.rules).
 package doctor
 
 import (

@@ -1,6 +1,8 @@
 // Package gate decides whether a release may go: it reads every lane's reports and fails when a
 // spec failed, a spec was skipped at run time where its lane allows none, a required spec did not
 // run and pass in its lane, or a lane's report is missing or ran nothing.
+//
+// CLI side: it must not import the Ginkgo DSL, Gomega, helpers/kit or fixtures/ (ci/layers.rules).
 package gate
 
 import (

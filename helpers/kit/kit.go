@@ -1,6 +1,9 @@
 // Package kit wires a Ginkgo suite to its target: it loads and checks the manifest once, builds
 // the fixture harness and the launcher once (on Ginkgo's first process), and gives each spec a
 // fresh launcher instance and a control process, both killed in DeferCleanup.
+//
+// It is the only package with the Ginkgo DSL and Gomega: suites import it; cmd/ and the CLI-side
+// helpers (runner, report, gate, redgreen, mutants, bench, doctor) never do (ci/layers.rules).
 package kit
 
 import (

@@ -2,6 +2,8 @@
 // such as refmux's variant) and says which specs caught each one. A variant counts as caught only
 // when a spec failed by its own assertion; a variant that only broke setup is reported as such,
 // since a spec that fails for the wrong reason has not caught anything.
+//
+// CLI side: it must not import the Ginkgo DSL, Gomega, helpers/kit or fixtures/ (ci/layers.rules).
 package mutants
 
 import (

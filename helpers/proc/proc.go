@@ -2,6 +2,8 @@
 // daemon, the host, the harness, its tools and the control. It kills process groups where a
 // process leads one, pids otherwise, and writes each pid to a ledger file so that a run that was
 // interrupted hard can still be swept by the CLI afterwards.
+//
+// It is the bottom layer: it imports no other helpers package, no Ginkgo, no Gomega, no fixtures/.
 package proc
 
 import (

@@ -2,6 +2,8 @@
 // that a failed config write loses nothing. chmod is not enough for root, which ignores file
 // modes: as root on Linux the directory becomes a read-only bind mount of itself, on macOS it and
 // its files get the immutable flag.
+//
+// It must not import the Ginkgo DSL, Gomega or fixtures/.
 package readonly
 
 import (

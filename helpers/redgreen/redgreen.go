@@ -2,6 +2,8 @@
 // spec, and pass on the green one, with every other spec passing on both. Each side is checked out
 // in its own git worktree (the user's working tree and index are never touched), built with the
 // manifest's build step, and run through the runner with a Ginkgo JSON report. No flake retries.
+//
+// CLI side: it must not import the Ginkgo DSL, Gomega, helpers/kit or fixtures/ (ci/layers.rules).
 package redgreen
 
 import (

@@ -1,6 +1,8 @@
 // Package report reads Ginkgo JSON reports and says what a run proved: which specs ran and
 // passed, which failed and how, which were skipped at run time and why, and which the lane's
 // label filter left out. The CLI's run, redgreen and gate commands are built on it.
+//
+// CLI side: it must not import the Ginkgo DSL, Gomega, helpers/kit or fixtures/ (ci/layers.rules).
 package report
 
 import (

@@ -1,6 +1,8 @@
 // Package runner runs the suites for one lane through the ginkgo CLI (the version go.mod pins),
 // with the lane's label filter, reports in one folder, a run-wide pid ledger, and a sweep of that
 // ledger afterwards, so that even a run killed halfway leaves no launcher process behind.
+//
+// CLI side: it must not import the Ginkgo DSL, Gomega, helpers/kit or fixtures/ (ci/layers.rules).
 package runner
 
 import (

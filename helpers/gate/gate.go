@@ -122,53 +122,76 @@ func Evaluate(dir string, req *Required, expect []string) (*Verdict, error) {
 
 func judge(dir string, req *Required) *Lane {
 	l := &Lane{Name: filepath.Base(dir), Dir: dir}
-	add := func(format string, a ...any) { l.Problems = append(l.Problems, fmt.Sprintf(format, a...)) }
-	// run.json is the lane's own verdict (leaks, the lane rule, interrupts): without it, or when
-	// it says the lane failed, the report alone cannot pass.
-	if b, err := os.ReadFile(filepath.Join(dir, "run.json")); err == nil {
-		if err := json.Unmarshal(b, &l.Meta); err != nil {
-			add("run.json: %v", err)
-		} else {
-			if l.Meta.Lane != "" {
-				l.Name = l.Meta.Lane
-			}
-			if !l.Meta.Passed {
-				add("the lane's own run failed (run.json says passed: false); its log has the FAILED LANE or LEAK lines")
-			}
-		}
-	} else if errors.Is(err, fs.ErrNotExist) {
-		add("no run.json beside report.json: the lane's run did not finish (killed?) or the report came from elsewhere")
-	} else {
-		add("run.json: %v", err)
-	}
+	l.readMeta()
 	run, err := report.Load(filepath.Join(dir, "report.json"), l.Meta.Filter)
 	if err != nil {
-		add("report.json: %v", err)
+		l.add("report.json: %v", err)
 		return l
 	}
 	l.Count = run.Count()
-	if l.Meta.DryRun || run.DryRun {
-		add("a dry run proves nothing")
-	}
-	for _, s := range run.FailedSuites {
-		add("suite %s did not succeed (report.json)", s)
-	}
-	if l.Meta.Forced {
-		add("the lane was forced onto %s/%s, which it is not for", l.Meta.GOOS, l.Meta.GOARCH)
-	}
-	for _, leak := range l.Meta.Leaks {
-		add("leaked %s", leak)
-	}
-	if l.Count.Ran == 0 {
-		add("ran no spec")
-	}
-	for _, s := range run.Setups {
-		add("%s %s in %s: %s", s.Node, s.State, s.Suite, report.FirstLine(s.Reason))
-	}
+	l.checkRun(run)
 	policy := &Policy{}
 	if req != nil && req.Lanes[l.Name] != nil {
 		policy = req.Lanes[l.Name]
 	}
+	l.checkSpecs(run, policy)
+	l.checkConventions(run, policy)
+	return l
+}
+
+func (l *Lane) add(format string, a ...any) {
+	l.Problems = append(l.Problems, fmt.Sprintf(format, a...))
+}
+
+// readMeta reads run.json, the lane's own verdict (leaks, the lane rule, interrupts): without it,
+// or when it says the lane failed, the report alone cannot pass.
+func (l *Lane) readMeta() {
+	b, err := os.ReadFile(filepath.Join(l.Dir, "run.json"))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		l.add("no run.json beside report.json: the lane's run did not finish (killed?) or the report came from elsewhere")
+	case err != nil:
+		l.add("run.json: %v", err)
+	default:
+		if err := json.Unmarshal(b, &l.Meta); err != nil {
+			l.add("run.json: %v", err)
+			return
+		}
+		if l.Meta.Lane != "" {
+			l.Name = l.Meta.Lane
+		}
+		if !l.Meta.Passed {
+			l.add("the lane's own run failed (run.json says passed: false); its log has the FAILED LANE or LEAK lines")
+		}
+	}
+}
+
+// checkRun blocks what makes a whole run worthless: a dry run, a failed suite, a forced lane,
+// a leak, no spec run, a failed setup node.
+func (l *Lane) checkRun(run *report.Run) {
+	if l.Meta.DryRun || run.DryRun {
+		l.add("a dry run proves nothing")
+	}
+	for _, s := range run.FailedSuites {
+		l.add("suite %s did not succeed (report.json)", s)
+	}
+	if l.Meta.Forced {
+		l.add("the lane was forced onto %s/%s, which it is not for", l.Meta.GOOS, l.Meta.GOARCH)
+	}
+	for _, leak := range l.Meta.Leaks {
+		l.add("leaked %s", leak)
+	}
+	if l.Count.Ran == 0 {
+		l.add("ran no spec")
+	}
+	for _, s := range run.Setups {
+		l.add("%s %s in %s: %s", s.Node, s.State, s.Suite, report.FirstLine(s.Reason))
+	}
+}
+
+// checkSpecs blocks every spec that did not pass (a runtime skip where the lane allows none
+// included) and every required spec that did not run and pass.
+func (l *Lane) checkSpecs(run *report.Run, policy *Policy) {
 	passed := map[string]bool{}
 	present := map[string]string{}
 	for _, s := range run.Specs {
@@ -176,32 +199,16 @@ func judge(dir string, req *Required) *Lane {
 		switch s.Outcome() {
 		case report.LeftOut:
 		case report.NotRun:
-			add("did not run (the run stopped first): %s", s.Name)
+			l.add("did not run (the run stopped first): %s", s.Name)
 		case report.Passed:
 			passed[s.Name] = true
 		case report.Skipped:
 			l.Skips = append(l.Skips, s)
 			if !policy.AllowRuntimeSkips {
-				add("skipped at run time, which lane %s does not allow: %s (reason: %s)", l.Name, s.Name, report.FirstLine(s.Reason))
+				l.add("skipped at run time, which lane %s does not allow: %s (reason: %s)", l.Name, s.Name, report.FirstLine(s.Reason))
 			}
 		default:
-			add("%s: %s: %s", s.State, s.Name, report.FirstLine(s.Reason))
-		}
-	}
-	for _, conv := range policy.Conventions {
-		label, ran := "conv-"+conv, 0
-		for _, s := range run.Specs {
-			if !hasLabel(s, label) {
-				continue
-			}
-			if s.Outcome() == report.LeftOut {
-				add("convention %s is required, but the lane left out: %s", conv, s.Name)
-			} else if s.Outcome() == report.Passed {
-				ran++
-			}
-		}
-		if ran == 0 {
-			add("convention %s is required, but no spec labelled %s ran and passed", conv, label)
+			l.add("%s: %s: %s", s.State, s.Name, report.FirstLine(s.Reason))
 		}
 	}
 	l.Required = len(policy.Specs)
@@ -214,9 +221,29 @@ func judge(dir string, req *Required) *Lane {
 		if !ok {
 			state = "absent from the report (renamed or deleted?)"
 		}
-		add("required spec did not run and pass (%s): %s", state, name)
+		l.add("required spec did not run and pass (%s): %s", state, name)
 	}
-	return l
+}
+
+// checkConventions blocks a convention the launcher committed to whose specs were left out or
+// did not pass.
+func (l *Lane) checkConventions(run *report.Run, policy *Policy) {
+	for _, conv := range policy.Conventions {
+		label, ran := "conv-"+conv, 0
+		for _, s := range run.Specs {
+			if !hasLabel(s, label) {
+				continue
+			}
+			if s.Outcome() == report.LeftOut {
+				l.add("convention %s is required, but the lane left out: %s", conv, s.Name)
+			} else if s.Outcome() == report.Passed {
+				ran++
+			}
+		}
+		if ran == 0 {
+			l.add("convention %s is required, but no spec labelled %s ran and passed", conv, label)
+		}
+	}
 }
 
 func hasLabel(s report.Spec, label string) bool {

@@ -80,50 +80,82 @@ type Proof struct {
 // git failing); a proof that was attempted and failed comes back with Verdict.Proven false.
 func Prove(ctx context.Context, o Options) (*Proof, error) {
 	start := time.Now()
-	if err := o.Selection.Compile(); err != nil {
+	p, work, err := newProof(o, start)
+	if err != nil {
 		return nil, err
+	}
+	o = p.Options
+	repoMode := o.Repo != ""
+	// Worktrees go away whatever happens: return, error, or an interrupt.
+	var cleanups []func()
+	defer func() {
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+		os.RemoveAll(work)
+	}()
+	ctx, stop := interruptible(ctx, o)
+	defer stop()
+
+	if repoMode {
+		if err := checkRefs(o, p); err != nil {
+			return nil, err
+		}
+		for _, s := range []*Side{p.Red, p.Green} {
+			wt, err := checkout(o, s, work)
+			if err != nil {
+				return nil, err
+			}
+			// Only our own worktree goes: a prune would also drop the user's stale entries.
+			cleanups = append(cleanups, func() { _, _ = git(o.Repo, "worktree", "remove", "--force", wt) })
+		}
+	}
+	if err := buildAndRun(ctx, o, p); err != nil {
+		return nil, err
+	}
+	p.Verdict = verdict(o, p, ctx.Err() != nil)
+	p.Duration = time.Since(start)
+	return p, writeReceipts(p)
+}
+
+// newProof checks the options and sets up both sides, with a work folder for their builds.
+func newProof(o Options, start time.Time) (*Proof, string, error) {
+	if err := o.Selection.Compile(); err != nil {
+		return nil, "", err
 	}
 	repoMode := o.Repo != ""
 	switch {
 	case repoMode && (o.Red == "" || o.Green == "" || o.Target == ""):
-		return nil, errors.New("--repo needs --red REF, --green REF and --target MANIFEST")
+		return nil, "", errors.New("--repo needs --red REF, --green REF and --target MANIFEST")
 	case !repoMode && (o.RedTarget == "" || o.GreenTarget == ""):
-		return nil, errors.New("give --repo DIR --red REF --green REF --target MANIFEST, or --red-target MANIFEST --green-target MANIFEST")
+		return nil, "", errors.New("give --repo DIR --red REF --green REF --target MANIFEST, or --red-target MANIFEST --green-target MANIFEST")
 	}
 	out, err := filepath.Abs(o.OutDir)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	o.OutDir = out
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	p := &Proof{Options: o, Machine: currentMachine(), Started: start}
 	work, err := os.MkdirTemp("", "classproof-redgreen")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	p := &Proof{Options: o, Machine: currentMachine(), Started: start}
 	p.Red = &Side{Name: "red", Ref: o.Red, Target: o.Target, bin: filepath.Join(work, "red-bin")}
 	p.Green = &Side{Name: "green", Ref: o.Green, Target: o.Target, bin: filepath.Join(work, "green-bin")}
 	if !repoMode {
 		p.Red.Target, p.Green.Target = o.RedTarget, o.GreenTarget
 	}
+	return p, work, nil
+}
 
-	// Worktrees go away whatever happens: return, error, or an interrupt.
-	var cleanups []func()
-	cleanup := func() {
-		for i := len(cleanups) - 1; i >= 0; i-- {
-			cleanups[i]()
-		}
-		cleanups = nil
-		os.RemoveAll(work)
-	}
-	defer cleanup()
+// interruptible is ctx, cancelled by SIGINT or SIGTERM too, so a proof cleans up its worktrees.
+func interruptible(ctx context.Context, o Options) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	go func() {
 		select {
 		case <-sigs:
@@ -132,26 +164,24 @@ func Prove(ctx context.Context, o Options) (*Proof, error) {
 		case <-ctx.Done():
 		}
 	}()
+	return ctx, func() { signal.Stop(sigs); cancel() }
+}
 
-	if repoMode {
-		if err := checkRefs(o, p); err != nil {
-			return nil, err
-		}
-		for _, s := range []*Side{p.Red, p.Green} {
-			s.worktree = filepath.Join(work, s.Name)
-			progress(o, "checking out %s %s (%s)", s.Name, s.Ref, short(s.SHA))
-			if _, err := git(o.Repo, "worktree", "add", "--detach", s.worktree, s.SHA); err != nil {
-				return nil, fmt.Errorf("git worktree for %s: %w", s.Name, err)
-			}
-			wt := s.worktree
-			// Only our own worktree goes: a prune would also drop the user's stale entries.
-			cleanups = append(cleanups, func() { _, _ = git(o.Repo, "worktree", "remove", "--force", wt) })
-		}
+// checkout puts a side's commit in a worktree of its own under work.
+func checkout(o Options, s *Side, work string) (string, error) {
+	s.worktree = filepath.Join(work, s.Name)
+	progress(o, "checking out %s %s (%s)", s.Name, s.Ref, short(s.SHA))
+	if _, err := git(o.Repo, "worktree", "add", "--detach", s.worktree, s.SHA); err != nil {
+		return "", fmt.Errorf("git worktree for %s: %w", s.Name, err)
 	}
+	return s.worktree, nil
+}
 
+// buildAndRun builds both sides, runs each that built, then repeats green as asked.
+func buildAndRun(ctx context.Context, o Options, p *Proof) error {
 	for _, s := range []*Side{p.Red, p.Green} {
 		if err := build(ctx, o, s); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for _, s := range []*Side{p.Red, p.Green} {
@@ -159,24 +189,23 @@ func Prove(ctx context.Context, o Options) (*Proof, error) {
 			continue
 		}
 		if err := run(ctx, o, s, s.Name); err != nil {
-			return nil, err
+			return err
 		}
 		if p.Lane == "" && s.Result != nil {
 			p.Lane = s.Result.Lane
 		}
 	}
-	if p.Green.BuildError == "" && p.Green.Result != nil {
-		for i := 0; i < o.Repeat && ctx.Err() == nil; i++ {
-			rep := &Side{Name: fmt.Sprintf("green-repeat-%d", i+1), Ref: p.Green.Ref, SHA: p.Green.SHA, Target: p.Green.Target, worktree: p.Green.worktree, bin: p.Green.bin}
-			if err := run(ctx, o, rep, rep.Name); err != nil {
-				return nil, err
-			}
-			p.Repeats = append(p.Repeats, rep)
-		}
+	if p.Green.BuildError != "" || p.Green.Result == nil {
+		return nil
 	}
-	p.Verdict = verdict(o, p, ctx.Err() != nil)
-	p.Duration = time.Since(start)
-	return p, writeReceipts(p)
+	for i := 0; i < o.Repeat && ctx.Err() == nil; i++ {
+		rep := &Side{Name: fmt.Sprintf("green-repeat-%d", i+1), Ref: p.Green.Ref, SHA: p.Green.SHA, Target: p.Green.Target, worktree: p.Green.worktree, bin: p.Green.bin}
+		if err := run(ctx, o, rep, rep.Name); err != nil {
+			return err
+		}
+		p.Repeats = append(p.Repeats, rep)
+	}
+	return nil
 }
 
 func verdict(o Options, p *Proof, interrupted bool) Verdict {

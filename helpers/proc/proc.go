@@ -65,9 +65,10 @@ func (e Entry) runnable() bool {
 }
 
 // StarvedFactor bounds how much longer than its timeout the kit waits on a process that is
-// runnable but not given a CPU. Background class means exactly that under a foreground load that
-// fills every core; a runnable process is not hung, and failing a spec for it would blame the
-// launcher for keeping its promise. A hung process (blocked, stopped) gets no more time.
+// runnable but not given a CPU, or waiting for the disk. Background class (SCHED_IDLE, I/O class
+// idle) means exactly that under a foreground load that fills every core or the disk; such a
+// process is not hung, and failing a spec for it would blame the launcher for keeping its
+// promise. A process asleep on anything else (a hang, a stop) gets no more time.
 const StarvedFactor = 30
 
 // Starved says whether any of pids, or anything below them, has a thread that is runnable but

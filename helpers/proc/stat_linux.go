@@ -62,8 +62,9 @@ func stateOf(pid int) string {
 	return "state " + string(st.State)
 }
 
-// runnable says whether any thread of pid waits only for a CPU: a Go process's main thread may
-// sleep on a futex while the thread with work to do is the starved one.
+// runnable says whether any thread of pid waits only for a CPU (R) or for the disk (D): a Go
+// process's main thread may sleep on a futex while the thread with work to do is the starved one,
+// and a process at I/O class idle waits for its page faults and writes while the disk is busy.
 func runnable(pid int) bool {
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil {
@@ -74,7 +75,7 @@ func runnable(pid int) bool {
 		if err != nil {
 			continue
 		}
-		if st, err := ParseStat(b); err == nil && st.State == 'R' {
+		if st, err := ParseStat(b); err == nil && (st.State == 'R' || st.State == 'D') {
 			return true
 		}
 	}

@@ -210,6 +210,18 @@ func (s *Set) KillAll(timeout time.Duration) error {
 	return nil
 }
 
+// DescribeAll says what each process is doing, for a message ("none" for no process).
+func DescribeAll(pids []int) string {
+	if len(pids) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, pid := range pids {
+		parts = append(parts, fmt.Sprintf("pid %d (%s)", pid, describeState(pid)))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // describeState says what a process that would not die is doing, for the cleanup's message.
 func describeState(pid int) string {
 	in, ok := Lookup(pid)

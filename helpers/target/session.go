@@ -149,13 +149,15 @@ func (s *Session) waitReport(done func(Report) bool) error {
 			// A harness (or its class step) that is runnable but gets no CPU is background class
 			// under a foreground load: the promise kept, not a hang. Wait longer for it, within
 			// a bound; a blocked or missing one fails at the timeout.
-			starved := proc.Starved(proc.Started(s.report, s.l.Roots()...)...)
+			started := proc.Started(s.report, s.l.Roots()...)
+			starved := proc.Starved(started...)
 			if !starved || now.After(starvedStop) {
 				why := "is the harness running?"
 				if starved {
-					why = fmt.Sprintf("its processes were runnable but starved of CPU for %v", now.Sub(start).Round(time.Second))
+					why = fmt.Sprintf("its processes were runnable but starved of CPU or disk for %v;", now.Sub(start).Round(time.Second))
 				}
-				return fmt.Errorf("%s session: no harness report at %s within %v (%s the launcher said: %q)", s.Mode, s.report, s.l.timeout, why, strings.TrimSpace(s.Output))
+				return fmt.Errorf("%s session: no harness report at %s within %v (%s processes started for it: %s; the launcher said: %q)",
+					s.Mode, s.report, s.l.timeout, why, proc.DescribeAll(append(started, proc.Descendants(started...)...)), strings.TrimSpace(s.Output))
 			}
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"text/template"
 	"time"
 
 	"github.com/classproof/classproof/helpers/proc"
@@ -28,97 +29,133 @@ func writeReceipts(p *Proof) error {
 // and its oracle line, green at SHA with "N of N passed", then Observed / Not run.
 func Markdown(p *Proof) string {
 	var b strings.Builder
-	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
-	verdict := "proven"
+	if err := receiptTemplate.Execute(&b, newReceiptView(p)); err != nil {
+		return "receipt: " + err.Error()
+	}
+	return b.String()
+}
+
+// receiptTemplate is the receipt's shape, modelled on the seeds' red/green notes.
+var receiptTemplate = template.Must(template.New("receipt").Parse(`# classproof red/green: {{.Title}}
+
+{{.Source}}
+Platform: {{.Platform}}
+Selection: {{.Selection}}.
+Reproduce (in the classproof module): ` + "`{{.Reproduce}}`" + `
+{{range .Notes}}Note: {{.}}.
+{{end}}
+## Tests (red, then green)
+
+{{.RedBlock}}{{.GreenBlock}}{{if .Rows}}
+| spec | red | green |
+|---|---|---|
+{{range .Rows}}| {{.Name}} | {{.Red}} | {{.Green}} |
+{{end}}{{end}}
+## Verdict
+
+{{.Reason}}
+{{if .AlsoFixed}}
+Also fixed (outside the selection: failed on red, pass on green):
+{{range .AlsoFixed}}- {{.}}
+{{end}}{{end}}{{if .Regressions}}
+Regressions outside the selection:
+{{range .Regressions}}- {{.}}
+{{end}}{{end}}
+## Observed / Not run
+
+{{range .Observed}}- {{.}}
+{{end}}
+## Durations
+
+{{range .Durations}}- {{.}}
+{{end}}`))
+
+type receiptRow struct{ Name, Red, Green string }
+
+type receiptView struct {
+	Title, Source, Platform, Selection, Reproduce, RedBlock, GreenBlock, Reason string
+	Notes, AlsoFixed, Regressions, Observed, Durations                          []string
+	Rows                                                                        []receiptRow
+}
+
+func newReceiptView(p *Proof) receiptView {
+	v := receiptView{Title: "proven", Platform: fmt.Sprintf("%s/%s %s, lane %s, target `%s`.", p.Machine.OS, p.Machine.Arch, p.Machine.Version, p.Lane, p.Green.Target),
+		Selection: selection(p.Options.Selection), Reproduce: Reproduce(p.Options), Notes: p.Notes,
+		RedBlock: redBlock(p), GreenBlock: greenBlock(p), Reason: p.Verdict.Reason,
+		AlsoFixed: p.Verdict.AlsoFixed, Regressions: p.Verdict.Regressions, Observed: observed(p)}
 	if !p.Verdict.Proven {
-		verdict = "NOT PROVEN"
+		v.Title = "NOT PROVEN"
 	}
-	w("# classproof red/green: %s\n\n", verdict)
+	v.Source = fmt.Sprintf("Prebuilt launchers: red `%s`, green `%s`.", p.Red.Target, p.Green.Target)
 	if p.Options.Repo != "" {
-		w("Repository: `%s`, red `%s` at %s, green `%s` at %s.\n", p.Options.Repo, p.Red.Ref, p.Red.SHA, p.Green.Ref, p.Green.SHA)
-	} else {
-		w("Prebuilt launchers: red `%s`, green `%s`.\n", p.Red.Target, p.Green.Target)
+		v.Source = fmt.Sprintf("Repository: `%s`, red `%s` at %s, green `%s` at %s.", p.Options.Repo, p.Red.Ref, p.Red.SHA, p.Green.Ref, p.Green.SHA)
 	}
-	w("Platform: %s/%s %s, lane %s, target `%s`.\n", p.Machine.OS, p.Machine.Arch, p.Machine.Version, p.Lane, p.Green.Target)
-	w("Selection: %s.\n", selection(p.Options.Selection))
-	w("Reproduce (in the classproof module): `%s`\n", Reproduce(p.Options))
-	for _, n := range p.Notes {
-		w("Note: %s.\n", n)
+	for _, x := range p.Verdict.Outcomes {
+		green := x.Green
+		if len(x.GreenRepeat) > 0 {
+			green += " (repeats: " + strings.Join(x.GreenRepeat, ", ") + ")"
+		}
+		v.Rows = append(v.Rows, receiptRow{x.Name, x.Red, green})
 	}
-	w("\n## Tests (red, then green)\n\n")
-	o := p.Verdict.Outcomes
-	redProved := 0
-	greenPassed := 0
+	for _, s := range append([]*Side{p.Red, p.Green}, p.Repeats...) {
+		v.Durations = append(v.Durations, fmt.Sprintf("%s: build %s, run %s", s.Name, secs(s.BuildTime), secs(s.RunTime)))
+	}
+	v.Durations = append(v.Durations, "total: "+secs(p.Duration))
+	return v
+}
+
+// redBlock is the red side: its build failure, or each selected spec with the oracle's line.
+func redBlock(p *Proof) string {
+	if p.Red.BuildError != "" {
+		return fmt.Sprintf("- red at %s: %s:\n\n```\n%s\n```\n", short(p.Red.SHA), failedStep(p.Red.BuildError), lastLines(p.Red.BuildError, 12))
+	}
+	o, proved := p.Verdict.Outcomes, 0
+	var items []string
 	for _, x := range o {
 		if x.RedProof {
-			redProved++
+			proved++
+			items = append(items, fmt.Sprintf("  - %s: %s\n", x.Name, oracleLine(x.RedMessage)))
+		} else {
+			items = append(items, fmt.Sprintf("  - %s: **does not prove**: %s\n", x.Name, x.RedWhy))
 		}
+	}
+	return fmt.Sprintf("- red at %s: %d of %d selected specs failed by their own assertion.\n", nonempty(short(p.Red.SHA), p.Red.Target), proved, len(o)) + strings.Join(items, "")
+}
+
+// greenBlock is the green side: its build failure, or how many selected specs passed.
+func greenBlock(p *Proof) string {
+	if p.Green.BuildError != "" {
+		return fmt.Sprintf("- green at %s: %s:\n\n```\n%s\n```\n", short(p.Green.SHA), failedStep(p.Green.BuildError), lastLines(p.Green.BuildError, 12))
+	}
+	o, passed := p.Verdict.Outcomes, 0
+	var items []string
+	for _, x := range o {
 		if x.GreenOK {
-			greenPassed++
+			passed++
+		} else {
+			items = append(items, fmt.Sprintf("  - %s: **%s**\n", x.Name, x.GreenWhy))
 		}
 	}
-	switch {
-	case p.Red.BuildError != "":
-		w("- red at %s: %s:\n\n```\n%s\n```\n", short(p.Red.SHA), failedStep(p.Red.BuildError), lastLines(p.Red.BuildError, 12))
-	default:
-		w("- red at %s: %d of %d selected specs failed by their own assertion.\n", nonempty(short(p.Red.SHA), p.Red.Target), redProved, len(o))
-		for _, x := range o {
-			if x.RedProof {
-				w("  - %s: %s\n", x.Name, oracleLine(x.RedMessage))
-			} else {
-				w("  - %s: **does not prove**: %s\n", x.Name, x.RedWhy)
-			}
-		}
+	line := fmt.Sprintf("- green at %s: %d of %d passed", nonempty(short(p.Green.SHA), p.Green.Target), passed, len(o))
+	if p.Green.Result != nil && p.Green.Result.Run != nil {
+		c := p.Green.Result.Run.Count()
+		line += fmt.Sprintf(" (whole lane: %d of %d passed)", c.Passed, c.Ran)
 	}
-	switch {
-	case p.Green.BuildError != "":
-		w("- green at %s: %s:\n\n```\n%s\n```\n", short(p.Green.SHA), failedStep(p.Green.BuildError), lastLines(p.Green.BuildError, 12))
-	default:
-		w("- green at %s: %d of %d passed", nonempty(short(p.Green.SHA), p.Green.Target), greenPassed, len(o))
-		if p.Green.Result != nil && p.Green.Result.Run != nil {
-			c := p.Green.Result.Run.Count()
-			w(" (whole lane: %d of %d passed)", c.Passed, c.Ran)
-		}
-		if len(p.Repeats) > 0 {
-			w("; green ran %d more times", len(p.Repeats))
-		}
-		w(".\n")
-		for _, x := range o {
-			if !x.GreenOK {
-				w("  - %s: **%s**\n", x.Name, x.GreenWhy)
-			}
-		}
+	if len(p.Repeats) > 0 {
+		line += fmt.Sprintf("; green ran %d more times", len(p.Repeats))
 	}
-	if len(o) > 0 {
-		w("\n| spec | red | green |\n|---|---|---|\n")
-		for _, x := range o {
-			green := x.Green
-			if len(x.GreenRepeat) > 0 {
-				green += " (repeats: " + strings.Join(x.GreenRepeat, ", ") + ")"
-			}
-			w("| %s | %s | %s |\n", x.Name, x.Red, green)
-		}
-	}
-	w("\n## Verdict\n\n%s\n", p.Verdict.Reason)
-	if len(p.Verdict.AlsoFixed) > 0 {
-		w("\nAlso fixed (outside the selection: failed on red, pass on green):\n")
-		for _, r := range p.Verdict.AlsoFixed {
-			w("- %s\n", r)
-		}
-	}
-	if len(p.Verdict.Regressions) > 0 {
-		w("\nRegressions outside the selection:\n")
-		for _, r := range p.Verdict.Regressions {
-			w("- %s\n", r)
-		}
-	}
-	w("\n## Observed / Not run\n\n")
+	return line + ".\n" + strings.Join(items, "")
+}
+
+// observed lists what ran and what did not, each not-run group with its reason.
+func observed(p *Proof) []string {
+	var out []string
 	for _, s := range append([]*Side{p.Red, p.Green}, p.Repeats...) {
 		if s.Result != nil && s.Result.Run != nil {
 			c := s.Result.Run.Count()
-			w("- Observed: %s run, %d specs ran (%d passed, %d failed), report `%s`.\n", s.Name, c.Ran, c.Passed, c.Failed, s.ReportPath)
+			out = append(out, fmt.Sprintf("Observed: %s run, %d specs ran (%d passed, %d failed), report `%s`.", s.Name, c.Ran, c.Passed, c.Failed, s.ReportPath))
 		} else {
-			w("- Not run: the %s suites (%s).\n", s.Name, nonempty(report.FirstLine(s.BuildError), "no run"))
+			out = append(out, fmt.Sprintf("Not run: the %s suites (%s).", s.Name, nonempty(report.FirstLine(s.BuildError), "no run")))
 		}
 	}
 	reasons := map[string][]string{}
@@ -140,17 +177,12 @@ func Markdown(p *Proof) string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		w("- Not run, %d specs, %s.\n", len(reasons[k]), k)
+		out = append(out, fmt.Sprintf("Not run, %d specs, %s.", len(reasons[k]), k))
 	}
 	if p.Machine.OS != "darwin" {
-		w("- Not run: macOS (this proof ran on %s).\n", p.Machine.OS)
+		out = append(out, fmt.Sprintf("Not run: macOS (this proof ran on %s).", p.Machine.OS))
 	}
-	w("\n## Durations\n\n")
-	for _, s := range append([]*Side{p.Red, p.Green}, p.Repeats...) {
-		w("- %s: build %s, run %s\n", s.Name, secs(s.BuildTime), secs(s.RunTime))
-	}
-	w("- total: %s\n", secs(p.Duration))
-	return b.String()
+	return out
 }
 
 func selection(s Selection) string {

@@ -121,19 +121,8 @@ func Bench(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	bin := filepath.Join(work, "bin")
-	logf(o, "building the target, the harness and the probe")
-	probe, harness := filepath.Join(bin, "probe"), filepath.Join(bin, "harness")
-	for pkg, out := range map[string]string{ProbePackage: probe, target.HarnessPackage: harness} {
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("building %s: %v\n%s", pkg, err, b)
-		}
-	}
-	d, err := target.New(m, target.Paths{Kit: o.KitDir, Bin: bin}, harness)
+	d, probe, err := build(ctx, o, m, work)
 	if err != nil {
-		return nil, err
-	}
-	if err := d.Build(ctx, io.Discard); err != nil {
 		return nil, err
 	}
 
@@ -157,16 +146,39 @@ func Bench(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r, measure(ctx, o, r, l, d, probe, work)
+}
+
+// build makes the probe, the harness and the target in work, and a driver for the target.
+func build(ctx context.Context, o Options, m *target.Manifest, work string) (*target.Driver, string, error) {
+	bin := filepath.Join(work, "bin")
+	logf(o, "building the target, the harness and the probe")
+	probe, harness := filepath.Join(bin, "probe"), filepath.Join(bin, "harness")
+	for pkg, out := range map[string]string{ProbePackage: probe, target.HarnessPackage: harness} {
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			return nil, "", fmt.Errorf("building %s: %v\n%s", pkg, err, b)
+		}
+	}
+	d, err := target.New(m, target.Paths{Kit: o.KitDir, Bin: bin}, harness)
+	if err != nil {
+		return nil, "", err
+	}
+	return d, probe, d.Build(ctx, io.Discard)
+}
+
+// measure runs the load runs, interleaved, then the cost runs, into r.
+func measure(ctx context.Context, o Options, r *Result, l *target.Launcher, d *target.Driver, probe, work string) error {
+	classes := r.Classes
 	// Interleaved: A B C A B C ..., so drift over the bench hits every class alike.
 	for i := 0; i < o.Runs; i++ {
 		for _, c := range classes {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 			logf(o, "run %d/%d: %d load processes at %s, probe for %v", i+1, o.Runs, o.N, c.Name, o.Duration)
 			run, err := oneRun(ctx, o, l, d, c, probe, r.FrameWork, work)
 			if err != nil {
-				return nil, fmt.Errorf("%s run %d: %w", c.Name, i+1, err)
+				return fmt.Errorf("%s run %d: %w", c.Name, i+1, err)
 			}
 			r.Runs[c.Name] = append(r.Runs[c.Name], run)
 		}
@@ -177,12 +189,12 @@ func Bench(ctx context.Context, o Options) (*Result, error) {
 			logf(o, "cost %d/%d: the fixed job alone at %s", i+1, o.Runs, c.Name)
 			ms, err := costRun(ctx, l, d, c, probe, r.JobWork, work)
 			if err != nil {
-				return nil, fmt.Errorf("%s cost run %d: %w", c.Name, i+1, err)
+				return fmt.Errorf("%s cost run %d: %w", c.Name, i+1, err)
 			}
 			r.Runs[c.Name][i].JobWallMS = ms
 		}
 	}
-	return r, nil
+	return nil
 }
 
 func pick(names []string) ([]Class, error) {

@@ -36,8 +36,11 @@ type Env struct {
 	Driver   *target.Driver
 	Platform lane.Platform
 	// Timeout bounds one launcher action (start, session, report); scaled by lane.Scale.
-	Timeout   time.Duration
-	ownLedger string
+	Timeout     time.Duration
+	ownLedger   string
+	ownBin      string // a bin folder this suite made (not one handed in with CLASSPROOF_BIN)
+	defaults    fs.FS
+	defaultName string
 }
 
 type shared struct {
@@ -51,75 +54,86 @@ type shared struct {
 // defaults holds the embedded manifests and defaultName the one used when $CLASSPROOF_TARGET is
 // unset.
 func Setup(defaults fs.FS, defaultName string) *Env {
-	env := &Env{Timeout: lane.Scale(10 * time.Second)}
+	env := &Env{Timeout: lane.Scale(10 * time.Second), defaults: defaults, defaultName: defaultName}
 	env.Manifest, _, _ = loadManifest(defaults, defaultName) // its error fails BeforeSuite, once
-	var binDir string
-	var ownBin bool // a bin folder this suite made (not one handed in with CLASSPROOF_BIN)
-	SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
-		m, sh, err := loadManifest(defaults, defaultName)
-		Must(err, "the target manifest is not usable; no spec can run")
-		sh.KitDir, err = target.KitDir()
-		Must(err)
-		sh.Harness, err = gexec.Build(target.HarnessPackage)
-		Must(err, "building the fixture harness")
-		if sh.BinDir = os.Getenv(target.BinEnv); sh.BinDir == "" || m.Build == nil {
-			if sh.BinDir == "" {
-				sh.BinDir, err = os.MkdirTemp("", "classproof-bin")
-				Must(err, "making a bin folder")
-				ownBin = true
-			}
-			d, err := target.New(m, paths(sh), sh.Harness)
-			Must(err, "the target manifest")
-			if m.Build != nil {
-				By(fmt.Sprintf("building target %s: %s", m.Name, strings.Join(m.Build.Run, " ")))
-				Must(d.Build(ctx, GinkgoWriter), "building the target")
-			}
-		}
-		b, _ := json.Marshal(sh)
-		return b
-	}, func(b []byte) {
-		// If the CLI that runs us dies (kill -9), interrupt ourselves: Ginkgo then runs every
-		// DeferCleanup, which kills what the specs started, and the run ends instead of going on
-		// unsupervised.
-		proc.Watch(os.Getenv(proc.SupervisorEnv), 200*time.Millisecond, func() {
-			fmt.Fprintln(os.Stderr, "classproof: the supervising classproof process is gone; interrupting this suite")
-			_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
-		})
-		var sh shared
-		Expect(json.Unmarshal(b, &sh)).To(Succeed())
-		binDir = sh.BinDir
-		m, _, err := loadManifest(defaults, defaultName)
-		Must(err, "the target manifest")
-		env.Driver, err = target.Open(m, paths(sh), sh.Harness)
-		Must(err, "the target")
-		env.Platform, err = lane.Current(env.Driver.Meaning)
-		Must(err, "this OS's lane")
-		Expect(proc.BecomeSubreaper()).To(Succeed())
-		if os.Getenv(proc.LedgerEnv) == "" {
-			// Without the CLI there is no run-wide ledger: keep one for this process and sweep
-			// it after the suite, so a leak fails the suite instead of going unseen.
-			f, err := os.CreateTemp("", "classproof-ledger")
-			Must(err, "making the leak ledger")
-			f.Close()
-			env.ownLedger = f.Name()
-			os.Setenv(proc.LedgerEnv, env.ownLedger)
-		}
-	})
-	SynchronizedAfterSuite(func() {
-		if env.ownLedger == "" {
-			return
-		}
-		leaks, err := proc.Sweep(env.ownLedger)
-		os.Remove(env.ownLedger)
-		Must(err, "sweeping the leak ledger")
-		Expect(leaks).To(BeEmpty(), "leak scan: processes a spec started were still alive after the suite (now killed)")
-	}, func() {
-		gexec.CleanupBuildArtifacts()
-		if ownBin {
-			os.RemoveAll(binDir)
-		}
-	})
+	SynchronizedBeforeSuite(env.buildOnce, env.openEach)
+	SynchronizedAfterSuite(env.sweepEach, env.cleanOnce)
 	return env
+}
+
+// buildOnce runs on Ginkgo's first process: it builds the fixture harness and, unless the CLI
+// built it already, the launcher, and hands the paths to every process.
+func (env *Env) buildOnce(ctx SpecContext) []byte {
+	m, sh, err := loadManifest(env.defaults, env.defaultName)
+	Must(err, "the target manifest is not usable; no spec can run")
+	sh.KitDir, err = target.KitDir()
+	Must(err)
+	sh.Harness, err = gexec.Build(target.HarnessPackage)
+	Must(err, "building the fixture harness")
+	if sh.BinDir = os.Getenv(target.BinEnv); sh.BinDir == "" || m.Build == nil {
+		if sh.BinDir == "" {
+			sh.BinDir, err = os.MkdirTemp("", "classproof-bin")
+			Must(err, "making a bin folder")
+			env.ownBin = sh.BinDir
+		}
+		d, err := target.New(m, paths(sh), sh.Harness)
+		Must(err, "the target manifest")
+		if m.Build != nil {
+			By(fmt.Sprintf("building target %s: %s", m.Name, strings.Join(m.Build.Run, " ")))
+			Must(d.Build(ctx, GinkgoWriter), "building the target")
+		}
+	}
+	b, _ := json.Marshal(sh)
+	return b
+}
+
+// openEach runs on every process: it opens the driver, becomes the subreaper of what the specs
+// start, keeps a leak ledger when no CLI gave one, and watches the CLI that supervises the run.
+func (env *Env) openEach(b []byte) {
+	// If the CLI that runs us dies (kill -9), interrupt ourselves: Ginkgo then runs every
+	// DeferCleanup, which kills what the specs started, and the run ends instead of going on
+	// unsupervised.
+	proc.Watch(os.Getenv(proc.SupervisorEnv), 200*time.Millisecond, func() {
+		fmt.Fprintln(os.Stderr, "classproof: the supervising classproof process is gone; interrupting this suite")
+		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+	})
+	var sh shared
+	Expect(json.Unmarshal(b, &sh)).To(Succeed())
+	m, _, err := loadManifest(env.defaults, env.defaultName)
+	Must(err, "the target manifest")
+	env.Driver, err = target.Open(m, paths(sh), sh.Harness)
+	Must(err, "the target")
+	env.Platform, err = lane.Current(env.Driver.Meaning)
+	Must(err, "this OS's lane")
+	Expect(proc.BecomeSubreaper()).To(Succeed())
+	if os.Getenv(proc.LedgerEnv) == "" {
+		// Without the CLI there is no run-wide ledger: keep one for this process and sweep it
+		// after the suite, so a leak fails the suite instead of going unseen.
+		f, err := os.CreateTemp("", "classproof-ledger")
+		Must(err, "making the leak ledger")
+		f.Close()
+		env.ownLedger = f.Name()
+		os.Setenv(proc.LedgerEnv, env.ownLedger)
+	}
+}
+
+// sweepEach runs on every process after its specs: a leak fails the suite.
+func (env *Env) sweepEach() {
+	if env.ownLedger == "" {
+		return
+	}
+	leaks, err := proc.Sweep(env.ownLedger)
+	os.Remove(env.ownLedger)
+	Must(err, "sweeping the leak ledger")
+	Expect(leaks).To(BeEmpty(), "leak scan: processes a spec started were still alive after the suite (now killed)")
+}
+
+// cleanOnce runs on the first process after all: the built harness, and a bin folder it made.
+func (env *Env) cleanOnce() {
+	gexec.CleanupBuildArtifacts()
+	if env.ownBin != "" {
+		os.RemoveAll(env.ownBin)
+	}
 }
 
 func paths(sh shared) target.Paths {

@@ -17,6 +17,7 @@ import (
 	"github.com/classproof/classproof/helpers/bench"
 	"github.com/classproof/classproof/helpers/doctor"
 	"github.com/classproof/classproof/helpers/gate"
+	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/mutants"
 	"github.com/classproof/classproof/helpers/redgreen"
 	"github.com/classproof/classproof/helpers/runner"
@@ -39,6 +40,7 @@ const usage = `usage: classproof COMMAND [flags]
   bench     does the class keep a foreground probe on time under load, and what does it cost
   required-specs  make (or --check) ci/required-specs.yaml from a dry run of every lane
   doctor    try a launcher once, for a first manifest: what it does, what the kit will leave out
+  lanes     the lane names, one a line
 
 Run 'classproof COMMAND -h' for a command's flags.
 `
@@ -70,6 +72,9 @@ func main() {
 		os.Exit(requiredCmd(os.Args[2:]))
 	case "doctor":
 		os.Exit(doctorCmd(os.Args[2:]))
+	case "lanes":
+		// The lane names, one a line: ci/lane-check holds ci/lane to them.
+		fmt.Println(strings.Join(lane.Names(), "\n"))
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 	default:

@@ -16,7 +16,7 @@ import (
 )
 
 // Lanes are the lanes a release needs, each with the kit's own target for it.
-var Lanes = []string{lane.Darwin, lane.LinuxIdle, lane.LinuxIgnore}
+var Lanes = lane.Names()
 
 // Generate lists, for every lane, the specs it runs, from a Ginkgo dry run of the suites with the
 // lane's filter (nothing is executed, so every lane is listed from any OS). Each lane's

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/classproof/classproof/helpers/class"
@@ -40,13 +41,18 @@ type Platform struct {
 	GOOS    string
 	Meaning class.Meaning
 	Title   string
+	// Needs says why another lane leaves this platform's specs out.
+	Needs string
 }
 
 // Platforms are the three the suites are written for.
 var Platforms = []Platform{
-	{Label: Darwin, GOOS: "darwin", Meaning: class.DarwinBG, Title: "on macOS (PRIO_DARWIN_BG)"},
-	{Label: LinuxIdle, GOOS: "linux", Meaning: class.LinuxIdle, Title: "on Linux, idle mode (SCHED_IDLE + I/O idle)"},
-	{Label: LinuxIgnore, GOOS: "linux", Meaning: class.Ignored, Title: "on Linux, ignore mode (class read, not applied)"},
+	{Label: Darwin, GOOS: "darwin", Meaning: class.DarwinBG, Title: "on macOS (PRIO_DARWIN_BG)",
+		Needs: "needs macOS (PRIO_DARWIN_BG): runs in the darwin lane"},
+	{Label: LinuxIdle, GOOS: "linux", Meaning: class.LinuxIdle, Title: "on Linux, idle mode (SCHED_IDLE + I/O idle)",
+		Needs: "needs a target whose Linux background is idle (SCHED_IDLE): runs in the linux-idle lane"},
+	{Label: LinuxIgnore, GOOS: "linux", Meaning: class.Ignored, Title: "on Linux, ignore mode (class read, not applied)",
+		Needs: "needs a target whose Linux background is ignore: runs in the linux-ignore lane"},
 }
 
 // Current is the platform of this run for a target whose background means m on this OS.
@@ -59,18 +65,39 @@ func Current(m class.Meaning) (Platform, error) {
 	return Platform{}, fmt.Errorf("no lane for %s with background %q", runtime.GOOS, m)
 }
 
+// Needs says why a lane leaves out a spec labelled for another platform; ok is false for a label
+// that names no platform.
+func Needs(label string) (string, bool) {
+	for _, p := range Platforms {
+		if p.Label == label {
+			return p.Needs, true
+		}
+	}
+	return "", false
+}
+
+// Names are the lanes, in the order the kit lists them.
+func Names() []string {
+	var n []string
+	for _, p := range Platforms {
+		n = append(n, p.Label)
+	}
+	return n
+}
+
 // Filter is the label filter that selects a lane's specs: its own platform's, and the ones that
 // are bound to no platform.
 func Filter(label string) (string, error) {
-	switch label {
-	case Darwin:
-		return "!" + LinuxIdle + " && !" + LinuxIgnore, nil
-	case LinuxIdle:
-		return "!" + Darwin + " && !" + LinuxIgnore, nil
-	case LinuxIgnore:
-		return "!" + Darwin + " && !" + LinuxIdle, nil
+	if _, ok := Needs(label); !ok {
+		return "", fmt.Errorf("unknown lane %q; accepted: %s", label, strings.Join(Names(), ", "))
 	}
-	return "", fmt.Errorf("unknown lane %q; accepted: %s, %s, %s", label, Darwin, LinuxIdle, LinuxIgnore)
+	var not []string
+	for _, n := range Names() {
+		if n != label {
+			not = append(not, "!"+n)
+		}
+	}
+	return strings.Join(not, " && "), nil
 }
 
 // ScaleEnv multiplies every timeout in the kit, for slow CI machines.

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/classproof/classproof/helpers/lane"
 )
 
 // Spec is one It in a run.
@@ -174,13 +176,6 @@ func (r *Run) Count() Count {
 	return c
 }
 
-// FilterReasons explains, per platform label, why the lane left specs out.
-var FilterReasons = map[string]string{
-	"darwin":       "needs macOS (PRIO_DARWIN_BG): runs in the darwin lane",
-	"linux-idle":   "needs a target whose Linux background is idle (SCHED_IDLE): runs in the linux-idle lane",
-	"linux-ignore": "needs a target whose Linux background is ignore: runs in the linux-ignore lane",
-}
-
 // Summary is the human account of a run, as `classproof run` prints it.
 func (r *Run) Summary(filter string) string {
 	var b strings.Builder
@@ -237,7 +232,7 @@ func (r *Run) Summary(filter string) string {
 // (the lane), then a capability or convention its target lacks (Reasons), else a narrowed run.
 func (r *Run) LeftOutReason(s Spec) (label, reason string) {
 	for _, l := range s.Labels {
-		if why, ok := FilterReasons[l]; ok {
+		if why, ok := lane.Needs(l); ok {
 			return l, why
 		}
 	}

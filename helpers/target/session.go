@@ -131,6 +131,7 @@ func (s *Session) track() {
 func (s *Session) waitReport(done func(Report) bool) error {
 	start := time.Now()
 	deadline, starvedStop := start.Add(s.l.timeout), start.Add(proc.StarvedFactor*s.l.timeout)
+	var lastStarved, lastLook time.Time
 	for {
 		b, err := os.ReadFile(s.report)
 		if err == nil {
@@ -145,23 +146,38 @@ func (s *Session) waitReport(done func(Report) bool) error {
 		} else if !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
-		if now := time.Now(); now.After(deadline) {
-			// A harness (or its class step) that is runnable but gets no CPU is background class
-			// under a foreground load: the promise kept, not a hang. Wait longer for it, within
-			// a bound; a blocked or missing one fails at the timeout.
-			started := proc.Started(s.report, s.l.Roots()...)
-			starved := proc.Starved(started...)
-			if !starved || now.After(starvedStop) {
-				why := "is the harness running?"
-				if starved {
-					why = fmt.Sprintf("its processes were runnable but starved of CPU or disk for %v;", now.Sub(start).Round(time.Second))
-				}
-				return fmt.Errorf("%s session: no harness report at %s within %v (%s processes started for it: %s; the launcher said: %q)",
-					s.Mode, s.report, s.l.timeout, why, proc.DescribeAll(append(started, proc.Descendants(started...)...)), strings.TrimSpace(s.Output))
+		// A harness (or its class step, or the tool it forks) that waits for a CPU or the disk is
+		// background class under a foreground load: the promise kept, not a hang. From a little
+		// before the timeout on, look at its processes now and then; while one was seen waiting
+		// for a CPU or the disk within starvedWindow, wait on, up to a bound. A process that was
+		// only seen asleep on something else fails at the timeout.
+		now := time.Now()
+		if now.After(deadline.Add(-starvedWindow)) && now.Sub(lastLook) >= 50*time.Millisecond {
+			lastLook = now
+			if proc.Starved(proc.Started(s.report, s.l.Roots()...)...) {
+				lastStarved = now
 			}
+		}
+		if now.After(deadline) && (now.Sub(lastStarved) > starvedWindow || now.After(starvedStop)) {
+			return s.noReport(start, !lastStarved.IsZero())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// starvedWindow is how recently a session's process must have been seen waiting for a CPU or
+// the disk for the kit to keep waiting on it past the timeout.
+const starvedWindow = 2 * time.Second
+
+// noReport is the error for a report that never came, with what was started for it.
+func (s *Session) noReport(start time.Time, starved bool) error {
+	started := proc.Started(s.report, s.l.Roots()...)
+	why := "is the harness running?"
+	if starved {
+		why = fmt.Sprintf("its processes were starved of CPU or disk for %v;", time.Since(start).Round(time.Second))
+	}
+	return fmt.Errorf("%s session: no harness report at %s within %v (%s processes started for it: %s; the launcher said: %q)",
+		s.Mode, s.report, s.l.timeout, why, proc.DescribeAll(append(started, proc.Descendants(started...)...)), strings.TrimSpace(s.Output))
 }
 
 // Harness is the harness process, for the oracle.

@@ -9,6 +9,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -300,22 +301,20 @@ func costRun(ctx context.Context, l *target.Launcher, d *target.Driver, c Class,
 	if _, err := startLoad(l, d, c, probe, set, "job", "--work", strconv.Itoa(units), "--out", out); err != nil {
 		return 0, err
 	}
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		if b, err := os.ReadFile(out); err == nil {
-			var j struct {
-				WallMS float64 `json:"wall_ms"`
-			}
-			if err := json.Unmarshal(b, &j); err != nil {
-				return 0, err
-			}
-			return j.WallMS, nil
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return 0, fmt.Errorf("the job did not finish")
-		}
-		time.Sleep(20 * time.Millisecond)
+	var j struct {
+		WallMS float64 `json:"wall_ms"`
 	}
+	err := proc.Until(time.Now().Add(5*time.Minute), 20*time.Millisecond, func() (bool, error) {
+		b, err := os.ReadFile(out)
+		if err != nil {
+			return false, ctx.Err()
+		}
+		return true, json.Unmarshal(b, &j)
+	})
+	if errors.Is(err, proc.ErrDeadline) {
+		return 0, fmt.Errorf("the job did not finish within 5 minutes")
+	}
+	return j.WallMS, err
 }
 
 func machine() string {

@@ -149,23 +149,23 @@ func (l *Launcher) waitReady(role, field string, pid int, svc *service, r Ready)
 	default:
 		return nil
 	}
-	deadline := time.Now().Add(l.timeout)
-	for {
-		err := probe()
-		if err == nil {
-			return nil
+	var last error
+	err := proc.Until(time.Now().Add(l.timeout), 10*time.Millisecond, func() (bool, error) {
+		if last = probe(); last == nil {
+			return true, nil
 		}
 		select {
 		case <-svc.exited:
-			return fmt.Errorf("%s %s (pid %d) exited with code %d before %s; it said:\n%s",
+			return false, fmt.Errorf("%s %s (pid %d) exited with code %d before %s; it said:\n%s",
 				l.d.M.Name, role, pid, svc.code, what, svc.out.String())
 		default:
+			return false, nil
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s %s (pid %d): not ready within %v (waiting until %s): %v", l.d.M.Name, role, pid, l.timeout, what, err)
-		}
-		time.Sleep(10 * time.Millisecond)
+	})
+	if errors.Is(err, proc.ErrDeadline) {
+		return fmt.Errorf("%s %s (pid %d): not ready within %v (waiting until %s): %v", l.d.M.Name, role, pid, l.timeout, what, last)
 	}
+	return err
 }
 
 // TailBytes is how much of a launcher's output goes into a message: a daemon that printed 30 MB

@@ -31,20 +31,6 @@ const (
 	exitUsage  = 2 // bad flags, or a manifest, launcher, repository or list that cannot be used
 )
 
-const usage = `usage: classproof COMMAND [flags]
-
-  run       run the suites for this machine's lane against a target launcher
-  redgreen  prove a fix: the selected specs fail on a red commit and pass on a green one
-  mutants   run the suites against every known-broken build of a target: which specs catch each
-  gate      decide a release from every lane's reports
-  bench     does the class keep a foreground probe on time under load, and what does it cost
-  required-specs  make (or --check) ci/required-specs.yaml from a dry run of every lane
-  doctor    try a launcher once, for a first manifest: what it does, what the kit will leave out
-  lanes     the lane names, one a line
-
-Run 'classproof COMMAND -h' for a command's flags.
-`
-
 type multi []string
 
 func (m *multi) String() string     { return strings.Join(*m, " ") }
@@ -53,35 +39,10 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 func main() {
 	// The embedded default launchers are chosen here, at the edge: helpers/ knows none by name.
 	target.Embedded = targets.Catalog()
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(exitUsage)
-	}
-	switch os.Args[1] {
-	case "run":
-		os.Exit(runCmd(os.Args[2:]))
-	case "redgreen":
-		os.Exit(redgreenCmd(os.Args[2:]))
-	case "mutants":
-		os.Exit(mutantsCmd(os.Args[2:]))
-	case "gate":
-		os.Exit(gateCmd(os.Args[2:]))
-	case "bench":
-		os.Exit(benchCmd(os.Args[2:]))
-	case "required-specs":
-		os.Exit(requiredCmd(os.Args[2:]))
-	case "doctor":
-		os.Exit(doctorCmd(os.Args[2:]))
-	case "lanes":
-		// The lane names, one a line: ci/lane-check holds ci/lane to them.
-		fmt.Println(strings.Join(lane.Names(), "\n"))
-	case "-h", "--help", "help":
-		fmt.Print(usage)
-	default:
-		fmt.Fprintf(os.Stderr, "classproof: unknown command %q\n%s", os.Args[1], usage)
-		os.Exit(exitUsage)
-	}
+	os.Exit(dispatch(os.Args[1:]))
 }
+
+func laneNames() []string { return lane.Names() }
 
 func runCmd(args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
@@ -98,8 +59,8 @@ func runCmd(args []string) int {
 	fs.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "suite timeout")
 	fs.StringVar(&o.Repo, "repo", "", "the launcher's source tree, for the manifest's {repo}")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "list what the lane would run, running nothing (any OS: a rehearsal of another OS's lane)")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parse(fs, args); !ok {
+		return code
 	}
 	o.Vars, o.Suites, o.Log = vars, suites, os.Stdout
 	var err error
@@ -157,8 +118,8 @@ func redgreenCmd(args []string) int {
 	fs.IntVar(&o.Repeat, "repeat", 0, "run green this many more times, to show it is stable")
 	fs.BoolVar(&o.AllowDirty, "allow-dirty", false, "prove refs at HEAD although tracked files have uncommitted changes (the receipt says so)")
 	fs.IntVar(&o.Procs, "procs", 1, "Ginkgo parallel processes")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parse(fs, args); !ok {
+		return code
 	}
 	o.Vars, o.Suites = vars, suites
 	if runner.IsTerminal(os.Stderr) && os.Getenv("CI") == "" {
@@ -191,8 +152,8 @@ func mutantsCmd(args []string) int {
 	valuesFile := fs.String("values-file", "", "the variants, one per line: NAME<TAB>what it breaks (e.g. from 'go run ./fixtures/refmux variants')")
 	fs.StringVar(&o.OutDir, "out", "out/mutants", "folder for matrix.md, matrix.json and each run's reports")
 	fs.IntVar(&o.Procs, "procs", 1, "Ginkgo parallel processes")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parse(fs, args); !ok {
+		return code
 	}
 	o.Targets = targetsFlag
 	if len(o.Targets) == 0 {
@@ -234,8 +195,8 @@ func gateCmd(args []string) int {
 	required := fs.String("required", "ci/required-specs.yaml", "required specs per lane; empty for none")
 	lanesFlag := fs.String("lanes", "", "comma-separated lanes that must have reports (default: every lane in the required list)")
 	junit := fs.String("junit", "", "write a JUnit summary here (default: REPORTS/gate-junit.xml)")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parse(fs, args); !ok {
+		return code
 	}
 	var req *gate.Required
 	if *required != "" {
@@ -286,8 +247,8 @@ func doctorCmd(args []string) int {
 	fs.StringVar(&o.Target, "target", "", "target manifest (default: the embedded refmux.yaml)")
 	fs.StringVar(&o.Repo, "repo", "", "the launcher's source tree, for the manifest's {repo}")
 	fs.Var(&vars, "var", "NAME=VALUE for the manifest (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parse(fs, args); !ok {
+		return code
 	}
 	o.Vars = vars
 	var err error
@@ -311,8 +272,8 @@ func requiredCmd(args []string) int {
 	path := fs.String("file", "ci/required-specs.yaml", "the required-spec list")
 	check := fs.Bool("check", false, "do not write: fail if the file and the suites disagree")
 	rehearsal := fs.String("rehearsal", "", "a lane's dry-run report folder (ci/lane LANE --dry-run): fail unless it selected exactly the lane's listed specs")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parse(fs, args); !ok {
+		return code
 	}
 	if *rehearsal != "" {
 		req, err := gate.LoadRequired(*path)
@@ -359,8 +320,8 @@ func benchCmd(args []string) int {
 	fs.StringVar(&o.OutDir, "out", "out/bench", "folder for bench.md, bench.json and lateness.svg")
 	ratio := fs.Float64("expect-background-ratio", 0, "fail unless default-class load's p95 lateness is at least this many times background's")
 	smoke := fs.Bool("smoke", false, "a few seconds: 2 loads, 1 run of 300 ms, default and background; checks the bench works, proves nothing")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parse(fs, args); !ok {
+		return code
 	}
 	o.Vars, o.Classes = vars, classes
 	if *smoke {

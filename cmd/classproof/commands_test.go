@@ -1,0 +1,45 @@
+package main
+
+import (
+	"flag"
+	"testing"
+)
+
+// An unknown command or flag is one line naming the closest valid one.
+func TestClosest(t *testing.T) {
+	for in, want := range map[string]string{"rn": "run", "redgren": "redgreen", "gates": "gate", "mutant": "mutants", "docter": "doctor"} {
+		if got := closest(in, []string{"run", "redgreen", "mutants", "gate", "bench", "required-specs", "doctor", "lanes", "version", "help"}); got != want {
+			t.Errorf("closest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.String("target", "", "")
+	fs.String("out", "", "")
+	if code, ok := parse(fs, []string{"--tagret", "x"}); ok || code != exitUsage {
+		t.Errorf("an unknown flag: code %d ok %v", code, ok)
+	}
+	if code, ok := parse(fs, []string{"--help"}); ok || code != exitPassed {
+		t.Errorf("--help: code %d ok %v", code, ok)
+	}
+	if code, ok := parse(fs, []string{"--target", "t.yaml"}); !ok || code != exitPassed {
+		t.Errorf("good flags: code %d ok %v", code, ok)
+	}
+}
+
+// Every command's help can be printed, and an unknown command is refused.
+func TestHelpForEveryCommand(t *testing.T) {
+	for _, c := range commands {
+		if c.name == "help" {
+			continue
+		}
+		if code := helpCmd([]string{c.name}); code != exitPassed {
+			t.Errorf("help %s: exit %d", c.name, code)
+		}
+	}
+	if code := dispatch([]string{"rn"}); code != exitUsage {
+		t.Errorf("unknown command: exit %d", code)
+	}
+}

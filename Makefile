@@ -2,11 +2,13 @@
 # passes the kit's own tests (unit, static checks for linux and darwin, and the suites).
 GO      ?= go
 GINKGO  := $(GO) run github.com/onsi/ginkgo/v2/ginkgo
-CLASSPROOF := $(GO) run ./cmd/classproof
+# The CLI is built once per make into bin/ (go run would turn its exit 2 into 1): every target
+# that runs it depends on the build.
+CLASSPROOF := bin/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: bench bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants clean
+.PHONY: bin/classproof bench bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -18,16 +20,20 @@ comma := ,
 empty :=
 space := $(empty) $(empty)
 
+## bin/classproof: the CLI, built once (go build is incremental)
+bin/classproof:
+	$(GO) build -o $@ ./cmd/classproof
+
 ## verify: the main job: every suite against refmux (embedded manifests), in each lane this
 ## machine has: on Linux, idle mode (refmux.yaml) and ignore mode (refmux-seed.yaml)
-verify:
+verify: bin/classproof
 	$(CLASSPROOF) run --out out/verify
 ifeq ($(shell uname -s),Linux)
 	$(CLASSPROOF) run --target embedded:refmux-seed.yaml --out out/verify-seed
 endif
 
 ## verify-all: verify, plus the second reference launcher shmux (bash, Linux only) in its lane
-verify-all: verify
+verify-all: bin/classproof verify
 ifeq ($(shell uname -s),Linux)
 	$(CLASSPROOF) run --target embedded:shmux.yaml --out out/verify-shmux
 endif
@@ -42,11 +48,11 @@ soak:
 test: static scripts lint darwin darwin-rehearsal required-specs-check unit bench-smoke gate
 
 ## bench: the effect bench (about 2 minutes on 2 cores); reports, never asserts
-bench:
+bench: bin/classproof
 	$(CLASSPROOF) bench --out out/bench
 
 ## bench-smoke: a few seconds of the bench, to keep it working (its figures mean nothing)
-bench-smoke:
+bench-smoke: bin/classproof
 	$(CLASSPROOF) bench --smoke --out out/bench-smoke
 
 ## unit: the kit's own unit tests (parsers, manifest checks, process tracking)
@@ -86,7 +92,7 @@ scripts:
 ## darwin-rehearsal: the darwin lane's own command (ci/lane darwin, under dash) as a Ginkgo dry
 ## run here: its label filter must select exactly the darwin specs ci/required-specs.yaml lists.
 ## Nothing runs, so nothing about macOS is proved: that needs a macOS runner.
-darwin-rehearsal:
+darwin-rehearsal: bin/classproof
 	rm -rf out/rehearsal
 	CLASSPROOF_REPORTS=out/rehearsal dash ci/lane darwin --dry-run
 	$(CLASSPROOF) required-specs --rehearsal out/rehearsal/darwin
@@ -96,20 +102,20 @@ lint:
 	$(GO) run github.com/rhysd/actionlint/cmd/actionlint .github/workflows/*.yml ci/workflows/*.yml
 
 ## required-specs: remake ci/required-specs.yaml from a dry run of every lane (review the diff)
-required-specs:
+required-specs: bin/classproof
 	$(CLASSPROOF) required-specs
 
 ## required-specs-check: fail when ci/required-specs.yaml and the suites disagree
-required-specs-check:
+required-specs-check: bin/classproof
 	$(CLASSPROOF) required-specs --check
 
 ## lanes: each lane this machine has, as CI runs it (ci/lane), reports in out/lanes/LANE. A failing
 ## lane does not stop the others: the gate reads every report and decides.
-lanes:
+lanes: bin/classproof
 	@rm -rf out/lanes; for l in $(LANES); do ci/lane $$l || echo "lane $$l failed; the gate will say why"; done
 
 ## gate: the lanes, then the release gate over their reports
-gate: lanes
+gate: bin/classproof lanes
 	$(CLASSPROOF) gate --reports out/lanes --lanes $(subst $(space),$(comma),$(LANES))
 
 ## suites: alias of lanes
@@ -117,7 +123,7 @@ suites: lanes
 
 ## red: the suites against a known-broken refmux (VARIANT=noclass by default); it must fail
 VARIANT ?= noclass
-red:
+red: bin/classproof
 	@if $(CLASSPROOF) run --var variant=$(VARIANT) --out out/red-$(VARIANT); then \
 	  echo "red run against variant $(VARIANT) PASSED: the suites did not catch it"; exit 1; \
 	else echo "red run against variant $(VARIANT) failed, as it must (see out/red-$(VARIANT)/report.json)"; fi
@@ -127,7 +133,7 @@ MUTANT_TARGETS := --target embedded:refmux.yaml
 ifeq ($(shell uname -s),Linux)
 MUTANT_TARGETS += --target embedded:refmux-seed.yaml
 endif
-mutants:
+mutants: bin/classproof
 	@mkdir -p out
 	$(GO) run ./fixtures/refmux variants > out/variants.tsv
 	$(CLASSPROOF) mutants --values-file out/variants.tsv $(MUTANT_TARGETS) --out out/mutants

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/classproof/classproof/helpers/actions"
+
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/bench"
 	"github.com/classproof/classproof/helpers/doctor"
@@ -92,6 +94,15 @@ func runCmd(args []string) int {
 	if res.Run != nil && !o.DryRun {
 		c := res.Run.Count()
 		fmt.Printf("classproof: %d passed, %d failed, %d skipped\n", c.Passed, c.Failed, c.Skipped)
+		if actions.On() {
+			actions.Annotate(os.Stdout, res.Run)
+			for _, p := range res.Problems {
+				actions.Error(os.Stdout, "lane "+res.Lane, p)
+			}
+			if err := actions.Summary(actions.LaneSummary(res.Lane, res.Target.Name, res.Run, res.Problems)); err != nil {
+				fmt.Fprintln(os.Stderr, "classproof:", err)
+			}
+		}
 	}
 	if !res.Passed() {
 		return exitFailed
@@ -137,6 +148,14 @@ func redgreenCmd(args []string) int {
 	}
 	fmt.Print(redgreen.Markdown(p))
 	fmt.Printf("\nreceipts: %s, %s\n", filepath.Join(p.Options.OutDir, "receipt.md"), filepath.Join(p.Options.OutDir, "receipt.json"))
+	if actions.On() {
+		if !p.Verdict.Proven {
+			actions.Error(os.Stdout, "classproof redgreen", p.Verdict.Reason)
+		}
+		if err := actions.Summary(redgreen.Markdown(p)); err != nil {
+			fmt.Fprintln(os.Stderr, "classproof redgreen:", err)
+		}
+	}
 	if !p.Verdict.Proven {
 		return exitFailed
 	}
@@ -216,6 +235,14 @@ func gateCmd(args []string) int {
 		return exitUsage
 	}
 	fmt.Print(v.Table())
+	if actions.On() {
+		for _, r := range v.Reasons {
+			actions.Error(os.Stdout, "classproof gate", r)
+		}
+		if err := actions.Summary("### classproof gate\n\n```\n" + v.Table() + "```\n"); err != nil {
+			fmt.Fprintln(os.Stderr, "classproof gate:", err)
+		}
+	}
 	if *junit == "" {
 		*junit = filepath.Join(*reports, "gate-junit.xml")
 	}

@@ -197,14 +197,7 @@ func selection(s Selection) string {
 }
 
 // oracleLine picks the first receipt line the oracle wrote ("FAIL ... pid ...") from a failure.
-func oracleLine(msg string) string {
-	for _, l := range strings.Split(msg, "\n") {
-		if t := strings.TrimSpace(l); strings.HasPrefix(t, "FAIL ") {
-			return "`" + strings.TrimPrefix(t, "FAIL ") + "`"
-		}
-	}
-	return "`" + report.FirstLine(msg) + "`"
-}
+func oracleLine(msg string) string { return "`" + report.ReceiptLine(msg) + "`" }
 
 func nonempty(a, b string) string {
 	if a != "" {

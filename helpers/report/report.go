@@ -273,3 +273,14 @@ func FirstLine(s string) string {
 	}
 	return first + " …"
 }
+
+// ReceiptLine is the line of a failure that says the most: the oracle's first receipt line
+// ("FAIL direct harness pid ...") when there is one, else the message's first line.
+func ReceiptLine(msg string) string {
+	for _, l := range strings.Split(msg, "\n") {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "FAIL ") {
+			return strings.TrimPrefix(t, "FAIL ")
+		}
+	}
+	return FirstLine(msg)
+}

@@ -2,30 +2,15 @@ package class
 
 import (
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/classproof/classproof/fixtures/ps"
 )
 
-// fixture reads a file from fixtures/ps without its '#' comment lines.
-func fixture(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "ps", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keep []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if !strings.HasPrefix(l, "#") {
-			keep = append(keep, l)
-		}
-	}
-	return []byte(strings.Join(keep, "\n"))
-}
-
 func TestParseDarwinPS(t *testing.T) {
-	rows, err := ParsePS("darwin", fixture(t, "darwin-pid-pri-nice.txt"))
+	rows, err := ParsePS("darwin", ps.MustRead(t, "darwin-pid-pri-nice.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +40,7 @@ func TestParseDarwinPS(t *testing.T) {
 // On macOS ps pri is a thread's current priority: a busy background process can read below 4.
 // The task's base priority (proc_pidinfo) decides when it was read; ps pri alone otherwise.
 func TestDarwinBaseDecides(t *testing.T) {
-	rows, err := ParsePS("darwin", fixture(t, "darwin-pid-pri-nice.txt"))
+	rows, err := ParsePS("darwin", ps.MustRead(t, "darwin-pid-pri-nice.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +84,7 @@ func TestParseTaskPriority(t *testing.T) {
 }
 
 func TestParseLinuxPS(t *testing.T) {
-	rows, err := ParsePS("linux", fixture(t, "linux-cls-ni-pri.txt"))
+	rows, err := ParsePS("linux", ps.MustRead(t, "linux-cls-ni-pri.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,14 +116,14 @@ func TestParsePSRejectsMalformedLines(t *testing.T) {
 }
 
 func TestParseAutogroup(t *testing.T) {
-	name, nice, err := ParseAutogroup(fixture(t, "linux-autogroup.txt"))
+	name, nice, err := ParseAutogroup(ps.MustRead(t, "linux-autogroup.txt"))
 	if err != nil || name != "/autogroup-2" || nice != 0 {
 		t.Fatalf("got %q %d %v", name, nice, err)
 	}
 	if _, _, err := ParseAutogroup([]byte("garbage")); err == nil {
 		t.Error("garbage accepted")
 	}
-	if name, nice, err := ParseAutogroup(fixture(t, "linux-autogroup-default.txt")); err != nil || name != "" || nice != 0 {
+	if name, nice, err := ParseAutogroup(ps.MustRead(t, "linux-autogroup-default.txt")); err != nil || name != "" || nice != 0 {
 		t.Errorf("default autogroup: got %q %d %v", name, nice, err)
 	}
 }

@@ -1,39 +1,23 @@
 package proc
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/classproof/classproof/fixtures/ps"
 )
 
-// recorded reads a /proc stat line recorded on Linux (fixtures/ps), without its # comments.
-func recorded(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "ps", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keep []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if !strings.HasPrefix(l, "#") {
-			keep = append(keep, l)
-		}
-	}
-	return []byte(strings.Join(keep, "\n"))
-}
-
 func TestParseStat(t *testing.T) {
-	st, err := ParseStat(recorded(t, "linux-stat-idle.txt"))
+	st, err := ParseStat(ps.MustRead(t, "linux-stat-idle.txt"))
 	if err != nil || st.Policy != 5 || st.Session != 1050 || st.State != 'S' || st.Start == 0 || st.Ppid == 0 {
 		t.Fatalf("idle stat: %+v err %v", st, err)
 	}
-	st, err = ParseStat(recorded(t, "linux-stat-normal.txt"))
+	st, err = ParseStat(ps.MustRead(t, "linux-stat-normal.txt"))
 	if err != nil || st.Policy != 0 {
 		t.Fatalf("normal stat: %+v err %v", st, err)
 	}
 	// A comm with spaces and ')' (go-ps misparses this): fields count from the last ')'.
-	tricky := strings.Replace(string(recorded(t, "linux-stat-idle.txt")), "(sleep)", "(a) b) c)", 1)
+	tricky := strings.Replace(string(ps.MustRead(t, "linux-stat-idle.txt")), "(sleep)", "(a) b) c)", 1)
 	if st, err := ParseStat([]byte(tricky)); err != nil || st.Policy != 5 {
 		t.Fatalf("tricky comm: %+v err %v", st, err)
 	}

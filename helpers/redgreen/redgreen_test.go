@@ -133,11 +133,10 @@ func TestNotProvenWhenGreenStillFails(t *testing.T) {
 	}
 }
 
-// Two prebuilt launchers, no repository: refmux built as the noclass variant, and the reference.
-func TestProvenWithTwoTargets(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the cpuclass suite twice")
-	}
+// proveTwoTargets proves refmux built as the noclass variant (red) against the reference as green
+// edits it, both prebuilt from the kit (no repository), on the cpuclass suite.
+func proveTwoTargets(t *testing.T, editGreen func(string) string) *Proof {
+	t.Helper()
 	kitDir, err := target.KitDir()
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +148,7 @@ func TestProvenWithTwoTargets(t *testing.T) {
 	dir := t.TempDir()
 	red, green := filepath.Join(dir, "red.yaml"), filepath.Join(dir, "green.yaml")
 	os.WriteFile(red, []byte(strings.Replace(string(ref), `variant: ""`, `variant: "noclass"`, 1)), 0o644)
-	os.WriteFile(green, ref, 0o644)
+	os.WriteFile(green, []byte(editGreen(string(ref))), 0o644)
 	o := Options{KitDir: kitDir, RedTarget: red, GreenTarget: green,
 		Suites: []string{"./suites/cpuclass"}, OutDir: filepath.Join(dir, "out")}
 	o.Selection.Focus = "at background class"
@@ -157,6 +156,15 @@ func TestProvenWithTwoTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// Two prebuilt launchers, no repository: refmux built as the noclass variant, and the reference.
+func TestProvenWithTwoTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the cpuclass suite twice")
+	}
+	p := proveTwoTargets(t, func(ref string) string { return ref })
 	if !p.Verdict.Proven || len(p.Verdict.Outcomes) != 5 {
 		t.Fatalf("verdict %q, %d outcomes", p.Verdict.Reason, len(p.Verdict.Outcomes))
 	}
@@ -168,28 +176,11 @@ func TestNotProvenWhenGreenCannotBeDriven(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the cpuclass suite once")
 	}
-	kitDir, err := target.KitDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := targets.FS.ReadFile(targets.Default)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	red, green := filepath.Join(dir, "red.yaml"), filepath.Join(dir, "green.yaml")
-	os.WriteFile(red, []byte(strings.Replace(string(ref), `variant: ""`, `variant: "noclass"`, 1)), 0o644)
-	broken := strings.Replace(string(ref),
-		`run: [go, build, "-ldflags=-X main.variant={variant}", -o, "{bin}/refmux", ./fixtures/refmux]`,
-		`run: [sh, -c, "go build -o {bin}/refmux ./fixtures/refmux && chmod -x {bin}/refmux"]`, 1)
-	os.WriteFile(green, []byte(broken), 0o644)
-	o := Options{KitDir: kitDir, RedTarget: red, GreenTarget: green,
-		Suites: []string{"./suites/cpuclass"}, OutDir: filepath.Join(dir, "out")}
-	o.Selection.Focus = "at background class"
-	p, err := Prove(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := proveTwoTargets(t, func(ref string) string {
+		return strings.Replace(ref,
+			`run: [go, build, "-ldflags=-X main.variant={variant}", -o, "{bin}/refmux", ./fixtures/refmux]`,
+			`run: [sh, -c, "go build -o {bin}/refmux ./fixtures/refmux && chmod -x {bin}/refmux"]`, 1)
+	})
 	r := p.Verdict.Reason
 	if p.Verdict.Proven || !strings.HasPrefix(r, "not proven (the launcher cannot be driven on green)") ||
 		!strings.Contains(r, "not executable") || strings.Contains(r, "exists on red but not on green") {

@@ -248,7 +248,9 @@ func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env
 	if errors.Is(err, exec.ErrWaitDelay) {
 		err = nil // it exited; something it forked held its output open
 	}
-	if ctx.Err() != nil {
+	if ctx.Err() != nil && err != nil {
+		// Killed at the timeout. A command that exited by itself is its own answer, however late
+		// Wait saw it (the soak had a session answer, then be called a timeout with a nil error).
 		err = fmt.Errorf("no answer within %v (killed, with its process group): %w", l.timeout, err)
 	}
 	return argv, Tail(said.Bytes()), err

@@ -1,0 +1,62 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/target"
+)
+
+func init() { target.Embedded = targets.Catalog() }
+
+// The doctor drives a real launcher once: what it finds in shmux (its own wording, no spawn-spec
+// interface) is what the manifest should declare, and what the kit will leave out.
+func TestDoctorOnTheShellLauncher(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a launcher")
+	}
+	kit, err := target.KitDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := Run(context.Background(), Options{KitDir: kit, Target: "embedded:shmux-bare.yaml", Out: &out, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"[yes] a direct session starts the harness: direct harness pid",
+		"[yes] config --get on an unset key prints nothing and exits 0",
+		"[no ] refusals name the profile",
+		"needs-spawn-spec: target shmux-bare declares no agent host with a raw spawn-spec command",
+		"config_get_unset: empty",
+		"the launcher can be driven",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the checklist lacks %q:\n%s", want, out.String())
+		}
+	}
+	if !r.Drivable {
+		t.Error("shmux reported as not drivable")
+	}
+}
+
+// A launcher that is not there is an error before anything starts.
+func TestDoctorRefusesAMissingLauncher(t *testing.T) {
+	kit, err := target.KitDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := filepath.Join(t.TempDir(), "gone.yaml")
+	os.WriteFile(m, []byte("name: gone\nclass_env: G\nbackground: {darwin: unsupported, linux: idle}\ndaemon: {run: [/nonexistent/gone]}\nsession: {direct: [/nonexistent/gone, \"{profile}\"]}\n"), 0o644)
+	_, err = Run(context.Background(), Options{KitDir: kit, Target: m, Out: &bytes.Buffer{}, Timeout: time.Second})
+	if err == nil || !strings.Contains(err.Error(), `"/nonexistent/gone"`) {
+		t.Errorf("got %v", err)
+	}
+}

@@ -401,25 +401,21 @@ func (e *PreflightError) Unwrap() error { return e.Err }
 // bin folder the suites use and how to remove it if Preflight made it.
 func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir string, log io.Writer) (string, func(), error) {
 	cleanup := func() {}
+	build := binDir == "" && m.Build != nil
 	if binDir == "" {
 		dir, err := os.MkdirTemp("", "classproof-bin")
 		if err != nil {
 			return "", cleanup, err
 		}
 		binDir, cleanup = dir, func() { os.RemoveAll(dir) }
-		d, err := target.New(m, target.Paths{Kit: kitDir, Bin: binDir, Repo: repo}, "")
-		if err != nil {
-			return binDir, cleanup, &PreflightError{err}
-		}
-		if m.Build != nil {
-			fmt.Fprintf(log, "classproof: building target %s: %s\n", m.Name, strings.Join(m.Build.Run, " "))
-			if err := d.Build(ctx, io.Discard); err != nil {
-				return binDir, cleanup, &PreflightError{err}
-			}
-		}
 	}
 	d, err := target.New(m, target.Paths{Kit: kitDir, Bin: binDir, Repo: repo}, "")
-	if err == nil {
+	switch {
+	case err != nil:
+	case build:
+		fmt.Fprintf(log, "classproof: building target %s: %s\n", m.Name, strings.Join(m.Build.Run, " "))
+		err = d.Build(ctx, io.Discard) // it checks the binaries it made
+	default:
 		err = d.CheckBinaries()
 	}
 	if err != nil {

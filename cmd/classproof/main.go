@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -59,13 +60,17 @@ func runCmd(args []string) int {
 	fs.StringVar(&o.LabelFilter, "label-filter", "", "a further Ginkgo label filter, ANDed with the lane's")
 	fs.StringVar(&o.Focus, "focus", "", "a Ginkgo focus regexp")
 	fs.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "suite timeout")
-	fs.StringVar(&o.Repo, "repo", "", "the launcher's source tree, for the manifest's {repo}")
+	fs.StringVar(&o.Repo, "repo", "", "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository you are in, else this folder)")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "list what the lane would run, running nothing (any OS: a rehearsal of another OS's lane)")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
 	o.Vars, o.Suites, o.Log = vars, suites, os.Stdout
 	var err error
+	if o.Repo, err = repoDir(o.Repo); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof:", err)
+		return exitUsage
+	}
 	if o.KitDir, err = target.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
@@ -114,7 +119,7 @@ func redgreenCmd(args []string) int {
 	fs := flag.NewFlagSet("redgreen", flag.ContinueOnError)
 	var o redgreen.Options
 	var vars, suites multi
-	fs.StringVar(&o.Repo, "repo", "", "the launcher's git repository")
+	fs.StringVar(&o.Repo, "repo", "", "the launcher's git repository (default, without --red-target/--green-target: the one you are in)")
 	fs.StringVar(&o.Red, "red", "", "the ref that must fail (the commit before the fix)")
 	fs.StringVar(&o.Green, "green", "", "the ref that must pass (the fix)")
 	fs.StringVar(&o.Target, "target", "", "manifest whose build step builds {repo}")
@@ -137,6 +142,12 @@ func redgreenCmd(args []string) int {
 		o.Progress = os.Stderr
 	}
 	var err error
+	if o.RedTarget == "" && o.GreenTarget == "" {
+		if o.Repo, err = repoDir(o.Repo); err != nil {
+			fmt.Fprintln(os.Stderr, "classproof redgreen:", err)
+			return exitUsage
+		}
+	}
 	if o.KitDir, err = target.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
@@ -272,13 +283,17 @@ func doctorCmd(args []string) int {
 	o := doctor.Options{Out: os.Stdout, Timeout: 10 * time.Second}
 	var vars multi
 	fs.StringVar(&o.Target, "target", "", "target manifest (default: the embedded refmux.yaml)")
-	fs.StringVar(&o.Repo, "repo", "", "the launcher's source tree, for the manifest's {repo}")
+	fs.StringVar(&o.Repo, "repo", "", "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository you are in, else this folder)")
 	fs.Var(&vars, "var", "NAME=VALUE for the manifest (repeatable)")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
 	o.Vars = vars
 	var err error
+	if o.Repo, err = repoDir(o.Repo); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof doctor:", err)
+		return exitUsage
+	}
 	if o.KitDir, err = target.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
@@ -345,12 +360,17 @@ func benchCmd(args []string) int {
 	fs.Float64Var(&o.JobMS, "job-ms", o.JobMS, "the cost job's size, in ms of this machine's idle CPU")
 	fs.Var(&classes, "class", "a class to run (repeatable; default: all on this OS; the first must be default)")
 	fs.StringVar(&o.OutDir, "out", "out/bench", "folder for bench.md, bench.json and lateness.svg")
+	ioBench := fs.Bool("io", false, "the I/O bench instead: a foreground's small direct reads and fdatasync'd writes while --n writers (default 4) load the disk at each class; as root on Linux on a loop-backed ext4 with bfq, made and removed under --out")
+	noLoop := fs.Bool("no-loop", false, "with --io: run on --out's own filesystem, not on a loop device")
 	ratio := fs.Float64("expect-background-ratio", 0, "fail unless default-class load's p95 lateness is at least this many times background's")
 	smoke := fs.Bool("smoke", false, "a few seconds: 2 loads, 1 run of 300 ms, default and background; checks the bench works, proves nothing")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
 	o.Vars, o.Classes = vars, classes
+	if *ioBench {
+		return ioBenchCmd(fs, o, *noLoop, *smoke, args)
+	}
 	if *smoke {
 		o.N, o.Runs, o.Duration, o.JobMS = 2, 1, 300*time.Millisecond, 50
 		if len(o.Classes) == 0 {
@@ -384,4 +404,57 @@ func benchCmd(args []string) int {
 		return exitFailed
 	}
 	return exitPassed
+}
+
+// ioBenchCmd runs bench --io: the CPU bench's flags it shares are --target, --var, --n, --runs,
+// --duration and --out.
+func ioBenchCmd(fs *flag.FlagSet, cpu bench.Options, noLoop, smoke bool, args []string) int {
+	o := bench.IODefaults()
+	o.Target, o.Vars, o.OutDir, o.NoLoop, o.Log = cpu.Target, cpu.Vars, cpu.OutDir, noLoop, os.Stderr
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["n"] {
+		o.N = cpu.N
+	}
+	if set["runs"] {
+		o.Runs = cpu.Runs
+	}
+	if set["duration"] {
+		o.Duration = cpu.Duration
+	}
+	if smoke {
+		o.N, o.Runs, o.Duration = 1, 1, 300*time.Millisecond
+	}
+	var err error
+	if o.KitDir, err = target.KitDir(); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof:", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r, err := bench.IOBench(ctx, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "classproof bench --io:", err)
+		return exitFailed
+	}
+	r.Command = "classproof bench " + strings.Join(args, " ")
+	if err := r.Write(o.OutDir); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof bench --io:", err)
+		return exitFailed
+	}
+	fmt.Printf("filesystem: %s\nscheduler: %s\n\n%s", r.Filesystem, r.SchedulerText(), r.Table())
+	fmt.Printf("wrote %s, %s\n", filepath.Join(o.OutDir, "io.md"), filepath.Join(o.OutDir, "io.json"))
+	return exitPassed
+}
+
+// repoDir is --repo made absolute, or by default the root of the git repository the command was
+// started in (else that folder): a launcher's team runs the kit from its own repository.
+func repoDir(flag string) (string, error) {
+	if flag != "" {
+		return filepath.Abs(flag)
+	}
+	if out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output(); err == nil {
+		return strings.TrimSpace(string(out)), nil
+	}
+	return os.Getwd()
 }

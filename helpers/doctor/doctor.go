@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -76,10 +75,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer os.RemoveAll(work)
 	harness := filepath.Join(work, "harness")
-	cmd := exec.Command("go", "build", "-o", harness, "github.com/classproof/classproof/fixtures/harness")
-	cmd.Dir = o.KitDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("building the fixture harness: %v\n%s", err, out)
+	if err := target.GoBuild(ctx, o.KitDir, target.HarnessPackage, harness); err != nil {
+		return nil, err
 	}
 	d, err := target.Open(m, target.Paths{Kit: o.KitDir, Bin: bin, Repo: o.Repo}, harness)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -20,7 +21,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/onsi/gomega/gexec"
 
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/lane"
@@ -39,6 +39,7 @@ type Env struct {
 	Timeout     time.Duration
 	ownLedger   string
 	ownBin      string // a bin folder this suite made (not one handed in with CLASSPROOF_BIN)
+	ownHarness  string // the folder of a harness this suite built (not one handed in by the CLI)
 	defaults    fs.FS
 	defaultName string
 }
@@ -68,8 +69,13 @@ func (env *Env) buildOnce(ctx SpecContext) []byte {
 	Must(err, "the target manifest is not usable; no spec can run")
 	sh.KitDir, err = target.KitDir()
 	Must(err)
-	sh.Harness, err = gexec.Build(target.HarnessPackage)
-	Must(err, "building the fixture harness")
+	if sh.Harness = os.Getenv(target.HarnessEnv); sh.Harness == "" {
+		// Run by ginkgo or go test directly, without the CLI that builds it once per run.
+		dir, err := os.MkdirTemp("", "classproof-harness")
+		Must(err, "making a folder for the fixture harness")
+		env.ownHarness, sh.Harness = dir, filepath.Join(dir, "harness")
+		Must(target.GoBuild(ctx, sh.KitDir, target.HarnessPackage, sh.Harness), "building the fixture harness")
+	}
 	if sh.BinDir = os.Getenv(target.BinEnv); sh.BinDir == "" || m.Build == nil {
 		if sh.BinDir == "" {
 			sh.BinDir, err = os.MkdirTemp("", "classproof-bin")
@@ -130,7 +136,9 @@ func (env *Env) sweepEach() {
 
 // cleanOnce runs on the first process after all: the built harness, and a bin folder it made.
 func (env *Env) cleanOnce() {
-	gexec.CleanupBuildArtifacts()
+	if env.ownHarness != "" {
+		os.RemoveAll(env.ownHarness)
+	}
 	if env.ownBin != "" {
 		os.RemoveAll(env.ownBin)
 	}

@@ -148,12 +148,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	// Each run compiles its suites into a folder of its own: ginkgo would put them in the suites'
 	// folders, where two runs at once (a lane and a proof, parallel go tests) delete each other's.
-	binaries, cleanup, err := compileSuites(o.KitDir, o.Suites, o.Log)
+	c, cleanup, err := compileSuites(o.KitDir, o.Suites, !o.DryRun)
 	defer cleanup()
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := ginkgoCommand(o, filter, out, ledger, binaries)
+	cmd, err := ginkgoCommand(o, filter, out, ledger, c)
 	if err != nil {
 		return nil, err
 	}
@@ -184,6 +184,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 func plan(o *Options) (*target.Manifest, string, string, error) {
 	if o.Target == "" && o.Lane != "" && target.Embedded.ForLane != nil {
 		o.Target = target.Embedded.ForLane(o.Lane)
+	}
+	if o.Target != "" && !strings.HasPrefix(o.Target, target.EmbeddedPrefix) {
+		// Relative to where the command started; absolute from here on, for the suites (which
+		// run in their own folders) and for reports read elsewhere.
+		abs, err := filepath.Abs(o.Target)
+		if err != nil {
+			return nil, "", "", err
+		}
+		o.Target = abs
 	}
 	m, err := LoadTarget(o.Target, o.Vars)
 	if err != nil {
@@ -223,7 +232,7 @@ func outFolder(dir string) (string, error) {
 
 // ginkgoCommand is the ginkgo CLI at the version go.mod pins, over the compiled suites, with the
 // run's environment for the suites.
-func ginkgoCommand(o Options, filter, out, ledger string, binaries []string) (*exec.Cmd, error) {
+func ginkgoCommand(o Options, filter, out, ledger string, c compiled) (*exec.Cmd, error) {
 	args := []string{"run", "github.com/onsi/ginkgo/v2/ginkgo",
 		"--label-filter", filter,
 		// Not --fail-on-empty: a suite may rightly select nothing for a target that lacks what it
@@ -249,20 +258,13 @@ func ginkgoCommand(o Options, filter, out, ledger string, binaries []string) (*e
 	if o.DryRun {
 		args = append(args, "--dry-run")
 	}
-	cmd := exec.Command("go", append(args, binaries...)...)
+	cmd := exec.Command("go", append(args, c.suites...)...)
 	cmd.Dir = o.KitDir
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
-	spec := o.Target
-	if spec != "" && !strings.HasPrefix(spec, target.EmbeddedPrefix) {
-		// The suites run in their own folders: hand them an absolute path.
-		var err error
-		if spec, err = filepath.Abs(spec); err != nil {
-			return nil, err
-		}
-	}
+	spec := o.Target // absolute since plan
 	cmd.Env = append(os.Environ(), proc.LedgerEnv+"="+ledger, target.VarsEnv+"="+target.EncodeVars(o.Vars),
 		target.TargetEnv+"="+spec, target.RepoEnv+"="+o.Repo, target.BinEnv+"="+o.BinDir,
-		proc.SupervisorEnv+"="+proc.Supervisor())
+		proc.SupervisorEnv+"="+proc.Supervisor(), target.KitEnv+"="+o.KitDir, target.HarnessEnv+"="+c.harness, "GOWORK=off")
 	// Its own group, so that an interrupt reaches the test processes too: the ginkgo CLI does
 	// not forward signals to them, and their DeferCleanups are what kill the launchers.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -345,14 +347,23 @@ func platformRan(r *report.Run, label string) bool {
 	return false
 }
 
-// compileSuites builds each suite's test binary with go test -c into a fresh folder inside the
-// module (the suites find the module from their working folder, which ginkgo sets to the
-// binary's).
-func compileSuites(kitDir string, suites []string, log io.Writer) ([]string, func(), error) {
+// compiled is what a run builds once for all its suites.
+type compiled struct {
+	suites  []string // each suite's test binary
+	harness string   // the fixture harness; empty for a dry run
+}
+
+// compileSuites builds each suite's test binary with go test -c, and the fixture harness, into a
+// fresh folder in the user's cache: never into the kit's folder, which is read-only when the kit
+// runs from the module cache, and a folder per run, because ginkgo would put them in the suites'
+// folders, where two runs at once (a lane and a proof, parallel go tests) delete each other's.
+func compileSuites(kitDir string, suites []string, harness bool) (compiled, func(), error) {
+	var c compiled
+	nothing := func() {}
 	if len(suites) == 0 {
 		found, err := filepath.Glob(filepath.Join(kitDir, "suites", "*", "*_suite_test.go"))
 		if err != nil {
-			return nil, func() {}, err
+			return c, nothing, err
 		}
 		for _, f := range found {
 			rel, _ := filepath.Rel(kitDir, filepath.Dir(f))
@@ -360,33 +371,42 @@ func compileSuites(kitDir string, suites []string, log io.Writer) ([]string, fun
 		}
 		sort.Strings(suites)
 	}
-	outDir := filepath.Join(kitDir, "out")
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return nil, func() {}, err
-	}
-	sweepStaleSuites(outDir)
-	dir, err := os.MkdirTemp(outDir, ".suites-")
+	cache, err := target.CacheDir()
 	if err != nil {
-		return nil, func() {}, err
+		return c, nothing, err
+	}
+	if err := proc.Private(cache, true); err != nil {
+		return c, nothing, fmt.Errorf("the cache folder %s: %w; refusing to run test binaries from it", cache, err)
+	}
+	sweepStaleSuites(cache)
+	dir, err := os.MkdirTemp(cache, ".suites-")
+	if err != nil {
+		return c, nothing, err
 	}
 	// Whose folder this is: a later run removes it once this process is gone (killed runs leave
 	// their compiled suites behind otherwise).
 	if err := os.WriteFile(filepath.Join(dir, "owner"), []byte(proc.Supervisor()), 0o644); err != nil {
-		return nil, func() {}, err
+		return c, nothing, err
 	}
 	cleanup := func() { os.RemoveAll(dir) }
-	var bins []string
 	for _, s := range suites {
 		// A folder per suite: ginkgo names each suite's partial reports after its folder.
 		bin := filepath.Join(dir, filepath.Base(s), filepath.Base(s)+".test")
 		cmd := exec.Command("go", "test", "-c", "-o", bin, s)
 		cmd.Dir = kitDir
+		cmd.Env = append(os.Environ(), "GOWORK=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return nil, cleanup, fmt.Errorf("compiling suite %s: %v\n%s", s, err, out)
+			return c, cleanup, fmt.Errorf("compiling suite %s: %v\n%s", s, err, out)
 		}
-		bins = append(bins, bin)
+		c.suites = append(c.suites, bin)
 	}
-	return bins, cleanup, nil
+	if harness {
+		c.harness = filepath.Join(dir, "harness")
+		if err := target.GoBuild(context.Background(), kitDir, target.HarnessPackage, c.harness); err != nil {
+			return c, cleanup, err
+		}
+	}
+	return c, cleanup, nil
 }
 
 // PreflightError is a target that cannot be driven at all: reported once, before any suite

@@ -31,6 +31,15 @@ func kitDir(t *testing.T) string {
 	return dir
 }
 
+func cacheDir(t *testing.T) string {
+	t.Helper()
+	dir, err := target.CacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // A launcher binary that is missing is one message, before any suite compiles.
 func TestMissingLauncherIsOnePreflightError(t *testing.T) {
 	dir := kitDir(t)
@@ -42,7 +51,7 @@ background: {darwin: unsupported, linux: idle}
 daemon: {run: ["/nonexistent/gone", daemon, "{socket}"], ready: {socket: "{socket}"}}
 session: {direct: ["/nonexistent/gone", session, "{profile}"]}
 `), 0o644)
-	before, _ := filepath.Glob(filepath.Join(dir, "out", ".suites-*"))
+	before, _ := filepath.Glob(filepath.Join(cacheDir(t), ".suites-*"))
 	_, err := runner.Run(context.Background(), runner.Options{KitDir: dir, Target: manifest, OutDir: t.TempDir(), Log: io.Discard})
 	var pe *runner.PreflightError
 	if !errors.As(err, &pe) {
@@ -57,7 +66,7 @@ session: {direct: ["/nonexistent/gone", session, "{profile}"]}
 	if strings.Count(msg, "/nonexistent/gone\"") != 1 {
 		t.Errorf("the missing binary is named more than once:\n%s", msg)
 	}
-	after, _ := filepath.Glob(filepath.Join(dir, "out", ".suites-*"))
+	after, _ := filepath.Glob(filepath.Join(cacheDir(t), ".suites-*"))
 	if len(after) > len(before) {
 		t.Errorf("a suite was compiled before the preflight refused the target: %v", after)
 	}
@@ -162,7 +171,7 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 			run = append(run, in)
 		}
 	}
-	suites, _ := filepath.Glob(filepath.Join(dir, "out", ".suites-*"))
+	suites, _ := filepath.Glob(filepath.Join(cacheDir(t), ".suites-*"))
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,18 @@
 package target
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
+
+	"github.com/classproof/classproof/helpers/proc"
 )
 
 // The environment a run hands the suites: the CLI (helpers/runner) sets these, the suites' glue
@@ -17,14 +26,137 @@ const (
 )
 
 // HarnessPackage is the fixture harness every target runs as its agent harness.
-const HarnessPackage = "github.com/classproof/classproof/fixtures/harness"
+const HarnessPackage = Module + "/fixtures/harness"
+
+// Module is the kit's module path.
+const Module = "github.com/classproof/classproof"
+
+// KitEnv hands the suites the kit's source folder: they run from a compile folder outside it.
+const KitEnv = "CLASSPROOF_KIT"
+
+// HarnessEnv hands the suites a fixture harness the CLI built once for the whole run.
+const HarnessEnv = "CLASSPROOF_HARNESS"
 
 // KitDir is the classproof module's root, where the suites live and the embedded manifests'
-// build steps run.
+// build steps run: a checkout, or the read-only module cache when the CLI was started with
+// `go run github.com/classproof/classproof/cmd/classproof@VERSION`. Found, in order: from
+// $CLASSPROOF_KIT (set by the CLI for its suites); from the source this binary was compiled from
+// (its path is recorded in the binary unless it was built with -trimpath); from the module
+// version this binary is (go mod download prints where the module cache holds it); from the
+// module of the current folder (a checkout, with go list).
 func KitDir() (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/classproof/classproof").Output()
+	if d := os.Getenv(KitEnv); d != "" {
+		if err := isKit(d); err != nil {
+			return "", fmt.Errorf("$%s=%s: %w", KitEnv, d, err)
+		}
+		return d, nil
+	}
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		// this file is helpers/target/run.go
+		if d := filepath.Dir(filepath.Dir(filepath.Dir(file))); isKit(d) == nil {
+			return d, nil
+		}
+	}
+	if v := Version(); v != "" {
+		cmd := exec.Command("go", "mod", "download", "-json", Module+"@"+v)
+		cmd.Dir = os.TempDir() // not inside the caller's module, whose go.mod may not mention us
+		cmd.Env = append(os.Environ(), "GOWORK=off")
+		out, err := cmd.Output()
+		if err != nil {
+			return "", fmt.Errorf("finding classproof %s's source with go mod download: %w%s", v, err, stderr(err))
+		}
+		var dl struct{ Dir, Error string }
+		if err := json.Unmarshal(out, &dl); err != nil || dl.Dir == "" {
+			return "", fmt.Errorf("finding classproof %s's source: go mod download said %q", v, head(string(out)))
+		}
+		return dl.Dir, isKit(dl.Dir)
+	}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", Module).Output()
 	if err != nil {
-		return "", fmt.Errorf("finding the classproof module with go list: %w", err)
+		return "", fmt.Errorf("finding the classproof module: this binary records no source folder and no version, and go list in the current folder (not a classproof checkout?) failed: %w%s", err, stderr(err))
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// isKit checks that dir holds the kit's go.mod.
+func isKit(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return err
+	}
+	if modfileModule(b) != Module {
+		return fmt.Errorf("%s/go.mod is not module %s", dir, Module)
+	}
+	return nil
+}
+
+func modfileModule(b []byte) string {
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`)
+		}
+	}
+	return ""
+}
+
+// head is at most the first 5 lines of a command's output, for an error message.
+func head(s string) string {
+	lines := strings.SplitN(strings.TrimSpace(s), "\n", 6)
+	if len(lines) > 5 {
+		lines[5] = "…"
+	}
+	return strings.Join(lines, "\n")
+}
+
+func stderr(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && len(ee.Stderr) > 0 {
+		return ": " + head(string(ee.Stderr))
+	}
+	return ""
+}
+
+// Version is the kit's module version when this binary was built from a module version (go run
+// or go install of classproof@VERSION); empty for a checkout.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Path != Module || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
+		return ""
+	}
+	return bi.Main.Version
+}
+
+// CacheDir is where the kit writes what it builds (compiled suites, the harness): the user's
+// cache folder, keyed by the kit's version so that two versions never share it ("devel" for a
+// checkout, whose runs each compile into a fresh folder inside it anyway). Never the kit's own
+// folder, which is read-only in the module cache.
+func CacheDir() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		// No $HOME (some CI containers): a folder of this user's in the temp folder, which the
+		// caller checks is theirs alone before running anything from it.
+		base = filepath.Join(os.TempDir(), fmt.Sprintf("classproof-cache-%d", os.Geteuid()))
+	}
+	v := Version()
+	if v == "" {
+		v = "devel"
+	}
+	dir := filepath.Join(base, "classproof", v)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// GoBuild builds a package of the kit into out. It runs in the kit's folder, which holds the
+// go.mod that pins its dependencies; the caller's folder may be any repository.
+func GoBuild(ctx context.Context, kitDir, pkg, out string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd.Dir = kitDir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	proc.Command(cmd)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building %s: %v\n%s", pkg, err, b)
+	}
+	return nil
 }

@@ -8,7 +8,7 @@ CLASSPROOF := bin/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: bin/classproof bench bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants clean
+.PHONY: bin/classproof bench bench-io bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -51,9 +51,15 @@ test: static scripts lint darwin darwin-rehearsal required-specs-check unit benc
 bench: bin/classproof
 	$(CLASSPROOF) bench --out out/bench
 
-## bench-smoke: a few seconds of the bench, to keep it working (its figures mean nothing)
+## bench-smoke: a few seconds of the bench and of the I/O bench, to keep them working (their
+## figures mean nothing)
 bench-smoke: bin/classproof
 	$(CLASSPROOF) bench --smoke --out out/bench-smoke
+	$(CLASSPROOF) bench --io --smoke --out out/bench-io-smoke
+
+## bench-io: the I/O bench (about a minute): a foreground's small I/O under writers at each class
+bench-io: bin/classproof
+	$(CLASSPROOF) bench --io --out out/bench-io
 
 ## unit: the kit's own unit tests (parsers, manifest checks, process tracking)
 unit:

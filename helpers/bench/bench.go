@@ -30,7 +30,7 @@ import (
 
 // Packages the bench builds.
 const (
-	ProbePackage = "github.com/classproof/classproof/fixtures/probe"
+	ProbePackage = target.Module + "/fixtures/probe"
 )
 
 // Class is one way of starting the load.
@@ -156,8 +156,8 @@ func build(ctx context.Context, o Options, m *target.Manifest, work string) (*ta
 	logf(o, "building the target, the harness and the probe")
 	probe, harness := filepath.Join(bin, "probe"), filepath.Join(bin, "harness")
 	for pkg, out := range map[string]string{ProbePackage: probe, target.HarnessPackage: harness} {
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			return nil, "", fmt.Errorf("building %s: %v\n%s", pkg, err, b)
+		if err := target.GoBuild(ctx, o.KitDir, pkg, out); err != nil {
+			return nil, "", err
 		}
 	}
 	d, err := target.New(m, target.Paths{Kit: o.KitDir, Bin: bin}, harness)
@@ -334,6 +334,10 @@ func Median(runs []Sample, f func(Sample) float64) float64 {
 	for _, r := range runs {
 		v = append(v, f(r))
 	}
+	return median(v)
+}
+
+func median(v []float64) float64 {
 	sort.Float64s(v)
 	if len(v) == 0 {
 		return 0

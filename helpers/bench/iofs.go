@@ -1,0 +1,134 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ioFS is where the I/O bench runs.
+type ioFS struct {
+	dir       string // a folder on it, for the foreground and the load
+	describe  string // what it is, for the report
+	scheduler string // the block device's I/O scheduler, "unknown" when it cannot be read
+	why       string // why no loop device with bfq, when there is none
+	undo      []func() error
+	log       func(string, ...any)
+}
+
+// remove undoes the setup in reverse, reporting (not hiding) what could not be undone.
+func (f *ioFS) remove() {
+	for i := len(f.undo) - 1; i >= 0; i-- {
+		if err := f.undo[i](); err != nil && f.log != nil {
+			f.log("cleaning up the bench filesystem: %v", err)
+		}
+	}
+	f.undo = nil
+}
+
+// ioFilesystem makes, where it can (Linux, root, losetup, mkfs.ext4, bfq available), a 1 GiB
+// ext4 on a loop device backed by a file under out, with bfq as that device's scheduler, and
+// otherwise a folder under out on the filesystem it is on.
+func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
+	f := &ioFS{log: func(format string, a ...any) { ioLogf(o, format, a...) }}
+	plain := func(why string) (*ioFS, error) {
+		f.dir = filepath.Join(out, "io-work")
+		if err := os.MkdirAll(f.dir, 0o755); err != nil {
+			return f, err
+		}
+		f.undo = append(f.undo, func() error { return os.RemoveAll(f.dir) })
+		f.why = why
+		f.describe, f.scheduler = describeDir(f.dir)
+		return f, nil
+	}
+	switch {
+	case o.NoLoop:
+		return plain("--no-loop")
+	case runtime.GOOS != "linux":
+		return plain("a loop device with bfq is Linux-only")
+	case os.Geteuid() != 0:
+		return plain("not root: cannot make a loop device")
+	}
+	for _, tool := range []string{"losetup", "mkfs.ext4", "mount", "umount"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return plain(tool + " not found")
+		}
+	}
+	run := func(name string, args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, name, args...)
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(b)))
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	img := filepath.Join(out, "io-disk.img")
+	if err := os.WriteFile(img, nil, 0o600); err != nil {
+		return f, err
+	}
+	f.undo = append(f.undo, func() error { return os.Remove(img) })
+	if err := os.Truncate(img, 1<<30); err != nil {
+		return f, err
+	}
+	dev, err := run("losetup", "--find", "--show", "--direct-io=on", img)
+	if err != nil {
+		f.remove()
+		return plain("no loop device: " + err.Error())
+	}
+	f.undo = append(f.undo, func() error { _, err := run("losetup", "--detach", dev); return err })
+	sched := filepath.Join("/sys/block", filepath.Base(dev), "queue", "scheduler")
+	if err := os.WriteFile(sched, []byte("bfq"), 0); err != nil {
+		f.remove()
+		return plain(fmt.Sprintf("%s: cannot select bfq: %v", sched, err))
+	}
+	if _, err := run("mkfs.ext4", "-q", "-F", dev); err != nil {
+		f.remove()
+		return plain(err.Error())
+	}
+	mnt := filepath.Join(out, "io-mnt")
+	if err := os.MkdirAll(mnt, 0o755); err != nil {
+		f.remove()
+		return f, err
+	}
+	f.undo = append(f.undo, func() error { return os.Remove(mnt) })
+	if _, err := run("mount", dev, mnt); err != nil {
+		f.remove()
+		return plain(err.Error())
+	}
+	f.undo = append(f.undo, func() error {
+		// A load process the cleanup is still reaping can hold it for a moment.
+		var err error
+		for i := 0; i < 50; i++ {
+			if err = syscall.Unmount(mnt, 0); err == nil {
+				return nil
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		return fmt.Errorf("umount %s: %w (left mounted; umount it, then losetup --detach %s)", mnt, err, dev)
+	})
+	f.dir = mnt
+	f.describe = fmt.Sprintf("ext4 on %s (1 GiB, backed by a file under %s, direct I/O)", dev, out)
+	f.scheduler = readScheduler(sched)
+	return f, nil
+}
+
+// readScheduler is the selected scheduler in a queue/scheduler file ("mq-deadline kyber [bfq]
+// none").
+func readScheduler(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "unknown"
+	}
+	for _, w := range strings.Fields(string(b)) {
+		if strings.HasPrefix(w, "[") && strings.HasSuffix(w, "]") {
+			return strings.Trim(w, "[]")
+		}
+	}
+	return "unknown"
+}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -181,6 +182,7 @@ func mutantsCmd(args []string) int {
 	fs.StringVar(&o.Var, "var", "variant", "the manifest var that selects a broken build")
 	valuesFile := fs.String("values-file", "", "the variants, one per line: NAME<TAB>what it breaks (e.g. from 'go run ./fixtures/refmux variants')")
 	fs.StringVar(&o.OutDir, "out", "out/mutants", "folder for matrix.md, matrix.json and each run's reports")
+	fs.IntVar(&o.Jobs, "jobs", runtime.NumCPU(), "runs side by side (each a whole run of its lane)")
 	fs.IntVar(&o.Procs, "procs", 1, "Ginkgo parallel processes")
 	if code, ok := parse(fs, args); !ok {
 		return code

@@ -171,20 +171,25 @@ func (e *Env) Launch(opts target.LaunchOptions) *target.Launcher {
 	set := proc.NewSet()
 	var l *target.Launcher
 	DeferCleanup(func() {
+		defer timed("cleanup", time.Now())
 		err := set.KillAll(e.Timeout)
 		if l != nil {
 			os.RemoveAll(l.Dir)
 		}
 		Must(err, "cleanup")
 	})
+	t := time.Now()
 	l, err := e.Driver.Launch(set, opts, GinkgoWriter, e.Timeout)
+	timed("launch", t)
 	Must(err, "starting the target's daemon and host")
 	return l
 }
 
 // Session starts a session and fails the spec with the launcher's words if it is refused.
 func (e *Env) Session(l *target.Launcher, mode target.Mode, profileEnv map[string]string) *target.Session {
+	t := time.Now()
 	s, err := l.StartSession(mode, profileEnv)
+	timed("session", t)
 	Must(err, "starting a "+string(mode)+" session")
 	return s
 }
@@ -192,13 +197,17 @@ func (e *Env) Session(l *target.Launcher, mode target.Mode, profileEnv map[strin
 // Control starts a sleep of the kit's own, in its own group, and reads its class: what a process
 // nobody reniced gets on this machine. Every "normal" in the suites is relative to it.
 func (e *Env) Control() class.Observation {
+	defer timed("control", time.Now())
 	cmd := exec.Command("sleep", "86400")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	Expect(cmd.Start()).To(Succeed())
 	set := proc.NewSet()
 	set.TrackOwned("control sleep", cmd.Process.Pid)
 	go func() { _ = cmd.Wait() }()
-	DeferCleanup(func() { Expect(set.KillAll(e.Timeout)).To(Succeed()) })
+	DeferCleanup(func() {
+		defer timed("cleanup", time.Now())
+		Expect(set.KillAll(e.Timeout)).To(Succeed())
+	})
 	o, err := class.ObserveOne("control sleep", cmd.Process.Pid)
 	Must(err, "observing the control sleep with ps")
 	ok, _ := class.Background(e.Platform.Meaning, o, o)
@@ -210,6 +219,7 @@ func (e *Env) Control() class.Observation {
 
 // Observe reads the subjects with the oracle, failing the spec if any is gone.
 func Observe(subjects ...class.Subject) []class.Observation {
+	defer timed("observe", time.Now())
 	obs, err := class.Observe(subjects...)
 	Must(err, "observing with ps")
 	return obs
@@ -305,4 +315,10 @@ func ExpectDescends(s *target.Session) {
 		Must(err, "reading the parent of "+t.Role)
 		Expect(pp).To(Equal(s.Report.HarnessPid), fmt.Sprintf("%s pid %d: parent is %d, not the harness", t.Role, t.Pid, pp))
 	}
+}
+
+// timed records how long a phase of the running spec took, for the CLI's breakdown of where a
+// run's time goes (report entries named target.PhaseEntry+name, never printed).
+func timed(name string, since time.Time) {
+	AddReportEntry(target.PhaseEntry+name, time.Since(since), ReportEntryVisibilityNever)
 }

@@ -9,12 +9,14 @@ package mutants
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/report"
@@ -29,6 +31,7 @@ type Options struct {
 	Values   []Value
 	OutDir   string
 	Procs    int
+	Jobs     int // runs side by side (default 1)
 	Progress io.Writer
 }
 
@@ -58,27 +61,43 @@ type Matrix struct {
 	OK       bool   `json:"ok"`
 }
 
-// Run runs the baseline (the var empty) and every value on every target.
+// Kill runs the baseline (the var empty) on every target, then every value on every target,
+// o.Jobs runs side by side (each a whole run of every spec of its lane: no early stop, since the
+// matrix is the proof that each spec is tied to a promise).
 func Kill(ctx context.Context, o Options) (*Matrix, error) {
 	m := &Matrix{OK: true}
+	jobs := o.Jobs
+	if jobs < 1 {
+		jobs = 1
+	}
+	var err error
+	var baseline [][2]string
 	for _, t := range o.Targets {
-		c, err := cell(ctx, o, t, "")
-		if err != nil {
-			return nil, err
-		}
-		m.Baseline = append(m.Baseline, c)
+		baseline = append(baseline, [2]string{t, ""})
+	}
+	if m.Baseline, err = cells(ctx, o, jobs, baseline); err != nil {
+		return nil, err
+	}
+	for i, c := range m.Baseline {
 		if !c.Passed {
 			m.OK = false
-			return m, fmt.Errorf("the reference build fails on %s (%v %v): fix that before reading a kill matrix", t, c.CaughtBy, c.Broken)
+			return m, fmt.Errorf("the reference build fails on %s (%v %v): fix that before reading a kill matrix", o.Targets[i], c.CaughtBy, c.Broken)
 		}
 	}
+	var all [][2]string
 	for _, v := range o.Values {
-		row := Row{Value: v}
 		for _, t := range o.Targets {
-			c, err := cell(ctx, o, t, v.Name)
-			if err != nil {
-				return nil, err
-			}
+			all = append(all, [2]string{t, v.Name})
+		}
+	}
+	got, err := cells(ctx, o, jobs, all)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range o.Values {
+		row := Row{Value: v}
+		for j := range o.Targets {
+			c := got[i*len(o.Targets)+j]
 			row.Cells = append(row.Cells, c)
 			row.Caught = row.Caught || len(c.CaughtBy) > 0
 		}
@@ -86,6 +105,39 @@ func Kill(ctx context.Context, o Options) (*Matrix, error) {
 		m.Rows = append(m.Rows, row)
 	}
 	return m, write(o, m)
+}
+
+// cells runs each (target, value) as a whole run, jobs at a time, and returns their cells in
+// order; the first error stops the rest from starting.
+func cells(ctx context.Context, o Options, jobs int, tasks [][2]string) ([]Cell, error) {
+	out := make([]Cell, len(tasks))
+	errs := make([]error, len(tasks))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, jobs)
+	var wg sync.WaitGroup
+	for i, t := range tasks {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if out[i], errs[i] = cell(ctx, o, t[0], t[1]); errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, ctx.Err()
 }
 
 func cell(ctx context.Context, o Options, target, value string) (Cell, error) {

@@ -573,3 +573,23 @@ func Sweep(path string) ([]string, error) {
 	sort.Strings(leaks)
 	return leaks, nil
 }
+
+// Lock takes an exclusive lock on path (made if missing, never through a symlink), waiting for
+// another holder to let go, and returns how to let go of it.
+func Lock(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}

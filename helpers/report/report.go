@@ -16,6 +16,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/classproof/classproof/helpers/lane"
+	"github.com/classproof/classproof/helpers/target"
 )
 
 // Spec is one It in a run.
@@ -33,6 +34,9 @@ type Spec struct {
 	// in a BeforeEach, a JustBeforeEach or cleanup.
 	InSpec   bool
 	FailNode string // the node type the failure happened in, e.g. "BeforeEach"
+	// Phases is where the spec's time went, as the kit recorded it (target.PhaseEntry): launch,
+	// session, observe, control, cleanup; the rest of Duration is the spec's own waiting.
+	Phases map[string]time.Duration `json:",omitempty"`
 }
 
 // Setup is a suite-level node (BeforeSuite and the like) that did not pass.
@@ -104,6 +108,17 @@ func FromReports(reports []types.Report, filter string) (*Run, error) {
 				Duration: sr.RunTime,
 				FailNode: sr.Failure.FailureNodeType.String(),
 				InSpec:   sr.Failure.FailureNodeType == types.NodeTypeIt,
+			}
+			for _, e := range sr.ReportEntries {
+				if name, ok := strings.CutPrefix(e.Name, target.PhaseEntry); ok {
+					var ns int64
+					if json.Unmarshal([]byte(e.Value.AsJSON), &ns) == nil {
+						if s.Phases == nil {
+							s.Phases = map[string]time.Duration{}
+						}
+						s.Phases[name] += time.Duration(ns)
+					}
+				}
 			}
 			// A spec that never started is recorded as skipped with no failure location; a
 			// runtime Skip() has a location and its reason.

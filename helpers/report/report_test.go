@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 const linuxIdle = "!darwin && !linux-ignore"
@@ -47,5 +48,39 @@ func TestInterruptedRunIsNotCountedAsFiltered(t *testing.T) {
 func TestBadFilterIsAnError(t *testing.T) {
 	if _, err := Load("testdata/red-noclass-linux-idle.json", "(("); err == nil {
 		t.Error("accepted")
+	}
+}
+
+// The kit's phase entries (recorded from a real run of suites/cpuclass on refmux-seed) come back
+// per spec, never more than the spec's own run time.
+func TestPhasesAreReadBack(t *testing.T) {
+	r, err := Load("testdata/phases-linux-ignore.json", "!darwin && !linux-idle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen, sessions := 0, 0
+	for _, s := range r.Specs {
+		if s.Outcome() != Passed {
+			continue
+		}
+		seen++
+		var sum time.Duration
+		if s.Phases["session"] > 0 {
+			sessions++
+		}
+		for _, p := range []string{"launch", "control", "cleanup"} {
+			if s.Phases[p] <= 0 {
+				t.Errorf("%s: no %s phase in %v", s.Name, p, s.Phases)
+			}
+		}
+		for _, d := range s.Phases {
+			sum += d
+		}
+		if sum > s.Duration {
+			t.Errorf("%s: phases %v add up to more than the spec's %v", s.Name, s.Phases, s.Duration)
+		}
+	}
+	if seen == 0 || sessions == 0 {
+		t.Fatalf("in the recorded report: %d passed specs, %d with a session phase", seen, sessions)
 	}
 }

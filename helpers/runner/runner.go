@@ -7,10 +7,13 @@ package runner
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -65,6 +68,10 @@ type Meta struct {
 	Leaks    []string      `json:"leaks,omitempty"`
 	Passed   bool          `json:"passed"`
 	Duration time.Duration `json:"duration_ns"`
+	// Phases is where the run's time went, in ms: the CLI's own steps (preflight: the
+	// launcher's build; compile: the suites and harness, or finding them built; ginkgo: the
+	// suites running; sweep: the ledger).
+	Phases map[string]float64 `json:"phases_ms,omitempty"`
 }
 
 // Result is what a run left.
@@ -81,6 +88,7 @@ type Result struct {
 	Duration    time.Duration
 	// Problems are reasons the run fails beyond Ginkgo's own verdict.
 	Problems []string
+	Phases   map[string]float64 // see Meta.Phases
 }
 
 // Passed is true when Ginkgo passed, nothing leaked and the lane ran its platform's specs.
@@ -128,7 +136,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Lane: ln, Filter: filter, Target: m, ReportPath: filepath.Join(out, "report.json"), JUnitPath: filepath.Join(out, "junit.xml")}
+	res := &Result{Lane: ln, Filter: filter, Target: m, ReportPath: filepath.Join(out, "report.json"), JUnitPath: filepath.Join(out, "junit.xml"),
+		Phases: map[string]float64{}}
+	phase := func(name string, since time.Time) { res.Phases[name] = float64(time.Since(since).Microseconds()) / 1e3 }
 	ledger := filepath.Join(out, "pids.ledger")
 	// Nothing of an earlier run in this folder may be read as this one's.
 	for _, stale := range []string{res.ReportPath, res.JUnitPath, filepath.Join(out, "run.json"), ledger} {
@@ -138,6 +148,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	// One preflight before any suite compiles: the launcher is built once for every suite, and a
 	// missing or unusable binary is one error naming the manifest, the field and the value.
+	t := time.Now()
 	if !o.DryRun {
 		bin, cleanBin, err := Preflight(context.Background(), m, o.KitDir, o.Repo, o.BinDir, o.Log)
 		defer cleanBin()
@@ -146,6 +157,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		o.BinDir = bin
 	}
+	phase("preflight", t)
+	t = time.Now()
 	// Each run compiles its suites into a folder of its own: ginkgo would put them in the suites'
 	// folders, where two runs at once (a lane and a proof, parallel go tests) delete each other's.
 	c, cleanup, err := compileSuites(o.KitDir, o.Suites, !o.DryRun)
@@ -153,15 +166,21 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	phase("compile", t)
 	cmd, err := ginkgoCommand(o, filter, out, ledger, c)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(o.Log, "classproof: lane %s, target %s (%s), label filter %q\n", ln, m.Name, m.Source, filter)
+	t = time.Now()
 	if res.GinkgoErr, res.Interrupted, err = supervise(ctx, cmd, o.Log); err != nil {
 		return nil, err
 	}
-	if res.Leaks, err = proc.Sweep(ledger); err != nil {
+	phase("ginkgo", t)
+	t = time.Now()
+	res.Leaks, err = proc.Sweep(ledger)
+	phase("sweep", t)
+	if err != nil {
 		return res, fmt.Errorf("sweeping the pid ledger %s: %w", ledger, err)
 	}
 	res.Duration = time.Since(start)
@@ -173,7 +192,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res.Problems = laneProblems(o, res.Run, ln, filter)
 	meta := Meta{Lane: ln, Target: m.Source, Filter: filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
-		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Passed: res.Passed(), Duration: res.Duration}
+		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Passed: res.Passed(), Duration: res.Duration,
+		Phases: res.Phases}
 	b, _ := json.MarshalIndent(meta, "", "  ")
 	return res, proc.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
 }
@@ -233,7 +253,7 @@ func outFolder(dir string) (string, error) {
 // ginkgoCommand is the ginkgo CLI at the version go.mod pins, over the compiled suites, with the
 // run's environment for the suites.
 func ginkgoCommand(o Options, filter, out, ledger string, c compiled) (*exec.Cmd, error) {
-	args := []string{"run", "github.com/onsi/ginkgo/v2/ginkgo",
+	args := []string{
 		"--label-filter", filter,
 		// Not --fail-on-empty: a suite may rightly select nothing for a target that lacks what it
 		// needs (compat without a spawn-spec interface); an empty run as a whole fails instead.
@@ -258,7 +278,7 @@ func ginkgoCommand(o Options, filter, out, ledger string, c compiled) (*exec.Cmd
 	if o.DryRun {
 		args = append(args, "--dry-run")
 	}
-	cmd := exec.Command("go", append(args, c.suites...)...)
+	cmd := exec.Command(c.ginkgo, append(args, c.suites...)...)
 	cmd.Dir = o.KitDir
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
 	spec := o.Target // absolute since plan
@@ -347,16 +367,23 @@ func platformRan(r *report.Run, label string) bool {
 	return false
 }
 
+// ginkgoPackage is the ginkgo CLI, built at the version go.mod pins (go run each time would link
+// it again).
+const ginkgoPackage = "github.com/onsi/ginkgo/v2/ginkgo"
+
 // compiled is what a run builds once for all its suites.
 type compiled struct {
 	suites  []string // each suite's test binary
 	harness string   // the fixture harness; empty for a dry run
+	ginkgo  string   // the ginkgo CLI at the version go.mod pins
 }
 
-// compileSuites builds each suite's test binary with go test -c, and the fixture harness, into a
-// fresh folder in the user's cache: never into the kit's folder, which is read-only when the kit
-// runs from the module cache, and a folder per run, because ginkgo would put them in the suites'
-// folders, where two runs at once (a lane and a proof, parallel go tests) delete each other's.
+// compileSuites gives each suite's test binary (go test -c) and the fixture harness, from a
+// folder in the user's cache keyed by everything they are built from: the kit's files and the Go
+// toolchain's settings. Two lanes, a kill matrix's every variant and the next run share one build
+// (the binaries do not depend on the target: the manifest reaches them through the environment).
+// Never the kit's own folder, which is read-only in the module cache; never the suites' folders,
+// where ginkgo's own compile would put them and two runs at once would delete each other's.
 func compileSuites(kitDir string, suites []string, harness bool) (compiled, func(), error) {
 	var c compiled
 	nothing := func() {}
@@ -378,35 +405,116 @@ func compileSuites(kitDir string, suites []string, harness bool) (compiled, func
 	if err := proc.Private(cache, true); err != nil {
 		return c, nothing, fmt.Errorf("the cache folder %s: %w; refusing to run test binaries from it", cache, err)
 	}
-	sweepStaleSuites(cache)
-	dir, err := os.MkdirTemp(cache, ".suites-")
+	key, err := buildKey(kitDir)
 	if err != nil {
 		return c, nothing, err
 	}
-	// Whose folder this is: a later run removes it once this process is gone (killed runs leave
-	// their compiled suites behind otherwise).
-	if err := os.WriteFile(filepath.Join(dir, "owner"), []byte(proc.Supervisor()), 0o644); err != nil {
+	dir := filepath.Join(cache, "suites-"+key)
+	// One builder at a time per key: a second run waits for the first's binaries instead of
+	// linking the same ones again.
+	unlock, err := proc.Lock(dir + ".lock")
+	if err != nil {
 		return c, nothing, err
 	}
-	cleanup := func() { os.RemoveAll(dir) }
+	defer unlock()
+	sweepStaleSuites(cache, dir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return c, nothing, err
+	}
+	now := time.Now()
+	_ = os.Chtimes(dir, now, now) // last used, for the sweep
+	var missing []string
 	for _, s := range suites {
 		// A folder per suite: ginkgo names each suite's partial reports after its folder.
 		bin := filepath.Join(dir, filepath.Base(s), filepath.Base(s)+".test")
-		cmd := exec.Command("go", "test", "-c", "-o", bin, s)
+		c.suites = append(c.suites, bin)
+		if _, err := os.Stat(bin); err != nil {
+			missing = append(missing, s)
+		}
+	}
+	if len(missing) > 0 {
+		// One go command links them side by side; each lands under a temporary name and is
+		// renamed into place, so a binary in the folder is always whole.
+		tmp, err := os.MkdirTemp(cache, ".suites-")
+		if err != nil {
+			return c, nothing, err
+		}
+		defer os.RemoveAll(tmp)
+		if err := os.WriteFile(filepath.Join(tmp, "owner"), []byte(proc.Supervisor()), 0o644); err != nil {
+			return c, nothing, err
+		}
+		cmd := exec.Command("go", append([]string{"test", "-c", "-o", tmp + string(filepath.Separator)}, missing...)...)
 		cmd.Dir = kitDir
 		cmd.Env = append(os.Environ(), "GOWORK=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return c, cleanup, fmt.Errorf("compiling suite %s: %v\n%s", s, err, out)
+			return c, nothing, fmt.Errorf("compiling suites %s: %v\n%s", strings.Join(missing, " "), err, out)
 		}
-		c.suites = append(c.suites, bin)
+		for _, s := range missing {
+			name := filepath.Base(s)
+			if err := os.MkdirAll(filepath.Join(dir, name), 0o700); err != nil {
+				return c, nothing, err
+			}
+			if err := os.Rename(filepath.Join(tmp, name+".test"), filepath.Join(dir, name, name+".test")); err != nil {
+				return c, nothing, fmt.Errorf("compiling suite %s: %w", s, err)
+			}
+		}
 	}
+	c.ginkgo = filepath.Join(dir, "ginkgo")
+	built := map[string]string{ginkgoPackage: c.ginkgo}
 	if harness {
 		c.harness = filepath.Join(dir, "harness")
-		if err := target.GoBuild(context.Background(), kitDir, target.HarnessPackage, c.harness); err != nil {
-			return c, cleanup, err
+		built[target.HarnessPackage] = c.harness
+	}
+	for pkg, bin := range built {
+		if _, err := os.Stat(bin); err == nil {
+			continue
+		}
+		if err := target.GoBuild(context.Background(), kitDir, pkg, bin+".tmp"); err != nil {
+			return c, nothing, err
+		}
+		if err := os.Rename(bin+".tmp", bin); err != nil {
+			return c, nothing, err
 		}
 	}
-	return c, cleanup, nil
+	return c, nothing, nil
+}
+
+// buildKey names a build of the suites: a hash of the Go toolchain's settings and of every file
+// of the kit a build could read (its Go files, go.mod and go.sum, and the fixtures it embeds).
+func buildKey(kitDir string) (string, error) {
+	h := sha256.New()
+	env, err := exec.Command("go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS", "CGO_ENABLED", "GOEXPERIMENT", "GOAMD64", "GOARM64").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env: %w", err)
+	}
+	h.Write(env)
+	err = filepath.WalkDir(kitDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(kitDir, path)
+		if d.IsDir() {
+			switch rel {
+			case ".git", "out", "bin", "docs", ".github":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || strings.HasSuffix(rel, ".md") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", filepath.ToSlash(rel), len(b))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("hashing the kit's files in %s: %w", kitDir, err)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
 // PreflightError is a target that cannot be driven at all: reported once, before any suite
@@ -422,6 +530,11 @@ func (e *PreflightError) Unwrap() error { return e.Err }
 func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir string, log io.Writer) (string, func(), error) {
 	cleanup := func() {}
 	build := binDir == "" && m.Build != nil
+	if build && strings.HasPrefix(m.Source, target.EmbeddedPrefix) && (m.Build.Dir == "" || m.Build.Dir == "{kit}") {
+		// A manifest the kit ships builds from the kit's files only: its build is kept in the
+		// cache under their hash and the build step, and shared (two lanes, the next run).
+		return cachedBuild(ctx, m, kitDir, repo, log)
+	}
 	if binDir == "" {
 		dir, err := os.MkdirTemp("", "classproof-bin")
 		if err != nil {
@@ -444,10 +557,58 @@ func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir str
 	return binDir, cleanup, nil
 }
 
-// sweepStaleSuites removes the compile folders of runs that are gone: their owner (pid and start
-// time) no longer exists, or, for a folder with no owner file, it is over an hour old.
-func sweepStaleSuites(outDir string) {
-	dirs, _ := filepath.Glob(filepath.Join(outDir, ".suites-*"))
+// cachedBuild builds an embedded manifest's launcher once per kit build key and build step.
+func cachedBuild(ctx context.Context, m *target.Manifest, kitDir, repo string, log io.Writer) (string, func(), error) {
+	nothing := func() {}
+	cache, err := target.CacheDir()
+	if err != nil {
+		return "", nothing, err
+	}
+	key, err := buildKey(kitDir)
+	if err != nil {
+		return "", nothing, err
+	}
+	step, _ := json.Marshal([]any{m.Build, m.Vars})
+	sum := sha256.Sum256(append([]byte(key), step...))
+	dir := filepath.Join(cache, "bin-"+hex.EncodeToString(sum[:])[:16])
+	unlock, err := proc.Lock(dir + ".lock")
+	if err != nil {
+		return "", nothing, err
+	}
+	defer unlock()
+	now := time.Now()
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+		_ = os.Chtimes(dir, now, now)
+		d, err := target.New(m, target.Paths{Kit: kitDir, Bin: dir, Repo: repo}, "")
+		if err == nil {
+			err = d.CheckBinaries()
+		}
+		if err != nil {
+			return "", nothing, &PreflightError{err}
+		}
+		return dir, nothing, nil
+	}
+	os.RemoveAll(dir) // a build that did not finish
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", nothing, err
+	}
+	d, err := target.New(m, target.Paths{Kit: kitDir, Bin: dir, Repo: repo}, "")
+	if err == nil {
+		fmt.Fprintf(log, "classproof: building target %s: %s\n", m.Name, strings.Join(m.Build.Run, " "))
+		err = d.Build(ctx, io.Discard)
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nothing, &PreflightError{err}
+	}
+	return dir, nothing, os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o600)
+}
+
+// sweepStaleSuites removes, in the cache folder, the temporary build folders of runs that are
+// gone (their owner, pid and start time, no longer exists; or, with no owner file, over an hour
+// old), and keyed builds other than keep unused for a day.
+func sweepStaleSuites(cache, keep string) {
+	dirs, _ := filepath.Glob(filepath.Join(cache, ".suites-*"))
 	for _, d := range dirs {
 		b, err := os.ReadFile(filepath.Join(d, "owner"))
 		if err != nil {
@@ -458,6 +619,15 @@ func sweepStaleSuites(outDir string) {
 		}
 		if !proc.Exists(string(b)) {
 			os.RemoveAll(d)
+		}
+	}
+	keyed, _ := filepath.Glob(filepath.Join(cache, "suites-*"))
+	bins, _ := filepath.Glob(filepath.Join(cache, "bin-*"))
+	keyed = append(keyed, bins...)
+	for _, d := range keyed {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && d != keep && time.Since(fi.ModTime()) > 24*time.Hour && !strings.HasSuffix(d, ".lock") {
+			os.RemoveAll(d)
+			os.Remove(d + ".lock")
 		}
 	}
 }

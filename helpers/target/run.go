@@ -25,6 +25,11 @@ const (
 	RepoEnv   = "CLASSPROOF_REPO"   // the launcher's source tree, for {repo}
 )
 
+// PhaseEntry prefixes the names of the Ginkgo report entries in which the suites' glue records
+// where a spec's time went (launch, session, observe, control, cleanup); the CLI's report reads
+// them back. Never shown in Ginkgo's output.
+const PhaseEntry = "classproof.phase "
+
 // HarnessPackage is the fixture harness every target runs as its agent harness.
 const HarnessPackage = Module + "/fixtures/harness"
 

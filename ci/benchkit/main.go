@@ -1,0 +1,206 @@
+// Command benchkit (`make bench-kit`) measures the kit itself: where a `make verify` spends its
+// time (the CLI's steps from each lane's run.json, the specs' phases from report.json), and the
+// wall time of `make verify` (median of 3, warm caches and cold ones), `make test` and
+// `make mutants`, in one table with the machine it ran on. A benchmark: it reports, it never
+// asserts; nothing in `make test` runs it.
+//
+// Cold means empty Go build and module caches and an empty kit cache: the modules come from this
+// machine's module cache through a file:// GOPROXY (offline, as on a runner with a restored
+// module download cache but no build cache).
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/classproof/classproof/helpers/report"
+)
+
+func main() {
+	out := flag.String("out", "docs/bench-kit.md", "where to write the table (also printed)")
+	runs := flag.Int("runs", 3, "verify runs per cache state")
+	skip := flag.String("skip", "", "comma-separated: cold, test, mutants (for a quick look; the committed table has all)")
+	flag.Parse()
+	skipped := map[string]bool{}
+	for _, s := range strings.Split(*skip, ",") {
+		skipped[s] = true
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# The kit's own speed\n\nMeasured %s with `make bench-kit` on %s.\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), machine())
+
+	// Warm: one run to fill the caches, then the measured ones.
+	must(timed("make", nil, "verify"))
+	var warm []float64
+	for i := 0; i < *runs; i++ {
+		d, err := timed("make", nil, "verify")
+		must(d, err)
+		warm = append(warm, d)
+	}
+	breakdown(&b)
+	b.WriteString("\n| what | wall time |\n|---|---|\n")
+	fmt.Fprintf(&b, "| `make verify`, warm caches (median of %d) | %s |\n", *runs, med(warm))
+	if !skipped["cold"] {
+		var cold []float64
+		for i := 0; i < *runs; i++ {
+			env, clean := coldEnv()
+			d, err := timed("make", env, "verify")
+			clean()
+			must(d, err)
+			cold = append(cold, d)
+		}
+		fmt.Fprintf(&b, "| `make verify`, cold caches (median of %d) | %s |\n", *runs, med(cold))
+	}
+	if !skipped["test"] {
+		d, err := timed("make", nil, "test")
+		must(d, err)
+		fmt.Fprintf(&b, "| `make test` (warm) | %.1f s |\n", d)
+	}
+	if !skipped["mutants"] {
+		d, err := timed("make", nil, "mutants")
+		must(d, err)
+		fmt.Fprintf(&b, "| `make mutants` (warm; every variant, every spec of its lanes) | %.1f s |\n", d)
+	}
+	fmt.Print(b.String())
+	if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "benchkit:", err)
+		os.Exit(1)
+	}
+}
+
+// breakdown reads the last warm verify's reports: per lane, the CLI's phases and the specs'.
+func breakdown(b *strings.Builder) {
+	lanes := []string{"out/verify", "out/verify-seed"}
+	b.WriteString("Where the last warm `make verify` spent its time, per lane (the lanes run side by side, so\nthey overlap; the spec phases are summed over the lane's specs, which run one at a time):\n\n")
+	b.WriteString("| phase | " + strings.Join(lanes, " | ") + " |\n|---|" + strings.Repeat("---|", len(lanes)) + "\n")
+	rows := map[string][]string{}
+	var order []string
+	add := func(name string, i int, v string) {
+		if rows[name] == nil {
+			rows[name] = make([]string, len(lanes))
+			order = append(order, name)
+		}
+		rows[name][i] = v
+	}
+	for i, dir := range lanes {
+		var meta struct {
+			Lane     string             `json:"lane"`
+			Phases   map[string]float64 `json:"phases_ms"`
+			Duration int64              `json:"duration_ns"`
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, "run.json"))
+		if err != nil || json.Unmarshal(raw, &meta) != nil {
+			continue
+		}
+		add("lane", i, meta.Lane)
+		add("run, whole (classproof run)", i, fmt.Sprintf("%.2f s", float64(meta.Duration)/1e9))
+		for _, p := range []string{"preflight", "compile", "ginkgo", "sweep"} {
+			add("  "+p+map[string]string{"preflight": " (launcher build, or its cached build checked)", "compile": " (suites, harness, ginkgo CLI: built, or found built)", "ginkgo": " (the suites running)", "sweep": " (the pid ledger)"}[p], i, fmt.Sprintf("%.2f s", meta.Phases[p]/1e3))
+		}
+		r, err := report.Load(filepath.Join(dir, "report.json"), "")
+		if err != nil {
+			continue
+		}
+		var total time.Duration
+		phases := map[string]time.Duration{}
+		ran := 0
+		for _, s := range r.Specs {
+			if s.Outcome() != report.Passed && s.Outcome() != report.Failed {
+				continue
+			}
+			ran++
+			total += s.Duration
+			for k, v := range s.Phases {
+				phases[k] += v
+			}
+		}
+		add("specs run", i, fmt.Sprint(ran))
+		add("    specs, summed", i, fmt.Sprintf("%.2f s", total.Seconds()))
+		var names []string
+		var named time.Duration
+		for k, v := range phases {
+			names = append(names, k)
+			named += v
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			add("      "+k, i, fmt.Sprintf("%.2f s", phases[k].Seconds()))
+		}
+		add("      the specs' own waits (Eventually, Consistently, reads)", i, fmt.Sprintf("%.2f s", (total-named).Seconds()))
+		add("    suite setup and Ginkgo (ginkgo minus specs)", i, fmt.Sprintf("%.2f s", meta.Phases["ginkgo"]/1e3-total.Seconds()))
+	}
+	for _, name := range order {
+		b.WriteString("| " + strings.ReplaceAll(name, "  ", "&nbsp;&nbsp;") + " | " + strings.Join(rows[name], " | ") + " |\n")
+	}
+}
+
+// coldEnv is an environment with empty Go build, module and kit caches.
+func coldEnv() ([]string, func()) {
+	dir, err := os.MkdirTemp("", "benchkit-cold")
+	must(0, err)
+	modcache := strings.TrimSpace(goEnv("GOMODCACHE"))
+	env := append(os.Environ(),
+		"GOCACHE="+filepath.Join(dir, "gocache"),
+		"GOMODCACHE="+filepath.Join(dir, "modcache"),
+		"GOPROXY=file://"+filepath.Join(modcache, "cache", "download"),
+		"GOFLAGS=-mod=mod",
+		"GOSUMDB=off", // the kit's go.sum checks every module it builds with
+		"XDG_CACHE_HOME="+filepath.Join(dir, "usercache"),
+	)
+	return env, func() {
+		c := exec.Command("go", "clean", "-modcache")
+		c.Env = env
+		_ = c.Run()
+		os.RemoveAll(dir)
+	}
+}
+
+func timed(name string, env []string, args ...string) (float64, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	fmt.Fprintf(os.Stderr, "benchkit: %s %s\n", name, strings.Join(args, " "))
+	t := time.Now()
+	err := cmd.Run()
+	d := time.Since(t).Seconds()
+	fmt.Fprintf(os.Stderr, "benchkit: %s %s: %.1f s\n", name, strings.Join(args, " "), d)
+	return d, err
+}
+
+func med(v []float64) string {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	var each []string
+	for _, x := range v {
+		each = append(each, fmt.Sprintf("%.1f", x))
+	}
+	return fmt.Sprintf("%.1f s (runs: %s)", m, strings.Join(each, ", "))
+}
+
+func machine() string {
+	out, _ := exec.Command("uname", "-srm").Output()
+	return fmt.Sprintf("%s, %d CPUs, %s", strings.TrimSpace(string(out)), runtime.NumCPU(), strings.TrimSpace(goEnv("GOVERSION")))
+}
+
+func goEnv(name string) string {
+	out, _ := exec.Command("go", "env", name).Output()
+	return string(out)
+}
+
+func must(_ float64, err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchkit:", err)
+		os.Exit(1)
+	}
+}

@@ -138,16 +138,26 @@ func Bench(ctx context.Context, o Options) (*Result, error) {
 	if r.JobWork, err = calibrate(probe, o.JobMS); err != nil {
 		return nil, err
 	}
-	set := proc.NewSet()
-	defer set.KillAll(10 * time.Second)
-	l, err := d.Launch(set, target.LaunchOptions{}, io.Discard, 10*time.Second)
-	if l != nil {
-		defer os.RemoveAll(l.Dir)
-	}
+	l, stop, err := launch(d)
+	defer stop()
 	if err != nil {
 		return nil, err
 	}
 	return r, measure(ctx, o, r, l, d, probe, work)
+}
+
+// launch starts the one instance of the target a bench uses throughout; stop kills it and
+// everything it started, then removes its folder.
+func launch(d *target.Driver) (*target.Launcher, func(), error) {
+	set := proc.NewSet()
+	l, err := d.Launch(set, target.LaunchOptions{}, io.Discard, 10*time.Second)
+	stop := func() {
+		_ = set.KillAll(10 * time.Second)
+		if l != nil {
+			os.RemoveAll(l.Dir)
+		}
+	}
+	return l, stop, err
 }
 
 // build makes the probe, the harness and the target in work, and a driver for the target.

@@ -119,12 +119,8 @@ func IOBench(ctx context.Context, o IOOptions) (*IOResult, error) {
 	r.Filesystem, r.Scheduler, r.Honoured, r.Why = fs.describe, fs.scheduler, fs.scheduler == "bfq", fs.why
 	ioLogf(o, "filesystem: %s; scheduler: %s", r.Filesystem, r.SchedulerText())
 
-	set := proc.NewSet()
-	defer set.KillAll(10 * time.Second)
-	l, err := d.Launch(set, target.LaunchOptions{}, io.Discard, 10*time.Second)
-	if l != nil {
-		defer os.RemoveAll(l.Dir)
-	}
+	l, stop, err := launch(d)
+	defer stop()
 	if err != nil {
 		return nil, err
 	}

@@ -151,13 +151,18 @@ MUTANT_TARGETS := --target embedded:refmux.yaml
 ifeq ($(shell uname -s),Linux)
 MUTANT_TARGETS += --target embedded:refmux-seed.yaml
 endif
+## (on Linux refmux's matrix and shmux's run side by side, each --jobs 2, each printing its log
+## when it ends)
 mutants: bin/classproof
 	@mkdir -p out
 	$(GO) run ./fixtures/refmux variants > out/variants.tsv
-	$(CLASSPROOF) mutants --values-file out/variants.tsv $(MUTANT_TARGETS) --out out/mutants
 ifeq ($(shell uname -s),Linux)
-	fixtures/shmux/shmux variants > out/shmux-variants.tsv
-	$(CLASSPROOF) mutants --values-file out/shmux-variants.tsv --target embedded:shmux.yaml --out out/mutants-shmux
+	@fixtures/shmux/shmux variants > out/shmux-variants.tsv; \
+	$(CLASSPROOF) mutants --values-file out/variants.tsv $(MUTANT_TARGETS) --out out/mutants >out/mutants.log 2>&1 & ref=$$!; \
+	$(CLASSPROOF) mutants --values-file out/shmux-variants.tsv --target embedded:shmux.yaml --out out/mutants-shmux >out/mutants-shmux.log 2>&1 & sh=$$!; \
+	rc=0; wait $$ref || rc=1; cat out/mutants.log; wait $$sh || rc=1; cat out/mutants-shmux.log; exit $$rc
+else
+	$(CLASSPROOF) mutants --values-file out/variants.tsv $(MUTANT_TARGETS) --out out/mutants
 endif
 
 clean:

@@ -146,7 +146,14 @@ func IOBench(ctx context.Context, o IOOptions) (*IOResult, error) {
 
 func oneIORun(ctx context.Context, o IOOptions, l *target.Launcher, d *target.Driver, c Class, probe, dir string) (IOSample, error) {
 	set := proc.NewSet()
-	defer set.KillAll(10 * time.Second)
+	defer func() {
+		_ = set.KillAll(10 * time.Second)
+		// A killed load leaves its file: the next run starts on an empty disk.
+		files, _ := filepath.Glob(filepath.Join(dir, "load-*"))
+		for _, f := range files {
+			os.Remove(f)
+		}
+	}()
 	s := IOSample{Class: c.Name}
 	loadPid := 0
 	if c.Name != "alone" {

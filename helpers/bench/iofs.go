@@ -61,12 +61,11 @@ func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 		}
 	}
 	run := func(name string, args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, name, args...)
-		b, err := cmd.CombinedOutput()
-		if err != nil {
-			return "", fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(b)))
-		}
-		return strings.TrimSpace(string(b)), nil
+		return runIn(ctx, name, args...)
+	}
+	// The undo steps run after an interrupt too: never with the run's context.
+	undoRun := func(name string, args ...string) (string, error) {
+		return runIn(context.Background(), name, args...)
 	}
 	img := filepath.Join(out, "io-disk.img")
 	if err := os.WriteFile(img, nil, 0o600); err != nil {
@@ -81,7 +80,7 @@ func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 		f.remove()
 		return plain("no loop device: " + err.Error())
 	}
-	f.undo = append(f.undo, func() error { _, err := run("losetup", "--detach", dev); return err })
+	f.undo = append(f.undo, func() error { _, err := undoRun("losetup", "--detach", dev); return err })
 	sched := filepath.Join("/sys/block", filepath.Base(dev), "queue", "scheduler")
 	if err := os.WriteFile(sched, []byte("bfq"), 0); err != nil {
 		f.remove()
@@ -116,6 +115,15 @@ func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 	f.describe = fmt.Sprintf("ext4 on %s (1 GiB, backed by a file under %s, direct I/O)", dev, out)
 	f.scheduler = readScheduler(sched)
 	return f, nil
+}
+
+// runIn runs a setup command, its output in the error.
+func runIn(ctx context.Context, name string, args ...string) (string, error) {
+	b, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(b)))
+	}
+	return strings.TrimSpace(string(b)), nil
 }
 
 // readScheduler is the selected scheduler in a queue/scheduler file ("mq-deadline kyber [bfq]

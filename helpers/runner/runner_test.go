@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -171,7 +172,14 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 			run = append(run, in)
 		}
 	}
-	suites, _ := filepath.Glob(filepath.Join(cacheDir(t), ".suites-*"))
+	// Builds are shared in the cache and stay; what a run killed in the middle of a build leaves
+	// is a half-made folder owned by a process that is gone. One such, planted:
+	stale := filepath.Join(cacheDir(t), ".suites-killed-mid-build")
+	if err := os.MkdirAll(stale, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(stale, "owner"), []byte(fmt.Sprintf("%d 1", cmd.Process.Pid)), 0o644)
+	suites := []string{stale}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +213,7 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 		t.Fatalf("5 s after kill -9 of classproof, processes of its run were still alive: %v (of %d)", pids, len(run))
 	}
 	t.Logf("all %d processes of the run were gone after kill -9 of classproof", len(run))
-	// The next run removes the compile folder the killed one left.
+	// The next run removes the half-made build folder the killed one left.
 	if _, err := runner.Run(context.Background(), runner.Options{KitDir: dir, Target: "embedded:refmux.yaml", Suites: []string{"./suites/cpuclass"},
 		LabelFilter: "no-such-label", OutDir: t.TempDir(), Log: io.Discard}); err != nil {
 		t.Fatal(err)

@@ -60,13 +60,6 @@ func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 			return plain(tool + " not found")
 		}
 	}
-	run := func(name string, args ...string) (string, error) {
-		return runIn(ctx, name, args...)
-	}
-	// The undo steps run after an interrupt too: never with the run's context.
-	undoRun := func(name string, args ...string) (string, error) {
-		return runIn(context.Background(), name, args...)
-	}
 	img := filepath.Join(out, "io-disk.img")
 	if err := os.WriteFile(img, nil, 0o600); err != nil {
 		return f, err
@@ -75,18 +68,22 @@ func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 	if err := os.Truncate(img, 1<<30); err != nil {
 		return f, err
 	}
-	dev, err := run("losetup", "--find", "--show", "--direct-io=on", img)
+	dev, err := runIn(ctx, "losetup", "--find", "--show", "--direct-io=on", img)
 	if err != nil {
 		f.remove()
 		return plain("no loop device: " + err.Error())
 	}
-	f.undo = append(f.undo, func() error { _, err := undoRun("losetup", "--detach", dev); return err })
+	f.undo = append(f.undo, func() error {
+		// After an interrupt too: never with the run's context.
+		_, err := runIn(context.Background(), "losetup", "--detach", dev)
+		return err
+	})
 	sched := filepath.Join("/sys/block", filepath.Base(dev), "queue", "scheduler")
 	if err := os.WriteFile(sched, []byte("bfq"), 0); err != nil {
 		f.remove()
 		return plain(fmt.Sprintf("%s: cannot select bfq: %v", sched, err))
 	}
-	if _, err := run("mkfs.ext4", "-q", "-F", dev); err != nil {
+	if _, err := runIn(ctx, "mkfs.ext4", "-q", "-F", dev); err != nil {
 		f.remove()
 		return plain(err.Error())
 	}
@@ -96,7 +93,7 @@ func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 		return f, err
 	}
 	f.undo = append(f.undo, func() error { return os.Remove(mnt) })
-	if _, err := run("mount", dev, mnt); err != nil {
+	if _, err := runIn(ctx, "mount", dev, mnt); err != nil {
 		f.remove()
 		return plain(err.Error())
 	}

@@ -66,39 +66,28 @@ type Matrix struct {
 // matrix is the proof that each spec is tied to a promise).
 func Kill(ctx context.Context, o Options) (*Matrix, error) {
 	m := &Matrix{OK: true}
-	jobs := o.Jobs
-	if jobs < 1 {
-		jobs = 1
-	}
-	var err error
-	var baseline [][2]string
-	for _, t := range o.Targets {
-		baseline = append(baseline, [2]string{t, ""})
-	}
-	if m.Baseline, err = cells(ctx, o, jobs, baseline); err != nil {
+	base, err := cells(ctx, o, []string{""})
+	if err != nil {
 		return nil, err
 	}
+	m.Baseline = base[0]
 	for i, c := range m.Baseline {
 		if !c.Passed {
 			m.OK = false
 			return m, fmt.Errorf("the reference build fails on %s (%v %v): fix that before reading a kill matrix", o.Targets[i], c.CaughtBy, c.Broken)
 		}
 	}
-	var all [][2]string
-	for _, v := range o.Values {
-		for _, t := range o.Targets {
-			all = append(all, [2]string{t, v.Name})
-		}
+	names := make([]string, len(o.Values))
+	for i, v := range o.Values {
+		names[i] = v.Name
 	}
-	got, err := cells(ctx, o, jobs, all)
+	got, err := cells(ctx, o, names)
 	if err != nil {
 		return nil, err
 	}
 	for i, v := range o.Values {
-		row := Row{Value: v}
-		for j := range o.Targets {
-			c := got[i*len(o.Targets)+j]
-			row.Cells = append(row.Cells, c)
+		row := Row{Value: v, Cells: got[i]}
+		for _, c := range row.Cells {
 			row.Caught = row.Caught || len(c.CaughtBy) > 0
 		}
 		m.OK = m.OK && row.Caught
@@ -107,31 +96,44 @@ func Kill(ctx context.Context, o Options) (*Matrix, error) {
 	return m, write(o, m)
 }
 
-// cells runs each (target, value) as a whole run, jobs at a time, and returns their cells in
-// order; the first error stops the rest from starting.
-func cells(ctx context.Context, o Options, jobs int, tasks [][2]string) ([]Cell, error) {
-	out := make([]Cell, len(tasks))
-	errs := make([]error, len(tasks))
+// cells runs each value on each target as a whole run, o.Jobs at a time, and returns the cells
+// by value, then target; the first error stops the rest from starting.
+func cells(ctx context.Context, o Options, values []string) ([][]Cell, error) {
+	out := make([][]Cell, len(values))
+	for i := range out {
+		out[i] = make([]Cell, len(o.Targets))
+	}
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+	)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sem := make(chan struct{}, jobs)
-	var wg sync.WaitGroup
-	for i, t := range tasks {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if out[i], errs[i] = cell(ctx, o, t[0], t[1]); errs[i] != nil {
-				cancel()
+	sem := make(chan struct{}, max(o.Jobs, 1))
+	for i, v := range values {
+		for j, t := range o.Targets {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
 			}
-		}()
+			if ctx.Err() != nil {
+				break
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				c, err := cell(ctx, o, t, v)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					errs = append(errs, err)
+					cancel()
+				}
+				out[i][j] = c
+			}()
+		}
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {

@@ -104,10 +104,15 @@ func newReceiptView(p *Proof) receiptView {
 	return v
 }
 
+// buildFailure is a side whose build failed: the step that failed and its last lines.
+func buildFailure(s *Side) string {
+	return fmt.Sprintf("- %s at %s: %s:\n\n```\n%s\n```\n", s.Name, short(s.SHA), failedStep(s.BuildError), lastLines(s.BuildError, 12))
+}
+
 // redBlock is the red side: its build failure, or each selected spec with the oracle's line.
 func redBlock(p *Proof) string {
 	if p.Red.BuildError != "" {
-		return fmt.Sprintf("- red at %s: %s:\n\n```\n%s\n```\n", short(p.Red.SHA), failedStep(p.Red.BuildError), lastLines(p.Red.BuildError, 12))
+		return buildFailure(p.Red)
 	}
 	o, proved := p.Verdict.Outcomes, 0
 	var items []string
@@ -125,7 +130,7 @@ func redBlock(p *Proof) string {
 // greenBlock is the green side: its build failure, or how many selected specs passed.
 func greenBlock(p *Proof) string {
 	if p.Green.BuildError != "" {
-		return fmt.Sprintf("- green at %s: %s:\n\n```\n%s\n```\n", short(p.Green.SHA), failedStep(p.Green.BuildError), lastLines(p.Green.BuildError, 12))
+		return buildFailure(p.Green)
 	}
 	o, passed := p.Verdict.Outcomes, 0
 	var items []string

@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -159,10 +160,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	phase("preflight", t)
 	t = time.Now()
-	// Each run compiles its suites into a folder of its own: ginkgo would put them in the suites'
-	// folders, where two runs at once (a lane and a proof, parallel go tests) delete each other's.
-	c, cleanup, err := compileSuites(o.KitDir, o.Suites, !o.DryRun)
-	defer cleanup()
+	// The suites, the harness and the ginkgo CLI: built once per kit build key, shared.
+	c, err := compileSuites(o.KitDir, o.Suites, !o.DryRun)
 	if err != nil {
 		return nil, err
 	}
@@ -384,13 +383,12 @@ type compiled struct {
 // (the binaries do not depend on the target: the manifest reaches them through the environment).
 // Never the kit's own folder, which is read-only in the module cache; never the suites' folders,
 // where ginkgo's own compile would put them and two runs at once would delete each other's.
-func compileSuites(kitDir string, suites []string, harness bool) (compiled, func(), error) {
+func compileSuites(kitDir string, suites []string, harness bool) (compiled, error) {
 	var c compiled
-	nothing := func() {}
 	if len(suites) == 0 {
 		found, err := filepath.Glob(filepath.Join(kitDir, "suites", "*", "*_suite_test.go"))
 		if err != nil {
-			return c, nothing, err
+			return c, err
 		}
 		for _, f := range found {
 			rel, _ := filepath.Rel(kitDir, filepath.Dir(f))
@@ -400,26 +398,26 @@ func compileSuites(kitDir string, suites []string, harness bool) (compiled, func
 	}
 	cache, err := target.CacheDir()
 	if err != nil {
-		return c, nothing, err
+		return c, err
 	}
 	if err := proc.Private(cache, true); err != nil {
-		return c, nothing, fmt.Errorf("the cache folder %s: %w; refusing to run test binaries from it", cache, err)
+		return c, fmt.Errorf("the cache folder %s: %w; refusing to run test binaries from it", cache, err)
 	}
 	key, err := buildKey(kitDir)
 	if err != nil {
-		return c, nothing, err
+		return c, err
 	}
 	dir := filepath.Join(cache, "suites-"+key)
 	// One builder at a time per key: a second run waits for the first's binaries instead of
 	// linking the same ones again.
 	unlock, err := proc.Lock(dir + ".lock")
 	if err != nil {
-		return c, nothing, err
+		return c, err
 	}
 	defer unlock()
 	sweepStaleSuites(cache, dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return c, nothing, err
+		return c, err
 	}
 	now := time.Now()
 	_ = os.Chtimes(dir, now, now) // last used, for the sweep
@@ -437,25 +435,25 @@ func compileSuites(kitDir string, suites []string, harness bool) (compiled, func
 		// renamed into place, so a binary in the folder is always whole.
 		tmp, err := os.MkdirTemp(cache, ".suites-")
 		if err != nil {
-			return c, nothing, err
+			return c, err
 		}
 		defer os.RemoveAll(tmp)
 		if err := os.WriteFile(filepath.Join(tmp, "owner"), []byte(proc.Supervisor()), 0o644); err != nil {
-			return c, nothing, err
+			return c, err
 		}
 		cmd := exec.Command("go", append([]string{"test", "-c", "-o", tmp + string(filepath.Separator)}, missing...)...)
 		cmd.Dir = kitDir
 		cmd.Env = append(os.Environ(), "GOWORK=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return c, nothing, fmt.Errorf("compiling suites %s: %v\n%s", strings.Join(missing, " "), err, out)
+			return c, fmt.Errorf("compiling suites %s: %v\n%s", strings.Join(missing, " "), err, out)
 		}
 		for _, s := range missing {
 			name := filepath.Base(s)
 			if err := os.MkdirAll(filepath.Join(dir, name), 0o700); err != nil {
-				return c, nothing, err
+				return c, err
 			}
 			if err := os.Rename(filepath.Join(tmp, name+".test"), filepath.Join(dir, name, name+".test")); err != nil {
-				return c, nothing, fmt.Errorf("compiling suite %s: %w", s, err)
+				return c, fmt.Errorf("compiling suite %s: %w", s, err)
 			}
 		}
 	}
@@ -470,18 +468,38 @@ func compileSuites(kitDir string, suites []string, harness bool) (compiled, func
 			continue
 		}
 		if err := target.GoBuild(context.Background(), kitDir, pkg, bin+".tmp"); err != nil {
-			return c, nothing, err
+			return c, err
 		}
 		if err := os.Rename(bin+".tmp", bin); err != nil {
-			return c, nothing, err
+			return c, err
 		}
 	}
-	return c, nothing, nil
+	return c, nil
 }
 
 // buildKey names a build of the suites: a hash of the Go toolchain's settings and of every file
 // of the kit a build could read (its Go files, go.mod and go.sum, and the fixtures it embeds).
+// Worked out once per process and kit folder: a run asks for it twice (the launcher's build and
+// the suites'), a kill matrix once per cell.
 func buildKey(kitDir string) (string, error) {
+	keys.Lock()
+	defer keys.Unlock()
+	if k, ok := keys.m[kitDir]; ok {
+		return k, nil
+	}
+	k, err := hashKit(kitDir)
+	if err == nil {
+		keys.m[kitDir] = k
+	}
+	return k, err
+}
+
+var keys = struct {
+	sync.Mutex
+	m map[string]string
+}{m: map[string]string{}}
+
+func hashKit(kitDir string) (string, error) {
 	h := sha256.New()
 	env, err := exec.Command("go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS", "CGO_ENABLED", "GOEXPERIMENT", "GOAMD64", "GOARM64").Output()
 	if err != nil {
@@ -530,12 +548,28 @@ func (e *PreflightError) Unwrap() error { return e.Err }
 func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir string, log io.Writer) (string, func(), error) {
 	cleanup := func() {}
 	build := binDir == "" && m.Build != nil
-	if build && strings.HasPrefix(m.Source, target.EmbeddedPrefix) && (m.Build.Dir == "" || m.Build.Dir == "{kit}") {
+	var complete string // the marker of a cached build, written once it succeeded
+	switch {
+	case build && strings.HasPrefix(m.Source, target.EmbeddedPrefix) && (m.Build.Dir == "" || m.Build.Dir == "{kit}"):
 		// A manifest the kit ships builds from the kit's files only: its build is kept in the
 		// cache under their hash and the build step, and shared (two lanes, the next run).
-		return cachedBuild(ctx, m, kitDir, repo, log)
-	}
-	if binDir == "" {
+		dir, unlock, err := cachedBin(m, kitDir)
+		if err != nil {
+			return "", cleanup, err
+		}
+		defer unlock()
+		binDir, complete = dir, filepath.Join(dir, ".complete")
+		if _, err := os.Stat(complete); err == nil {
+			build, complete = false, ""
+			now := time.Now()
+			_ = os.Chtimes(dir, now, now) // last used, for the sweep
+		} else {
+			os.RemoveAll(dir) // a build that did not finish
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return "", cleanup, err
+			}
+		}
+	case binDir == "":
 		dir, err := os.MkdirTemp("", "classproof-bin")
 		if err != nil {
 			return "", cleanup, err
@@ -552,56 +586,36 @@ func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir str
 		err = d.CheckBinaries()
 	}
 	if err != nil {
+		if complete != "" {
+			os.RemoveAll(binDir)
+		}
 		return binDir, cleanup, &PreflightError{err}
+	}
+	if complete != "" {
+		return binDir, cleanup, os.WriteFile(complete, nil, 0o600)
 	}
 	return binDir, cleanup, nil
 }
 
-// cachedBuild builds an embedded manifest's launcher once per kit build key and build step.
-func cachedBuild(ctx context.Context, m *target.Manifest, kitDir, repo string, log io.Writer) (string, func(), error) {
-	nothing := func() {}
+// cachedBin is the cache folder of an embedded manifest's launcher build, named by the kit's
+// build key and the build step with its vars, locked for the caller.
+func cachedBin(m *target.Manifest, kitDir string) (string, func(), error) {
 	cache, err := target.CacheDir()
 	if err != nil {
-		return "", nothing, err
+		return "", nil, err
 	}
 	key, err := buildKey(kitDir)
 	if err != nil {
-		return "", nothing, err
+		return "", nil, err
 	}
 	step, _ := json.Marshal([]any{m.Build, m.Vars})
 	sum := sha256.Sum256(append([]byte(key), step...))
 	dir := filepath.Join(cache, "bin-"+hex.EncodeToString(sum[:])[:16])
 	unlock, err := proc.Lock(dir + ".lock")
 	if err != nil {
-		return "", nothing, err
+		return "", nil, err
 	}
-	defer unlock()
-	now := time.Now()
-	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
-		_ = os.Chtimes(dir, now, now)
-		d, err := target.New(m, target.Paths{Kit: kitDir, Bin: dir, Repo: repo}, "")
-		if err == nil {
-			err = d.CheckBinaries()
-		}
-		if err != nil {
-			return "", nothing, &PreflightError{err}
-		}
-		return dir, nothing, nil
-	}
-	os.RemoveAll(dir) // a build that did not finish
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", nothing, err
-	}
-	d, err := target.New(m, target.Paths{Kit: kitDir, Bin: dir, Repo: repo}, "")
-	if err == nil {
-		fmt.Fprintf(log, "classproof: building target %s: %s\n", m.Name, strings.Join(m.Build.Run, " "))
-		err = d.Build(ctx, io.Discard)
-	}
-	if err != nil {
-		os.RemoveAll(dir)
-		return "", nothing, &PreflightError{err}
-	}
-	return dir, nothing, os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o600)
+	return dir, unlock, nil
 }
 
 // sweepStaleSuites removes, in the cache folder, the temporary build folders of runs that are

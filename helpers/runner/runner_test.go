@@ -207,10 +207,11 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	if pids := left(); len(pids) > 0 {
+		what := proc.DescribeAll(pids) // before the kill below changes it
 		for _, p := range pids {
 			syscall.Kill(p, syscall.SIGKILL)
 		}
-		t.Fatalf("5 s after kill -9 of classproof, processes of its run were still alive: %v (of %d)", pids, len(run))
+		t.Fatalf("5 s after kill -9 of classproof, processes of its run were still alive: %s (of %d)", what, len(run))
 	}
 	t.Logf("all %d processes of the run were gone after kill -9 of classproof", len(run))
 	// The next run removes the half-made build folder the killed one left.

@@ -12,6 +12,8 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"golang.org/x/mod/modfile"
+
 	"github.com/classproof/classproof/helpers/proc"
 )
 
@@ -70,7 +72,7 @@ func KitDir() (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("finding classproof %s's source with go mod download: %w%s", v, err, stderr(err))
 		}
-		var dl struct{ Dir, Error string }
+		var dl struct{ Dir string }
 		if err := json.Unmarshal(out, &dl); err != nil || dl.Dir == "" {
 			return "", fmt.Errorf("finding classproof %s's source: go mod download said %q", v, head(string(out)))
 		}
@@ -89,19 +91,10 @@ func isKit(dir string) error {
 	if err != nil {
 		return err
 	}
-	if modfileModule(b) != Module {
+	if modfile.ModulePath(b) != Module {
 		return fmt.Errorf("%s/go.mod is not module %s", dir, Module)
 	}
 	return nil
-}
-
-func modfileModule(b []byte) string {
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
-			return strings.Trim(f[1], `"`)
-		}
-	}
-	return ""
 }
 
 // head is at most the first 5 lines of a command's output, for an error message.
@@ -122,18 +115,24 @@ func stderr(err error) string {
 }
 
 // Version is the kit's module version when this binary was built from a module version (go run
-// or go install of classproof@VERSION); empty for a checkout.
+// or go install of classproof@VERSION); empty for a checkout, which Go may stamp with a
+// pseudo-version from git (-buildvcs) that no module proxy knows.
 func Version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok || bi.Main.Path != Module || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
 		return ""
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs" {
+			return ""
+		}
 	}
 	return bi.Main.Version
 }
 
 // CacheDir is where the kit writes what it builds (compiled suites, the harness): the user's
 // cache folder, keyed by the kit's version so that two versions never share it ("devel" for a
-// checkout, whose runs each compile into a fresh folder inside it anyway). Never the kit's own
+// checkout, whose builds inside it are keyed by a hash of its files). Never the kit's own
 // folder, which is read-only in the module cache.
 func CacheDir() (string, error) {
 	base, err := os.UserCacheDir()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/classproof/classproof/helpers/fsize"
 )
 
 // ErrNotDeclared is returned for an optional part of the contract the manifest leaves out.
@@ -27,12 +29,15 @@ func (l *Launcher) ConfigSet(key, value string) (string, error) {
 	return l.config("config.set", func(c *Config) []string { return c.Set }, key, value)
 }
 
-// ConfigSetLimited runs config set with the file size limit (RLIMIT_FSIZE, through the shell's
-// `ulimit -f`, in 512-byte blocks) set to blocks: a write past it fails as a full disk would.
-func (l *Launcher) ConfigSetLimited(key, value string, blocks int) (string, error) {
-	return l.config("config.set", func(c *Config) []string {
-		return append([]string{"/bin/sh", "-c", fmt.Sprintf(`ulimit -f %d && exec "$@"`, blocks), "sh"}, c.Set...)
-	}, key, value)
+// ConfigSetLimited runs config set with its file size limit (RLIMIT_FSIZE) set to limit bytes, the
+// same bytes on every OS and through no shell (helpers/fsize says why): a write past it fails as
+// a full disk would.
+func (l *Launcher) ConfigSetLimited(key, value string, limit int64) (string, error) {
+	prefix, err := fsize.Prefix(limit)
+	if err != nil {
+		return "", err
+	}
+	return l.config("config.set", func(c *Config) []string { return c.Set }, key, value, prefix...)
 }
 
 // ConfigGet runs the config get command and returns its trimmed output.
@@ -46,12 +51,12 @@ func (l *Launcher) ConfigUnset(key string) (string, error) {
 	return l.config("config.unset", func(c *Config) []string { return c.Unset }, key, "")
 }
 
-func (l *Launcher) config(field string, pick func(*Config) []string, key, value string) (string, error) {
+func (l *Launcher) config(field string, pick func(*Config) []string, key, value string, prefix ...string) (string, error) {
 	c := l.d.M.Config
 	if c == nil {
 		return "", fmt.Errorf("config: %w", ErrNotDeclared)
 	}
-	argv, out, err := l.run(field, pick(c), map[string]string{"key": key, "value": value}, c.Env)
+	argv, out, err := l.run(field, pick(c), map[string]string{"key": key, "value": value}, c.Env, prefix...)
 	if err != nil {
 		return out, &CommandError{Field: field, Argv: argv, Output: out, Err: err}
 	}

@@ -208,8 +208,9 @@ func Tail(b []byte) string {
 	return fmt.Sprintf("[%d bytes cut; the last %d follow]\n%s", len(b)-TailBytes, TailBytes, b[len(b)-TailBytes:])
 }
 
-// run runs one of the target's client commands with extra placeholder values and env.
-func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env map[string]string) (argv []string, out string, err error) {
+// run runs one of the target's client commands with extra placeholder values and env. prefix, the
+// kit's own words (helpers/fsize), goes before the expanded command and is never expanded itself.
+func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env map[string]string, prefix ...string) (argv []string, out string, err error) {
 	vals := map[string]string{}
 	for k, v := range l.vals {
 		vals[k] = v
@@ -231,6 +232,7 @@ func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), l.timeout)
 	defer cancel()
+	argv = append(append([]string(nil), prefix...), argv...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = l.d.env(expEnv)
 	cmd.Dir = l.Dir

@@ -258,7 +258,7 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 		b, _ := json.MarshalIndent(m, "", "  ")
 		writeFile(file, string(b))
 		before, _ := os.ReadFile(file)
-		out, err := l.ConfigSetLimited(cfg.Key, "normal", 4) // 2048 bytes
+		out, err := l.ConfigSetLimited(cfg.Key, "normal", 2048)
 		Expect(err).To(HaveOccurred(), "config --set under a 2048-byte file size limit reported success; it said %q", out)
 		Expect(os.ReadFile(file)).To(Equal(before), "the file is byte for byte as it was")
 		Expect(l.ConfigGet(cfg.Key)).To(Equal("background"))

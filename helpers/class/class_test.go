@@ -67,22 +67,6 @@ func TestDarwinBaseDecides(t *testing.T) {
 	}
 }
 
-// struct proc_taskinfo as XNU fills it: pti_priority is its last int32.
-func TestParseTaskPriority(t *testing.T) {
-	b := make([]byte, TaskInfoSize)
-	b[TaskInfoSize-4] = 4
-	if p, err := ParseTaskPriority(b); err != nil || p != 4 {
-		t.Errorf("got %d %v, want 4", p, err)
-	}
-	b[TaskInfoSize-4] = 31
-	if p, err := ParseTaskPriority(b); err != nil || p != 31 {
-		t.Errorf("got %d %v, want 31", p, err)
-	}
-	if _, err := ParseTaskPriority(b[:40]); err == nil || !strings.Contains(err.Error(), "40 bytes, expected 96") {
-		t.Errorf("a short answer accepted: %v", err)
-	}
-}
-
 func TestParseLinuxPS(t *testing.T) {
 	rows, err := ParsePS("linux", ps.MustRead(t, "linux-cls-ni-pri.txt"))
 	if err != nil {

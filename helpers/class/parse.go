@@ -3,7 +3,6 @@ package class
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -69,21 +68,4 @@ func ParseAutogroup(b []byte) (name string, nice int, err error) {
 	}
 	nice, err = strconv.Atoi(f[2])
 	return f[0], nice, err
-}
-
-// Layout of XNU's struct proc_taskinfo (bsd/sys/proc_info.h): six uint64 counters, then twelve
-// int32 fields, the last of which is pti_priority, the task's base priority (fill_taskprocinfo in
-// osfmk/kern/bsd_kern.c copies task->priority). PRIO_DARWIN_BG sets it to 4 (MAXPRI_THROTTLE).
-const (
-	TaskInfoSize     = 6*8 + 12*4
-	taskInfoPriority = TaskInfoSize - 4
-)
-
-// ParseTaskPriority reads pti_priority from the bytes proc_pidinfo(PROC_PIDTASKINFO) filled.
-// Both macOS architectures are little-endian.
-func ParseTaskPriority(b []byte) (int, error) {
-	if len(b) != TaskInfoSize {
-		return 0, fmt.Errorf("proc_pidinfo(PROC_PIDTASKINFO) gave %d bytes, expected %d (struct proc_taskinfo)", len(b), TaskInfoSize)
-	}
-	return int(int32(binary.LittleEndian.Uint32(b[taskInfoPriority:]))), nil
 }

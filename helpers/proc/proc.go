@@ -67,15 +67,15 @@ func (e Entry) live() bool {
 const StarvedFactor = 30
 
 // Starved says whether any of pids, or anything below them, has a thread that is runnable but
-// waiting for a CPU (see StarvedFactor): a harness may itself sleep while it waits for the tool it
-// forked, which is the one starved.
-func Starved(pids ...int) bool {
+// waiting for a CPU (see StarvedFactor), and what the kit read that says so; "" when none has. A
+// harness may itself sleep while it waits for the tool it forked, which is the one starved.
+func Starved(pids ...int) string {
 	for _, pid := range append(pids, Descendants(pids...)...) {
-		if runnable(pid) {
-			return true
+		if why := starved(pid); why != "" {
+			return why
 		}
 	}
-	return false
+	return ""
 }
 
 // Set is the processes of one spec (or one suite).

@@ -2,6 +2,7 @@ package proc
 
 import (
 	"fmt"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -9,31 +10,39 @@ import (
 // Lookup asks the kernel for one process (sysctl kern.proc.pid, XNU bsd/kern/kern_sysctl.c
 // sysctl_prochandle); ok is false when no process has that pid. One syscall, no ps.
 func Lookup(pid int) (Info, bool) {
-	k, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
-	// A pid with no process answers with zero bytes, which x/sys reports as EIO.
-	if err != nil || k == nil || int(k.Proc.P_pid) != pid {
-		return Info{}, false
+	k, ok := lookupKinfo(pid)
+	return k.info(), ok
+}
+
+func lookupKinfo(pid int) (kinfo, bool) {
+	b, err := unix.SysctlRaw("kern.proc.pid", pid)
+	// A pid with no process answers with zero bytes.
+	if err != nil || len(b) == 0 {
+		return kinfo{}, false
 	}
-	return fromKinfo(k).info(), true
+	k, err := decodeKinfo(b)
+	if err != nil || int(k.Pid) != pid {
+		return kinfo{}, false
+	}
+	return k, true
 }
 
 // Table lists every process in one sysctl (kern.proc.all).
 func Table() (map[int]Info, error) {
-	ks, err := unix.SysctlKinfoProcSlice("kern.proc.all")
+	b, err := unix.SysctlRaw("kern.proc.all")
+	if err != nil {
+		return nil, err
+	}
+	ks, err := decodeKinfos(b)
 	if err != nil {
 		return nil, err
 	}
 	all := make(map[int]Info, len(ks))
-	for i := range ks {
-		in := fromKinfo(&ks[i]).info()
+	for _, k := range ks {
+		in := k.info()
 		all[in.Pid] = in
 	}
 	return all, nil
-}
-
-func fromKinfo(k *unix.KinfoProc) kinfo {
-	return kinfo{Pid: k.Proc.P_pid, Ppid: k.Eproc.Ppid, Pgid: k.Eproc.Pgid, Stat: k.Proc.P_stat,
-		StartSec: int64(k.Proc.P_starttime.Sec), StartUsec: int32(k.Proc.P_starttime.Usec)}
 }
 
 // Args is a process's argument vector (sysctl kern.procargs2), for telling which session a process
@@ -46,18 +55,58 @@ func Args(pid int) ([]string, error) {
 	return parseProcArgs(b)
 }
 
-// stateOf is the process's p_stat as the kernel keeps it (XNU bsd/sys/proc.h: 1 idle, 2 running,
-// 3 sleeping, 4 stopped, 5 zombie).
-func stateOf(pid int) string {
-	k, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
-	if err != nil {
-		return "state unknown"
+// proc_info(2) call numbers (XNU bsd/sys/proc_info.h): PROC_INFO_CALL_PIDINFO, PROC_PIDTASKINFO.
+const (
+	procInfoCallPidinfo = 2
+	procPidTaskInfo     = 4
+)
+
+// TaskInfoOf is proc_pidinfo(pid, PROC_PIDTASKINFO), allowed for a caller of the same uid (XNU
+// bsd/kern/proc_info.c proc_pidinfo: CHECK_SAME_USER for this flavor).
+//
+// It traps to the kernel directly (syscall 336, SYS_PROC_INFO) where libproc's proc_pidinfo
+// (XNU libsyscall/wrappers/libproc/libproc.c) is one call of the same __proc_info with the same
+// six arguments. x/sys marks direct syscalls on darwin deprecated in favour of libSystem
+// wrappers, and it has none for proc_info; Go 1.26's syscall.Syscall6 on darwin still traps
+// directly (syscall/asm_darwin_{amd64,arm64}.s). What would break it: Apple changing the
+// syscall's number or arguments (private ABI, stable since 10.5), or a macOS that refuses direct
+// traps from outside libSystem (as OpenBSD's pinsyscalls does); the error then says so here, and
+// the fix is a libSystem trampoline as x/sys writes them (syscall_darwin_libSystem.go).
+func TaskInfoOf(pid int) (TaskInfo, error) {
+	var buf [TaskInfoSize]byte
+	n, _, e := unix.Syscall6(unix.SYS_PROC_INFO, procInfoCallPidinfo, uintptr(pid), procPidTaskInfo, 0,
+		uintptr(unsafe.Pointer(&buf[0])), TaskInfoSize)
+	if e != 0 {
+		return TaskInfo{}, fmt.Errorf("proc_pidinfo(%d, PROC_PIDTASKINFO): %w", pid, e)
 	}
-	return fmt.Sprintf("p_stat %d", k.Proc.P_stat)
+	if n > TaskInfoSize {
+		n = TaskInfoSize
+	}
+	return ParseTaskInfo(buf[:n])
 }
 
-// runnable says whether the process waits only for a CPU (p_stat SRUN).
-func runnable(pid int) bool {
-	in, ok := Lookup(pid)
-	return ok && in.Runnable
+// stateOf is the process's p_stat as the kernel keeps it (XNU bsd/sys/proc.h: SIDL 1, SRUN 2,
+// SSLEEP 3, SSTOP 4, SZOMB 5) and how many of its threads are runnable. p_stat alone says little:
+// XNU sets SRUN at fork (bsd/kern/kern_fork.c) and never assigns SSLEEP in bsd/, so every live,
+// unstopped process reads SRUN, asleep or not.
+func stateOf(pid int) string {
+	k, ok := lookupKinfo(pid)
+	if !ok {
+		return "state unknown"
+	}
+	s := fmt.Sprintf("p_stat %d", k.Stat)
+	if t, err := TaskInfoOf(pid); err == nil {
+		s += ", " + t.describe()
+	}
+	return s
+}
+
+// starved says what was read when any thread of pid is runnable, waiting for a CPU: the task's
+// pti_numrunning, never p_stat (see stateOf). "" when none is, or when it cannot be read.
+func starved(pid int) string {
+	t, err := TaskInfoOf(pid)
+	if err != nil {
+		return ""
+	}
+	return t.starved(pid)
 }

@@ -17,7 +17,7 @@ func Lookup(pid int) (Info, bool) {
 	if err != nil {
 		return Info{}, false
 	}
-	return Info{Pid: pid, Ppid: st.Ppid, Pgid: st.Pgrp, Start: st.Start, Zombie: st.State == 'Z', Runnable: st.State == 'R'}, true
+	return Info{Pid: pid, Ppid: st.Ppid, Pgid: st.Pgrp, Start: st.Start, Zombie: st.State == 'Z'}, true
 }
 
 // Table lists every process (not thread) in /proc, one stat read each.
@@ -62,13 +62,14 @@ func stateOf(pid int) string {
 	return "state " + string(st.State)
 }
 
-// runnable says whether any thread of pid waits only for a CPU (R) or for the disk (D): a Go
-// process's main thread may sleep on a futex while the thread with work to do is the starved one,
-// and a process at I/O class idle waits for its page faults and writes while the disk is busy.
-func runnable(pid int) bool {
+// starved says what was read when any thread of pid waits only for a CPU (R) or for the disk
+// (D): a Go process's main thread may sleep on a futex while the thread with work to do is the
+// starved one, and a process at I/O class idle waits for its page faults and writes while the
+// disk is busy. "" when none does.
+func starved(pid int) string {
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil {
-		return false
+		return ""
 	}
 	for _, t := range tasks {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, t.Name()))
@@ -76,8 +77,8 @@ func runnable(pid int) bool {
 			continue
 		}
 		if st, err := ParseStat(b); err == nil && (st.State == 'R' || st.State == 'D') {
-			return true
+			return fmt.Sprintf("pid %d thread %s: state %c (/proc/%d/task/%s/stat)", pid, t.Name(), st.State, pid, t.Name())
 		}
 	}
-	return false
+	return ""
 }

@@ -1,8 +1,12 @@
 package proc
 
 import (
+	"fmt"
+	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/classproof/classproof/fixtures/ps"
 )
@@ -26,22 +30,6 @@ func TestParseStat(t *testing.T) {
 	}
 }
 
-// macOS's process table, as XNU fills struct kinfo_proc: p_stat 5 is a zombie, and the start
-// time is kept to the microsecond, so two processes on one pid never compare equal.
-func TestKinfoMeaning(t *testing.T) {
-	live := kinfo{Pid: 4242, Ppid: 1, Stat: 2, StartSec: 1764500000, StartUsec: 123456}.info()
-	if live.Pid != 4242 || live.Ppid != 1 || live.Zombie || live.Start != 1764500000123456 {
-		t.Errorf("running process read as %+v", live)
-	}
-	if z := (kinfo{Pid: 4242, Stat: sZomb, StartSec: 1}).info(); !z.Zombie {
-		t.Errorf("p_stat SZOMB read as %+v", z)
-	}
-	later := kinfo{Pid: 4242, Ppid: 1, Stat: 3, StartSec: 1764500000, StartUsec: 123457}.info()
-	if later.Start == live.Start {
-		t.Error("a later process on the same pid has the same start time")
-	}
-}
-
 func TestParseProcArgs(t *testing.T) {
 	b := []byte{3, 0, 0, 0}
 	b = append(b, "/usr/bin/harness\x00\x00\x00\x00harness\x00--report\x00/tmp/cp1/report-1.json\x00PATH=/bin\x00"...)
@@ -51,5 +39,35 @@ func TestParseProcArgs(t *testing.T) {
 	}
 	if _, err := parseProcArgs([]byte{1}); err == nil {
 		t.Error("a short buffer accepted")
+	}
+}
+
+// Linux: a process asleep is not starved; one with a thread on a run queue is, and the message
+// names the thread and the state read.
+func TestStarvedSaysWhatWasRead(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("this reads /proc; darwin's decision is TestTaskInfoDecidesStarvation")
+	}
+	asleep := exec.Command("sleep", "30")
+	busy := exec.Command("sh", "-c", "while :; do :; done")
+	for _, c := range []*exec.Cmd{asleep, busy} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func(c *exec.Cmd) { _ = c.Process.Kill(); _ = c.Wait() }(c)
+	}
+	var why string
+	for i := 0; i < 200 && why == ""; i++ {
+		why = Starved(busy.Process.Pid)
+		time.Sleep(10 * time.Millisecond)
+	}
+	if want := fmt.Sprintf("pid %d thread %d: state R", busy.Process.Pid, busy.Process.Pid); !strings.HasPrefix(why, want) {
+		t.Errorf("a busy loop: Starved said %q, want it to start %q", why, want)
+	}
+	for i := 0; i < 20; i++ {
+		if why := Starved(asleep.Process.Pid); why != "" {
+			t.Fatalf("a sleeping process called starved: %q", why)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -8,9 +8,6 @@ type Info struct {
 	// pid names the same process only while its start time is the same.
 	Start  uint64
 	Zombie bool
-	// Runnable is true when the process waits only for a CPU (Linux state R, macOS SRUN): a
-	// background-class process under a saturating foreground load sits there, starved by design.
-	Runnable bool
 }
 
 // kinfo is the part of macOS's struct kinfo_proc (sys/sysctl.h, struct extern_proc and struct
@@ -23,14 +20,12 @@ type kinfo struct {
 }
 
 // sZomb is p_stat's value for a process that exited and waits to be reaped (XNU bsd/sys/proc.h:
-// SIDL 1, SRUN 2, SSLEEP 3, SSTOP 4, SZOMB 5).
-const (
-	sRun  = 2
-	sZomb = 5
-)
+// SIDL 1, SRUN 2, SSLEEP 3, SSTOP 4, SZOMB 5). p_stat tells nothing else the kit can use: see
+// stateOf in stat_darwin.go.
+const sZomb = 5
 
 func (k kinfo) info() Info {
-	return Info{Pid: int(k.Pid), Ppid: int(k.Ppid), Pgid: int(k.Pgid), Zombie: k.Stat == sZomb, Runnable: k.Stat == sRun,
+	return Info{Pid: int(k.Pid), Ppid: int(k.Ppid), Pgid: int(k.Pgid), Zombie: k.Stat == sZomb,
 		Start: uint64(k.StartSec)*1_000_000 + uint64(k.StartUsec)}
 }
 

@@ -132,6 +132,7 @@ func (s *Session) waitReport(done func(Report) bool) error {
 	start := time.Now()
 	deadline, starvedStop := start.Add(s.l.timeout), start.Add(proc.StarvedFactor*s.l.timeout)
 	var lastStarved, lastLook time.Time
+	var starvedBy string
 	for {
 		b, err := os.ReadFile(s.report)
 		if err == nil {
@@ -154,12 +155,12 @@ func (s *Session) waitReport(done func(Report) bool) error {
 		now := time.Now()
 		if now.After(deadline.Add(-starvedWindow)) && now.Sub(lastLook) >= 50*time.Millisecond {
 			lastLook = now
-			if proc.Starved(proc.Started(s.report, s.l.Roots()...)...) {
-				lastStarved = now
+			if why := proc.Starved(proc.Started(s.report, s.l.Roots()...)...); why != "" {
+				lastStarved, starvedBy = now, why
 			}
 		}
 		if now.After(deadline) && (now.Sub(lastStarved) > starvedWindow || now.After(starvedStop)) {
-			return s.noReport(start, !lastStarved.IsZero())
+			return s.noReport(start, starvedBy)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -169,12 +170,13 @@ func (s *Session) waitReport(done func(Report) bool) error {
 // the disk for the kit to keep waiting on it past the timeout.
 const starvedWindow = 2 * time.Second
 
-// noReport is the error for a report that never came, with what was started for it.
-func (s *Session) noReport(start time.Time, starved bool) error {
+// noReport is the error for a report that never came, with what was started for it and, when
+// one was seen waiting for a CPU or the disk, what the kit last read that said so.
+func (s *Session) noReport(start time.Time, starvedBy string) error {
 	started := proc.Started(s.report, s.l.Roots()...)
 	why := "is the harness running?"
-	if starved {
-		why = fmt.Sprintf("its processes were starved of CPU or disk for %v;", time.Since(start).Round(time.Second))
+	if starvedBy != "" {
+		why = fmt.Sprintf("its processes were starved of CPU or disk for %v, last seen %s;", time.Since(start).Round(time.Second), starvedBy)
 	}
 	return fmt.Errorf("%s session: no harness report at %s within %v (%s processes started for it: %s; the launcher said: %q)",
 		s.Mode, s.report, s.l.timeout, why, proc.DescribeAll(append(started, proc.Descendants(started...)...)), strings.TrimSpace(s.Output))

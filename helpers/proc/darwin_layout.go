@@ -1,0 +1,116 @@
+package proc
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// macOS's kernel structs as bytes. The decoders are plain Go with no build tag, so that their
+// offsets are tested here on byte images laid out from the headers (darwin_layout_test.go), and
+// on a Mac against x/sys's own struct (darwin_layout_darwin_test.go). Both macOS architectures
+// (arm64, x86_64) are little-endian LP64 and lay these structs out alike (x/sys
+// ztypes_darwin_arm64.go and ztypes_darwin_amd64.go define KinfoProc field for field the same).
+
+// struct kinfo_proc (XNU bsd/sys/sysctl.h) is struct extern_proc (bsd/sys/proc.h) then struct
+// eproc (bsd/sys/sysctl.h). Offsets in bytes, from the start of struct kinfo_proc:
+const (
+	kinfoSize        = 648 // sizeof(struct kinfo_proc); x/sys SizeofKinfoProc = 0x288
+	kinfoStartSec    = 0   // kp_proc.p_un.__p_starttime.tv_sec: int64 (struct timeval, LP64)
+	kinfoStartUsec   = 8   // kp_proc.p_un.__p_starttime.tv_usec: int32 (__darwin_suseconds_t)
+	kinfoStat        = 36  // kp_proc.p_stat: char, after p_vmspace, p_sigacts (8 each), p_flag
+	kinfoPid         = 40  // kp_proc.p_pid: int32, aligned after p_stat
+	kinfoEprocOffset = 296 // sizeof(struct extern_proc)
+	// kp_eproc.e_ppid: int32, after e_paddr and e_sess (8 each), e_pcred (104), e_ucred (76),
+	// 4 bytes of padding and e_vm (64); e_pgid follows it.
+	kinfoPpid     = kinfoEprocOffset + 264
+	kinfoPgid     = kinfoPpid + 4
+	kinfoFieldEnd = kinfoPgid + 4
+)
+
+// Every offset lies inside the struct: a negative constant does not convert to uint.
+const _ = uint(kinfoSize - kinfoFieldEnd)
+
+// decodeKinfo reads the fields the kit uses from one struct kinfo_proc.
+func decodeKinfo(b []byte) (kinfo, error) {
+	if len(b) != kinfoSize {
+		return kinfo{}, fmt.Errorf("sysctl kern.proc gave %d bytes, expected %d (struct kinfo_proc)", len(b), kinfoSize)
+	}
+	le := binary.LittleEndian
+	return kinfo{
+		Pid:       int32(le.Uint32(b[kinfoPid:])),
+		Ppid:      int32(le.Uint32(b[kinfoPpid:])),
+		Pgid:      int32(le.Uint32(b[kinfoPgid:])),
+		Stat:      int8(b[kinfoStat]),
+		StartSec:  int64(le.Uint64(b[kinfoStartSec:])),
+		StartUsec: int32(le.Uint32(b[kinfoStartUsec:])),
+	}, nil
+}
+
+// decodeKinfos reads what sysctl kern.proc.all gave: whole structs, one after another.
+func decodeKinfos(b []byte) ([]kinfo, error) {
+	if len(b)%kinfoSize != 0 {
+		return nil, fmt.Errorf("sysctl kern.proc.all gave %d bytes, not a whole number of %d-byte struct kinfo_proc", len(b), kinfoSize)
+	}
+	out := make([]kinfo, 0, len(b)/kinfoSize)
+	for i := 0; i < len(b); i += kinfoSize {
+		k, err := decodeKinfo(b[i : i+kinfoSize])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// TaskInfo is the part of XNU's struct proc_taskinfo (bsd/sys/proc_info.h) the kit reads, as
+// fill_taskprocinfo (osfmk/kern/bsd_kern.c) fills it for proc_pidinfo(PROC_PIDTASKINFO).
+type TaskInfo struct {
+	// Threads is pti_threadnum, task->thread_count.
+	Threads int32
+	// Running is pti_numrunning: the task's threads whose state has TH_RUN, running or waiting
+	// on a run queue for a CPU; a thread blocked on anything (a read, a lock, throttled I/O) is
+	// not counted.
+	Running int32
+	// Priority is pti_priority, task->priority: the task's base priority, 4 (MAXPRI_THROTTLE)
+	// under PRIO_DARWIN_BG.
+	Priority int32
+}
+
+// struct proc_taskinfo: six uint64 (pti_virtual_size .. pti_threads_system), then twelve int32
+// (pti_policy, pti_faults, pti_pageins, pti_cow_faults, pti_messages_sent,
+// pti_messages_received, pti_syscalls_mach, pti_syscalls_unix, pti_csw, pti_threadnum,
+// pti_numrunning, pti_priority). Offsets in bytes:
+const (
+	TaskInfoSize       = 6*8 + 12*4 // 96
+	taskInfoThreadNum  = 6*8 + 9*4  // 84
+	taskInfoNumRunning = 6*8 + 10*4 // 88
+	taskInfoPriority   = 6*8 + 11*4 // 92
+)
+
+// ParseTaskInfo reads the bytes proc_pidinfo(PROC_PIDTASKINFO) filled.
+func ParseTaskInfo(b []byte) (TaskInfo, error) {
+	if len(b) != TaskInfoSize {
+		return TaskInfo{}, fmt.Errorf("proc_pidinfo(PROC_PIDTASKINFO) gave %d bytes, expected %d (struct proc_taskinfo)", len(b), TaskInfoSize)
+	}
+	le := binary.LittleEndian
+	return TaskInfo{
+		Threads:  int32(le.Uint32(b[taskInfoThreadNum:])),
+		Running:  int32(le.Uint32(b[taskInfoNumRunning:])),
+		Priority: int32(le.Uint32(b[taskInfoPriority:])),
+	}, nil
+}
+
+// describe is what a message says the kit read.
+func (t TaskInfo) describe() string {
+	return fmt.Sprintf("%d of %d threads runnable (proc_pidinfo PROC_PIDTASKINFO pti_numrunning)", t.Running, t.Threads)
+}
+
+// starved is what a message says when a thread of the task waits on a run queue; "" when none
+// does. Never p_stat: XNU leaves every live, unstopped process at SRUN (see stateOf), so a test
+// of p_stat would call a hung harness starved and wait on it StarvedFactor times its timeout.
+func (t TaskInfo) starved(pid int) string {
+	if t.Running <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("pid %d: %s", pid, t.describe())
+}

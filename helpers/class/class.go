@@ -42,7 +42,7 @@ func ParseMeaning(goos, s string) (Meaning, error) {
 func (m Meaning) Describe() string {
 	switch m {
 	case DarwinBG:
-		return fmt.Sprintf("ps pri %d (darwinbg)", DarwinBGPri)
+		return fmt.Sprintf("base pri %d, or ps pri %d where the base priority was not read (darwinbg)", DarwinBGPri, DarwinBGPri)
 	case LinuxIdle:
 		return "ps cls IDL, policy 5 SCHED_IDLE, io class idle, autogroup nice 19 when not the control's autogroup"
 	case Ignored:
@@ -111,6 +111,26 @@ func (o Observation) String() string {
 	return fmt.Sprintf("%s pid %d: %s", o.Role, o.Pid, o.Summary())
 }
 
+// DecidedBy says, for a receipt, which macOS reading a verdict on o rested on: the base
+// priority when it was read (for a comparison with the control, on both sides), else ps pri.
+// control is nil for a verdict on o alone. "" on Linux, where every field counts.
+func DecidedBy(o Observation, control *Observation) string {
+	if o.GOOS != "darwin" {
+		return ""
+	}
+	if o.BaseRead && (control == nil || control.BaseRead) {
+		return "decided by base pri"
+	}
+	whose, why := "", o.BaseErr
+	if o.BaseRead { // then the control's was not
+		whose, why = "the control's: ", control.BaseErr
+	}
+	if why == "" {
+		why = "not read"
+	}
+	return "decided by ps pri; base pri unread (" + whose + why + ")"
+}
+
 // Subject names a process to observe.
 type Subject struct {
 	Role string
@@ -157,17 +177,22 @@ func Background(m Meaning, o, control Observation) (bool, string) {
 	return false, fmt.Sprintf("unknown meaning %q", m)
 }
 
-// SameClass reports whether o has the control's class, and if not, how it differs.
+// SameClass reports whether o has the control's class, and if not, how it differs. On macOS the
+// base priorities decide when both were read: ps pri is the highest current priority among a
+// task's threads (adv_cmds ps/print.c pri, from the threads' pth_curpri gathered in ps/tasks.c),
+// which decays while a thread runs (XNU osfmk/kern/sched_average.c, priority.c) and rises on a
+// promotion, so two processes of one class can differ in ps pri on a busy runner.
 func SameClass(o, control Observation) (bool, string) {
 	var why []string
-	if o.Pri != control.Pri {
+	if o.GOOS == "darwin" && o.BaseRead && control.BaseRead {
+		if o.BasePri != control.BasePri {
+			why = append(why, fmt.Sprintf("base pri %d, control's %d (ps pri %d, control's %d)", o.BasePri, control.BasePri, o.Pri, control.Pri))
+		}
+	} else if o.Pri != control.Pri {
 		why = append(why, fmt.Sprintf("ps pri %d, control's %d", o.Pri, control.Pri))
 	}
 	if o.Nice != control.Nice {
 		why = append(why, fmt.Sprintf("nice %s, control's %s", o.Nice, control.Nice))
-	}
-	if o.BaseRead && control.BaseRead && o.BasePri != control.BasePri {
-		why = append(why, fmt.Sprintf("base pri %d, control's %d", o.BasePri, control.BasePri))
 	}
 	if o.GOOS == "linux" {
 		if o.Cls != control.Cls {

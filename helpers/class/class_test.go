@@ -67,6 +67,31 @@ func TestDarwinBaseDecides(t *testing.T) {
 	}
 }
 
+// macOS ps pri decays under load: two processes of one class, both base priorities read, are
+// the same class whatever ps pri says; with either base unread, ps pri decides.
+func TestDarwinControlComparisonUsesBase(t *testing.T) {
+	control := Observation{GOOS: "darwin", Pri: 31, Nice: "0", BasePri: 31, BaseRead: true}
+	decayed := Observation{GOOS: "darwin", Pri: 20, Nice: "0", BasePri: 31, BaseRead: true}
+	if ok, why := SameClass(decayed, control); !ok {
+		t.Errorf("same base priority, ps pri decayed: %s", why)
+	}
+	if d := DecidedBy(decayed, &control); d != "decided by base pri" {
+		t.Errorf("DecidedBy = %q", d)
+	}
+	noBase := control
+	noBase.BaseRead = false
+	if ok, why := SameClass(decayed, noBase); ok || why != "ps pri 20, control's 31" {
+		t.Errorf("control's base unread: ok=%v why=%q", ok, why)
+	}
+	if d := DecidedBy(decayed, &noBase); d != "decided by ps pri; base pri unread (the control's: not read)" {
+		t.Errorf("DecidedBy = %q", d)
+	}
+	linux := Observation{GOOS: "linux", Pri: 19, Cls: "TS"}
+	if d := DecidedBy(linux, &linux); d != "" {
+		t.Errorf("Linux DecidedBy = %q, want none", d)
+	}
+}
+
 func TestParseLinuxPS(t *testing.T) {
 	rows, err := ParsePS("linux", ps.MustRead(t, "linux-cls-ni-pri.txt"))
 	if err != nil {

@@ -24,8 +24,9 @@ control {{.Data.Control}}`
 // background in the sense of m. The failure message is a receipt: each process that is not, what
 // ps said, what was expected, and the control's reading.
 func BeAtBackground(m class.Meaning, control class.Observation) types.GomegaMatcher {
-	return classMatcher(control, "background = "+m.Describe(), func(o class.Observation) (bool, string) {
-		return class.Background(m, o, control)
+	return classMatcher(control, "background = "+m.Describe(), func(o class.Observation) (bool, string, string) {
+		ok, why := class.Background(m, o, control)
+		return ok, why, class.DecidedBy(o, nil)
 	})
 }
 
@@ -33,12 +34,14 @@ func BeAtBackground(m class.Meaning, control class.Observation) types.GomegaMatc
 // kit started itself: "normal" is whatever a process the launcher did not touch gets here, never
 // a hard-coded number.
 func HaveControlClass(control class.Observation) types.GomegaMatcher {
-	return classMatcher(control, "the control's class", func(o class.Observation) (bool, string) {
-		return class.SameClass(o, control)
+	return classMatcher(control, "the control's class", func(o class.Observation) (bool, string, string) {
+		ok, why := class.SameClass(o, control)
+		return ok, why, class.DecidedBy(o, &control)
 	})
 }
 
-func classMatcher(control class.Observation, expect string, check func(class.Observation) (bool, string)) types.GomegaMatcher {
+// check returns the verdict, why not, and which reading decided (class.DecidedBy).
+func classMatcher(control class.Observation, expect string, check func(class.Observation) (bool, string, string)) types.GomegaMatcher {
 	v := &verdict{Control: control.String(), Expect: expect}
 	return gcustom.MakeMatcher(func(actual any) (bool, error) {
 		var obs []class.Observation
@@ -56,7 +59,7 @@ func classMatcher(control class.Observation, expect string, check func(class.Obs
 		v.Lines = v.Lines[:0]
 		all := true
 		for _, o := range obs {
-			ok, why := check(o)
+			ok, why, decided := check(o)
 			mark := "ok  "
 			if !ok {
 				all = false
@@ -65,6 +68,9 @@ func classMatcher(control class.Observation, expect string, check func(class.Obs
 			line := fmt.Sprintf("%s %s", mark, o)
 			if why != "" {
 				line += " -- " + why
+			}
+			if decided != "" {
+				line += " [" + decided + "]"
 			}
 			v.Lines = append(v.Lines, line+fmt.Sprintf(" (ps said %q)", o.PS))
 		}

@@ -21,14 +21,42 @@ func TestBeAtBackgroundMessageIsAReceipt(t *testing.T) {
 	}
 	msg := m.FailureMessage([]class.Observation{tool})
 	for _, want := range []string{
-		"FAIL hosted tool sleep pid 4242: ps pri 31 nice 0 -- ps pri 31, expected 4 (darwinbg)",
+		"FAIL hosted tool sleep pid 4242: ps pri 31 nice 0 -- ps pri 31, expected 4 (darwinbg) [decided by ps pri; base pri unread (not read)]",
 		`ps said "4242  31  0"`,
-		"expected each to be at background = ps pri 4 (darwinbg)",
+		"expected each to be at background = base pri 4, or ps pri 4 where the base priority was not read (darwinbg)",
 		"control control sleep pid 4200: ps pri 31 nice 0",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
 		}
+	}
+}
+
+// On macOS the receipt says which reading decided: the base priority, read on both sides, over
+// a ps pri that decayed on a busy runner.
+func TestReceiptsSayWhichReadingDecided(t *testing.T) {
+	control := class.Observation{Role: "control sleep", Pid: 4200, GOOS: "darwin", Pri: 31, Nice: "0", BasePri: 31, BaseRead: true}
+	busy := class.Observation{Role: "direct harness", Pid: 4242, GOOS: "darwin", Pri: 24, Nice: "0", BasePri: 31, BaseRead: true}
+	m := HaveControlClass(control)
+	if ok, err := m.Match(busy); err != nil || !ok {
+		t.Fatalf("a harness at the control's base priority, ps pri decayed to 24, refused: %v", err)
+	}
+	bg := busy
+	bg.BasePri = 4
+	if ok, _ := m.Match(bg); ok {
+		t.Fatal("base pri 4 taken for the control's class")
+	}
+	if msg := m.FailureMessage(bg); !strings.Contains(msg, "base pri 4, control's 31 (ps pri 24, control's 31) [decided by base pri]") {
+		t.Errorf("receipt does not say the base priority decided:\n%s", msg)
+	}
+	unread := control
+	unread.BaseRead, unread.BaseErr = false, "operation not permitted"
+	m = HaveControlClass(unread)
+	if ok, _ := m.Match(busy); ok {
+		t.Fatal("with the control's base unread, ps pri 24 against 31 passed")
+	}
+	if msg := m.FailureMessage(busy); !strings.Contains(msg, "[decided by ps pri; base pri unread (the control's: operation not permitted)]") {
+		t.Errorf("receipt does not say ps pri decided, and why:\n%s", msg)
 	}
 }
 

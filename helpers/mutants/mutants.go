@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -35,8 +36,60 @@ type Options struct {
 	Progress io.Writer
 }
 
-// Value is one variant and what it breaks.
-type Value struct{ Name, Breaks string }
+// Value is one variant and what it breaks. A variant that means something only on some OSes
+// (refmux's ignore-applies breaks Linux's ignore mode, which darwin does not have) names them in
+// OnlyOn, with Why it means nothing elsewhere; elsewhere it is left out, never "not caught".
+type Value struct {
+	Name, Breaks string
+	OnlyOn       []string `json:",omitempty"`
+	Why          string   `json:",omitempty"`
+}
+
+// ParseValues reads a values file: one variant a line, NAME<TAB>what it breaks, and optionally
+// <TAB>only=GOOS[,GOOS]: why it means nothing elsewhere. source names the file in errors.
+func ParseValues(source string, b []byte) ([]Value, error) {
+	var out []Value
+	for i, line := range strings.Split(string(b), "\n") {
+		f := strings.Split(line, "\t")
+		name := strings.TrimSpace(f[0])
+		if name == "" {
+			continue
+		}
+		v := Value{Name: name}
+		if len(f) > 1 {
+			v.Breaks = f[1]
+		}
+		if len(f) > 2 {
+			only, why, ok := strings.Cut(f[2], ":")
+			goos, isOnly := strings.CutPrefix(strings.TrimSpace(only), "only=")
+			if !ok || !isOnly || goos == "" || strings.TrimSpace(why) == "" {
+				return nil, fmt.Errorf("%s line %d: third field %q: expected \"only=GOOS[,GOOS]: why it means nothing elsewhere\"", source, i+1, f[2])
+			}
+			v.OnlyOn, v.Why = strings.Split(goos, ","), strings.TrimSpace(why)
+		}
+		if len(f) > 3 {
+			return nil, fmt.Errorf("%s line %d: %d fields; expected NAME<TAB>BREAKS[<TAB>only=GOOS: WHY]", source, i+1, len(f))
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no variants", source)
+	}
+	return out, nil
+}
+
+// meansNothingOn says why v is left out on goos; "" when it means something there.
+func (v Value) meansNothingOn(goos string) string {
+	if len(v.OnlyOn) == 0 {
+		return ""
+	}
+	for _, g := range v.OnlyOn {
+		if g == goos {
+			return ""
+		}
+	}
+	return fmt.Sprintf("means something only on %s: %s", strings.Join(v.OnlyOn, ", "), v.Why)
+}
 
 // Cell is one variant on one target.
 type Cell struct {
@@ -52,6 +105,8 @@ type Row struct {
 	Value  Value  `json:"variant"`
 	Cells  []Cell `json:"cells"`
 	Caught bool   `json:"caught"`
+	// LeftOut says why the variant did not run on this OS; such a row is neither caught nor not.
+	LeftOut string `json:"left_out,omitempty"`
 }
 
 // Matrix is the result.
@@ -77,15 +132,16 @@ func Kill(ctx context.Context, o Options) (*Matrix, error) {
 			return m, fmt.Errorf("the reference build fails on %s (%v %v): fix that before reading a kill matrix", o.Targets[i], c.CaughtBy, c.Broken)
 		}
 	}
-	names := make([]string, len(o.Values))
-	for i, v := range o.Values {
+	run, leftOut := plan(o.Values, runtime.GOOS)
+	names := make([]string, len(run))
+	for i, v := range run {
 		names[i] = v.Name
 	}
 	got, err := cells(ctx, o, names)
 	if err != nil {
 		return nil, err
 	}
-	for i, v := range o.Values {
+	for i, v := range run {
 		row := Row{Value: v, Cells: got[i]}
 		for _, c := range row.Cells {
 			row.Caught = row.Caught || len(c.CaughtBy) > 0
@@ -93,7 +149,35 @@ func Kill(ctx context.Context, o Options) (*Matrix, error) {
 		m.OK = m.OK && row.Caught
 		m.Rows = append(m.Rows, row)
 	}
+	m.Rows = append(m.Rows, leftOut...)
 	return m, write(o, m)
+}
+
+// plan splits the values into those that run on goos and the rows of those left out there.
+func plan(values []Value, goos string) (run []Value, leftOut []Row) {
+	for _, v := range values {
+		if why := v.meansNothingOn(goos); why != "" {
+			leftOut = append(leftOut, Row{Value: v, LeftOut: fmt.Sprintf("left out on %s: %s", goos, why)})
+			continue
+		}
+		run = append(run, v)
+	}
+	return run, leftOut
+}
+
+// Counts are the matrix's rows by verdict.
+func (m *Matrix) Counts() (caught, notCaught, leftOut int) {
+	for _, r := range m.Rows {
+		switch {
+		case r.LeftOut != "":
+			leftOut++
+		case r.Caught:
+			caught++
+		default:
+			notCaught++
+		}
+	}
+	return caught, notCaught, leftOut
 }
 
 // cells runs each value on each target as a whole run, o.Jobs at a time, and returns the cells
@@ -199,17 +283,25 @@ func Markdown(m *Matrix) string {
 	if len(m.Rows) == 0 {
 		return "no variants\n"
 	}
+	lanes := m.Baseline
 	b.WriteString("| variant | what it breaks |")
-	for _, c := range m.Rows[0].Cells {
+	for _, c := range lanes {
 		fmt.Fprintf(&b, " %s |", c.Lane)
 	}
 	b.WriteString(" caught |\n|---|---|")
-	for range m.Rows[0].Cells {
+	for range lanes {
 		b.WriteString("---|")
 	}
 	b.WriteString("---|\n")
 	for _, r := range m.Rows {
 		fmt.Fprintf(&b, "| `%s` | %s |", r.Value.Name, r.Value.Breaks)
+		if r.LeftOut != "" {
+			for range lanes {
+				b.WriteString(" - |")
+			}
+			fmt.Fprintf(&b, " %s |\n", r.LeftOut)
+			continue
+		}
 		for _, c := range r.Cells {
 			fmt.Fprintf(&b, " %s |", summary(c))
 		}
@@ -221,6 +313,10 @@ func Markdown(m *Matrix) string {
 	}
 	b.WriteString("\nSpecs that caught each variant:\n\n")
 	for _, r := range m.Rows {
+		if r.LeftOut != "" {
+			fmt.Fprintf(&b, "- `%s`: %s\n", r.Value.Name, r.LeftOut)
+			continue
+		}
 		fmt.Fprintf(&b, "- `%s`:", r.Value.Name)
 		seen := map[string]bool{}
 		var names []string

@@ -1,0 +1,61 @@
+package mutants
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseValues(t *testing.T) {
+	vs, err := ParseValues("variants.tsv", []byte("noclass\tno class step\n\nignore-applies\tclass applied in ignore mode\tonly=linux: ignore mode is Linux's\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 2 || vs[0].Name != "noclass" || len(vs[0].OnlyOn) != 0 {
+		t.Fatalf("got %+v", vs)
+	}
+	if v := vs[1]; strings.Join(v.OnlyOn, ",") != "linux" || v.Why != "ignore mode is Linux's" {
+		t.Errorf("only field read as %+v", v)
+	}
+	for in, want := range map[string]string{
+		"x\ty\tlinux":               `variants.tsv line 1: third field "linux": expected "only=GOOS[,GOOS]: why`,
+		"x\ty\tonly=linux":          `third field "only=linux"`,
+		"x\ty\tonly=linux: \n":      `third field "only=linux: "`,
+		"x\ty\tonly=linux: a\tmore": "line 1: 4 fields",
+		"\n\n":                      "variants.tsv: no variants",
+	} {
+		if _, err := ParseValues("variants.tsv", []byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want an error with %q", in, err, want)
+		}
+	}
+}
+
+// On an OS where a variant means nothing it is left out with its reason: never run, never
+// counted as not caught, and the matrix still says so.
+func TestAVariantIsLeftOutWhereItMeansNothing(t *testing.T) {
+	vs := []Value{{Name: "noclass", Breaks: "no class"}, {Name: "ignore-applies", Breaks: "applied", OnlyOn: []string{"linux"}, Why: "ignore mode is Linux's"}}
+	run, left := plan(vs, "linux")
+	if len(run) != 2 || len(left) != 0 {
+		t.Fatalf("linux: run %v, left out %v", run, left)
+	}
+	run, left = plan(vs, "darwin")
+	if len(run) != 1 || run[0].Name != "noclass" || len(left) != 1 {
+		t.Fatalf("darwin: run %v, left out %v", run, left)
+	}
+	if want := "left out on darwin: means something only on linux: ignore mode is Linux's"; left[0].LeftOut != want {
+		t.Errorf("reason %q, want %q", left[0].LeftOut, want)
+	}
+	m := &Matrix{OK: true, Baseline: []Cell{{Lane: "darwin", Passed: true}},
+		Rows: append([]Row{{Value: run[0], Cells: []Cell{{Lane: "darwin", CaughtBy: []string{"cpuclass: x"}}}, Caught: true}}, left...)}
+	if c, n, l := m.Counts(); c != 1 || n != 0 || l != 1 {
+		t.Errorf("counts caught %d, not caught %d, left out %d; want 1 0 1", c, n, l)
+	}
+	md := Markdown(m)
+	for _, want := range []string{"| `ignore-applies` | applied | - | left out on darwin: means something only on linux", "| `noclass` | no class | 1 specs | yes |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("matrix lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "**NO**") {
+		t.Errorf("a left-out variant reads as not caught:\n%s", md)
+	}
+}

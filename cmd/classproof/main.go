@@ -24,6 +24,7 @@ import (
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/mutants"
 	"github.com/classproof/classproof/helpers/redgreen"
+	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
 	"github.com/classproof/classproof/helpers/target"
 )
@@ -40,10 +41,17 @@ type multi []string
 func (m *multi) String() string     { return strings.Join(*m, " ") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
+// workflow guards stdout in GitHub Actions: nothing a launcher prints acts as a workflow command
+// (actions.Guard); the kit's own annotations go through it.
+var workflow *actions.Guard
+
 func main() {
 	// The embedded default launchers are chosen here, at the edge: helpers/ knows none by name.
 	target.Embedded = targets.Catalog()
-	os.Exit(dispatch(os.Args[1:]))
+	workflow = actions.Stop(os.Stdout)
+	code := dispatch(os.Args[1:])
+	workflow.Resume()
+	os.Exit(code)
 }
 
 func laneNames() []string { return lane.Names() }
@@ -93,6 +101,9 @@ func runCmd(args []string) int {
 	for _, l := range res.Leaks {
 		fmt.Printf("LEAK: %s was still alive after the run (killed now)\n", l)
 	}
+	for _, l := range res.Refused {
+		fmt.Printf("REFUSED LEDGER LINE: %s\n", l)
+	}
 	for _, p := range res.Problems {
 		fmt.Printf("FAILED LANE: %s\n", p)
 	}
@@ -101,9 +112,9 @@ func runCmd(args []string) int {
 		c := res.Run.Count()
 		fmt.Printf("classproof: %d passed, %d failed, %d skipped\n", c.Passed, c.Failed, c.Skipped)
 		if actions.On() {
-			actions.Annotate(os.Stdout, res.Run)
+			workflow.Annotate(res.Run)
 			for _, p := range res.Problems {
-				actions.Error(os.Stdout, "lane "+res.Lane, p)
+				workflow.Error("lane "+res.Lane, p)
 			}
 			if err := actions.Summary(actions.LaneSummary(res.Lane, res.Target.Name, res.Run, res.Problems)); err != nil {
 				fmt.Fprintln(os.Stderr, "classproof:", err)
@@ -162,7 +173,7 @@ func redgreenCmd(args []string) int {
 	fmt.Printf("\nreceipts: %s, %s\n", filepath.Join(p.Options.OutDir, "receipt.md"), filepath.Join(p.Options.OutDir, "receipt.json"))
 	if actions.On() {
 		if !p.Verdict.Proven {
-			actions.Error(os.Stdout, "classproof redgreen", p.Verdict.Reason)
+			workflow.Error("classproof redgreen", p.Verdict.Reason)
 		}
 		if err := actions.Summary(redgreen.Markdown(p)); err != nil {
 			fmt.Fprintln(os.Stderr, "classproof redgreen:", err)
@@ -253,9 +264,9 @@ func gateCmd(args []string) int {
 	fmt.Print(v.Table())
 	if actions.On() {
 		for _, r := range v.Reasons {
-			actions.Error(os.Stdout, "classproof gate", r)
+			workflow.Error("classproof gate", r)
 		}
-		if err := actions.Summary("### classproof gate\n\n```\n" + v.Table() + "```\n"); err != nil {
+		if err := actions.Summary("### classproof gate\n\n" + report.Fence(v.Table())); err != nil {
 			fmt.Fprintln(os.Stderr, "classproof gate:", err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +38,43 @@ func TestSummaryOnlyInActions(t *testing.T) {
 	Summary("# two")
 	if b, _ := os.ReadFile(path); string(b) != "# one\n# two\n" {
 		t.Errorf("summary %q", b)
+	}
+}
+
+// A launcher's output cannot act as a workflow command; the kit's own annotations still do.
+func TestGuardFencesLauncherOutput(t *testing.T) {
+	t.Setenv("GITHUB_ACTIONS", "true")
+	var b bytes.Buffer
+	g := Stop(&b)
+	hostile := "::stop-commands::TOKEN\n  ::add-mask::classproof\n::warning file=x::hello\n::TOKEN::\n::error::fake\n"
+	b.WriteString(hostile)
+	g.Error("cpuclass: a spec", "FAIL direct harness pid 1: ps cls TS")
+	b.WriteString(hostile)
+	g.Resume()
+	got := Acted(b.String())
+	want := []string{"error title=cpuclass%3A a spec::FAIL direct harness pid 1: ps cls TS"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the runner would act on %q, want only the kit's annotation %q\nlog:\n%s", got, want, b.String())
+	}
+	if strings.Contains(b.String(), "::stop-commands::classproof-") == false {
+		t.Error("no stop-commands with the kit's token")
+	}
+	// Unguarded, the launcher's lines are commands, and its stop silences the kit's annotation.
+	if got := Acted("  ::add-mask::classproof\n::warning file=x::hello\n"); len(got) != 2 {
+		t.Errorf("the simulated runner took %q, want the launcher's two commands", got)
+	}
+	if got := Acted("::stop-commands::TOKEN\n::error::kit\n"); len(got) != 0 {
+		t.Errorf("the simulated runner took %q after the launcher's stop", got)
+	}
+}
+
+func TestGuardWritesNothingOutsideActions(t *testing.T) {
+	t.Setenv("GITHUB_ACTIONS", "")
+	var b bytes.Buffer
+	g := Stop(&b)
+	g.Error("t", "m")
+	g.Resume()
+	if b.Len() != 0 {
+		t.Errorf("outside Actions it wrote %q", b.String())
 	}
 }

@@ -181,6 +181,9 @@ func (l *Lane) checkRun(run *report.Run) {
 	for _, leak := range l.Meta.Leaks {
 		l.add("leaked %s", leak)
 	}
+	for _, r := range l.Meta.Refused {
+		l.add("the pid ledger held a line the sweep refused: %s", r)
+	}
 	if l.Count.Ran == 0 {
 		l.add("ran no spec")
 	}

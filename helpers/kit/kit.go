@@ -112,6 +112,10 @@ func (env *Env) openEach(b []byte) {
 	env.Platform, err = lane.Current(env.Driver.Meaning)
 	Must(err, "this OS's lane")
 	Expect(proc.BecomeSubreaper()).To(Succeed())
+	if proc.RunToken() == "" {
+		// Run without the CLI: a token for this process's launchers, harnesses and tools.
+		os.Setenv(proc.RunEnv, proc.NewRunToken())
+	}
 	if os.Getenv(proc.LedgerEnv) == "" {
 		// Without the CLI there is no run-wide ledger: keep one for this process and sweep it
 		// after the suite, so a leak fails the suite instead of going unseen.
@@ -128,10 +132,11 @@ func (env *Env) sweepEach() {
 	if env.ownLedger == "" {
 		return
 	}
-	leaks, err := proc.Sweep(env.ownLedger)
+	leaks, refused, err := proc.Sweep(env.ownLedger, proc.RunToken())
 	os.Remove(env.ownLedger)
 	Must(err, "sweeping the leak ledger")
 	Expect(leaks).To(BeEmpty(), "leak scan: processes a spec started were still alive after the suite (now killed)")
+	Expect(refused).To(BeEmpty(), "leak scan: ledger lines naming processes not of this run (left alone)")
 }
 
 // cleanOnce runs on the first process after all: the built harness, and a bin folder it made.

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,10 +84,22 @@ type Set struct {
 	mu      sync.Mutex
 	entries []Entry
 	ledger  string
+	token   string
 }
 
-// NewSet returns an empty set writing to the ledger named by $CLASSPROOF_LEDGER, if any.
-func NewSet() *Set { return &Set{ledger: os.Getenv(LedgerEnv)} }
+// NewSet returns an empty set writing to the ledger named by $CLASSPROOF_LEDGER, if any, with the
+// run's token ($CLASSPROOF_RUN), or a token of its own when there is no run (a library caller).
+func NewSet() *Set {
+	token := RunToken()
+	if token == "" {
+		token = NewRunToken()
+	}
+	return &Set{ledger: os.Getenv(LedgerEnv), token: token}
+}
+
+// Token is the token the set's processes carry (see RunEnv): the launcher's environment and the
+// harness's --run give it to them.
+func (s *Set) Token() string { return s.token }
 
 // Track records pid under role, with the start time it has now. A pid that is gone already is
 // recorded without one: it is listed, and never signalled (its pid may be someone else's by then).
@@ -174,7 +187,7 @@ func (s *Set) Entries() []Entry {
 // process is neither signalled nor waited for.
 func (s *Set) KillAll(timeout time.Duration) error {
 	s.trackDescendants()
-	es := s.Entries()
+	es, refused := untied(s.Entries(), s.token)
 	for i := len(es) - 1; i >= 0; i-- {
 		kill(es[i])
 	}
@@ -208,10 +221,14 @@ func (s *Set) KillAll(timeout time.Duration) error {
 		}
 	}
 	reapOrphans()
+	var errs []error
 	if len(left) > 0 {
-		return fmt.Errorf("still alive %v after SIGKILL: %s", StarvedFactor*timeout, strings.Join(left, ", "))
+		errs = append(errs, fmt.Errorf("still alive %v after SIGKILL: %s", StarvedFactor*timeout, strings.Join(left, ", ")))
 	}
-	return nil
+	if len(refused) > 0 {
+		errs = append(errs, fmt.Errorf("pids the launcher reported that are not of this run, left alone: %s", strings.Join(refused, "; ")))
+	}
+	return errors.Join(errs...)
 }
 
 // DescribeAll says what each process is doing, for a message ("none" for no process).
@@ -398,13 +415,32 @@ func walk(all map[int]Info, roots []int, visit func(parent int, child Info)) {
 }
 
 func kill(e Entry) {
-	if !e.live() {
-		return // gone, or the pid is someone else's now
+	if e.Pid <= 1 || !e.live() {
+		return // gone, or the pid is someone else's now; pid 1 and below are never signalled
 	}
-	if e.Leader {
+	if group(e) {
 		_ = unix.Kill(-e.Pid, unix.SIGKILL)
 	}
 	_ = unix.Kill(e.Pid, unix.SIGKILL)
+}
+
+// untied splits entries into those the kit may signal and a line for each it may not (see
+// Tied): a process the kit started and waits for itself is always its own.
+func untied(es []Entry, token string) (keep []Entry, refused []string) {
+	for _, e := range es {
+		if !e.Owned && e.live() {
+			if ok, why := Tied(e.Pid, token); !ok {
+				// One that exited while it was being read (a launcher's short-lived helper) has
+				// nothing left to signal: only a live process that cannot be tied is refused.
+				if e.live() {
+					refused = append(refused, fmt.Sprintf("%s pid %d (%s): not signalled: %s", e.Role, e.Pid, e.Exe, why))
+				}
+				continue
+			}
+		}
+		keep = append(keep, e)
+	}
+	return keep, refused
 }
 
 // reap collects a dead process of ours once it has been reparented to us (see BecomeSubreaper).
@@ -538,40 +574,69 @@ func appendLedger(path string, e Entry) {
 	_, _ = f.Write(append(b, '\n')) // one small write under O_APPEND: lines from parallel processes do not interleave
 }
 
-// Sweep reads a ledger and kills every process in it that is still alive and still the process
-// that was recorded (same pid, same start time). It returns one line per process it had to kill:
-// each is a leak. A line without a start time names a process that was gone when it was
-// recorded; its pid is never signalled.
-func Sweep(path string) ([]string, error) {
+// Sweep reads a ledger and kills every process in it that is still alive, still the process
+// that was recorded (same pid, same start time) and tied to this run (see Tied: the launcher's
+// processes can append to the ledger, so a line is a claim). It returns one line per process it
+// had to kill, each a leak, and one per line it refused, each naming why. A line without a start
+// time names a process that was gone when it was recorded; its pid is never signalled.
+func Sweep(path, token string) (leaks, refused []string, err error) {
 	if err := Private(path, false); errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	} else if err != nil {
-		return nil, fmt.Errorf("pid ledger: %w; not swept (a planted ledger could name any process)", err)
+		return nil, nil, fmt.Errorf("pid ledger: %w; not swept (a planted ledger could name any process)", err)
 	}
-	b, err := os.ReadFile(path)
+	b, err := readBounded(path, maxLedger)
 	if err != nil {
-		return nil, err
+		return nil, nil, fmt.Errorf("pid ledger: %w", err)
 	}
 	type key struct {
 		pid   int
 		start uint64
 	}
-	var leaks []string
 	seen := map[key]bool{}
+	var live []Entry
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		var e Entry
-		if line == "" || json.Unmarshal([]byte(line), &e) != nil || seen[key{e.Pid, e.Start}] {
+		if line == "" {
+			continue
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			refused = append(refused, fmt.Sprintf("ledger line %.80q: not an entry: %v", line, err))
+			continue
+		}
+		if seen[key{e.Pid, e.Start}] {
 			continue
 		}
 		seen[key{e.Pid, e.Start}] = true
-		if !e.live() {
-			continue
+		if e.live() {
+			live = append(live, e)
 		}
+	}
+	// Every decision before any kill: a harness killed first must not leave its tools untied.
+	keep, untiedLines := untied(live, token)
+	for _, e := range keep {
 		kill(e)
 		leaks = append(leaks, fmt.Sprintf("%s pid %d (%s)", e.Role, e.Pid, e.Exe))
 	}
+	refused = append(refused, untiedLines...)
 	sort.Strings(leaks)
-	return leaks, nil
+	return leaks, refused, nil
+}
+
+// maxLedger bounds what a sweep reads of a ledger: a run writes a few hundred lines.
+const maxLedger = 16 << 20
+
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(b)) > max {
+		err = fmt.Errorf("%s is over %d bytes", path, max)
+	}
+	return b, err
 }
 
 // Lock takes an exclusive lock on path (made if missing, never through a symlink), waiting for

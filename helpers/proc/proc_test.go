@@ -56,9 +56,9 @@ func TestSweepKillsWhatTheLedgerNamesAndSaysSo(t *testing.T) {
 	}
 	go cmd.Wait()
 	NewSet().Track("leaky sleep", cmd.Process.Pid)
-	leaks, err := Sweep(ledger)
-	if err != nil || len(leaks) != 1 || !strings.Contains(leaks[0], "leaky sleep pid") {
-		t.Fatalf("leaks %v err %v", leaks, err)
+	leaks, refused, err := Sweep(ledger, "")
+	if err != nil || len(leaks) != 1 || !strings.Contains(leaks[0], "leaky sleep pid") || len(refused) != 0 {
+		t.Fatalf("leaks %v refused %v err %v", leaks, refused, err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for Alive(cmd.Process.Pid) && time.Now().Before(deadline) {
@@ -67,7 +67,7 @@ func TestSweepKillsWhatTheLedgerNamesAndSaysSo(t *testing.T) {
 	if Alive(cmd.Process.Pid) {
 		t.Fatal("swept process still alive")
 	}
-	if leaks, _ := Sweep(ledger); len(leaks) != 0 {
+	if leaks, _, _ := Sweep(ledger, ""); len(leaks) != 0 {
 		t.Errorf("a dead process reported again: %v", leaks)
 	}
 }
@@ -183,7 +183,7 @@ func TestSweepLeavesAStrangerOnARecordedPid(t *testing.T) {
 	if err := os.WriteFile(ledger, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	leaks, err := Sweep(ledger)
+	leaks, _, err := Sweep(ledger, "")
 	if err != nil || len(leaks) != 0 {
 		t.Errorf("sweep reported %v (err %v) for a stranger", leaks, err)
 	}
@@ -205,13 +205,13 @@ func TestLedgerIsNotTrustedWhenShared(t *testing.T) {
 	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
 		t.Errorf("the ledger symlink was written through: %q", b)
 	}
-	if _, err := Sweep(link); err == nil || !strings.Contains(err.Error(), "is a symlink") {
+	if _, _, err := Sweep(link, ""); err == nil || !strings.Contains(err.Error(), "is a symlink") {
 		t.Errorf("a symlinked ledger was swept: %v", err)
 	}
 	open := filepath.Join(dir, "open")
 	os.WriteFile(open, nil, 0o666)
 	os.Chmod(open, 0o666)
-	if _, err := Sweep(open); err == nil || !strings.Contains(err.Error(), "writable by others") {
+	if _, _, err := Sweep(open, ""); err == nil || !strings.Contains(err.Error(), "writable by others") {
 		t.Errorf("a world-writable ledger was swept: %v", err)
 	}
 }

@@ -110,3 +110,20 @@ func starved(pid int) string {
 	}
 	return t.starved(pid)
 }
+
+// identity is a process's arguments and environment, NUL-separated: sysctl kern.procargs2 gives
+// both after argc and the executable path, for a process of the same user (XNU
+// bsd/kern/kern_sysctl.c sysctl_procargsx); the kernel bounds it by kern.argmax.
+func identity(pid int) ([]byte, error) {
+	b, err := unix.SysctlRaw("kern.procargs2", pid)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) < 4 {
+		return nil, errShortArgs
+	}
+	if len(b) > maxIdentity {
+		b = b[:maxIdentity]
+	}
+	return b[4:], nil
+}

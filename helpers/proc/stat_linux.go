@@ -2,6 +2,7 @@ package proc
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -81,4 +82,24 @@ func starved(pid int) string {
 		}
 	}
 	return ""
+}
+
+// identity is a process's arguments and environment, NUL-separated, at most maxIdentity bytes
+// of each (/proc/PID/cmdline and /proc/PID/environ; the environment is readable by the same user
+// or root).
+func identity(pid int) ([]byte, error) {
+	var out []byte
+	for _, f := range []string{"cmdline", "environ"} {
+		fh, err := os.Open(fmt.Sprintf("/proc/%d/%s", pid, f))
+		if err != nil {
+			return nil, err
+		}
+		b, err := io.ReadAll(io.LimitReader(fh, maxIdentity))
+		fh.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(out, b...), 0)
+	}
+	return out, nil
 }

@@ -106,7 +106,7 @@ func newReceiptView(p *Proof) receiptView {
 
 // buildFailure is a side whose build failed: the step that failed and its last lines.
 func buildFailure(s *Side) string {
-	return fmt.Sprintf("- %s at %s: %s:\n\n```\n%s\n```\n", s.Name, short(s.SHA), failedStep(s.BuildError), lastLines(s.BuildError, 12))
+	return fmt.Sprintf("- %s at %s: %s:\n\n%s", s.Name, short(s.SHA), failedStep(s.BuildError), report.Fence(lastLines(s.BuildError, 12)))
 }
 
 // redBlock is the red side: its build failure, or each selected spec with the oracle's line.

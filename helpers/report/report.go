@@ -299,3 +299,21 @@ func ReceiptLine(msg string) string {
 	}
 	return FirstLine(msg)
 }
+
+// Fence puts text inside a Markdown code fence that no line of it can close: a fence of
+// backticks longer than the longest run of backticks in the text (CommonMark 0.31, 4.5: a
+// closing fence must be at least as long as the opening one). Launcher output goes into step
+// summaries and receipts this way.
+func Fence(text string) string {
+	longest, run := 0, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", max(3, longest+1))
+	return f + "\n" + strings.TrimRight(text, "\n") + "\n" + f + "\n"
+}

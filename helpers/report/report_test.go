@@ -84,3 +84,20 @@ func TestPhasesAreReadBack(t *testing.T) {
 		t.Fatalf("in the recorded report: %d passed specs, %d with a session phase", seen, sessions)
 	}
 }
+
+// Launcher text inside a fence cannot close it: the fence is longer than any backtick run.
+func TestFenceCannotBeClosedFromInside(t *testing.T) {
+	for _, text := range []string{"plain", "```\n# injected heading\n```", "a ```` b", "`x`"} {
+		f := Fence(text)
+		lines := strings.Split(strings.TrimRight(f, "\n"), "\n")
+		open, close := lines[0], lines[len(lines)-1]
+		if open != close || len(open) < 3 || strings.Trim(open, "`") != "" {
+			t.Fatalf("%q: fence %q ... %q", text, open, close)
+		}
+		for _, l := range lines[1 : len(lines)-1] {
+			if strings.HasPrefix(strings.TrimSpace(l), open) {
+				t.Errorf("%q: inner line %q closes the fence %q", text, l, open)
+			}
+		}
+	}
+}

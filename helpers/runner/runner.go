@@ -58,15 +58,18 @@ type Options struct {
 
 // Meta is run.json, written beside report.json: what the gate needs to know about the run.
 type Meta struct {
-	Lane     string        `json:"lane"`
-	Target   string        `json:"target"`
-	Filter   string        `json:"filter"`
-	GOOS     string        `json:"goos"`
-	GOARCH   string        `json:"goarch"`
-	Procs    int           `json:"procs"`
-	DryRun   bool          `json:"dry_run,omitempty"`
-	Forced   bool          `json:"forced,omitempty"`
-	Leaks    []string      `json:"leaks,omitempty"`
+	Lane   string   `json:"lane"`
+	Target string   `json:"target"`
+	Filter string   `json:"filter"`
+	GOOS   string   `json:"goos"`
+	GOARCH string   `json:"goarch"`
+	Procs  int      `json:"procs"`
+	DryRun bool     `json:"dry_run,omitempty"`
+	Forced bool     `json:"forced,omitempty"`
+	Leaks  []string `json:"leaks,omitempty"`
+	// Refused are ledger lines the sweep would not act on: a process not tied to this run (the
+	// launcher can append to the ledger), or a line that is no entry. Each fails the run.
+	Refused  []string      `json:"refused,omitempty"`
 	Passed   bool          `json:"passed"`
 	Duration time.Duration `json:"duration_ns"`
 	// Phases is where the run's time went, in ms: the CLI's own steps (preflight: the
@@ -85,6 +88,7 @@ type Result struct {
 	Run         *report.Run
 	GinkgoErr   error
 	Leaks       []string
+	Refused     []string // see Meta.Refused
 	Interrupted bool
 	Duration    time.Duration
 	// Problems are reasons the run fails beyond Ginkgo's own verdict.
@@ -94,7 +98,7 @@ type Result struct {
 
 // Passed is true when Ginkgo passed, nothing leaked and the lane ran its platform's specs.
 func (r *Result) Passed() bool {
-	return r.GinkgoErr == nil && len(r.Leaks) == 0 && !r.Interrupted && len(r.Problems) == 0
+	return r.GinkgoErr == nil && len(r.Leaks) == 0 && len(r.Refused) == 0 && !r.Interrupted && len(r.Problems) == 0
 }
 
 // LoadTarget reads the manifest the options name (or the embedded default) with its vars set.
@@ -166,7 +170,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	phase("compile", t)
-	cmd, err := ginkgoCommand(o, filter, out, ledger, c)
+	// The run's token: the suites hand it to the launcher and the harness, and the sweep signals
+	// only what carries it or descends from what does (proc.Tied).
+	token := proc.NewRunToken()
+	cmd, err := ginkgoCommand(o, filter, out, ledger, token, c)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +184,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	phase("ginkgo", t)
 	t = time.Now()
-	res.Leaks, err = proc.Sweep(ledger)
+	res.Leaks, res.Refused, err = proc.Sweep(ledger, token)
 	phase("sweep", t)
 	if err != nil {
 		return res, fmt.Errorf("sweeping the pid ledger %s: %w", ledger, err)
@@ -191,7 +198,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res.Problems = laneProblems(o, res.Run, ln, filter)
 	meta := Meta{Lane: ln, Target: m.Source, Filter: filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
-		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Passed: res.Passed(), Duration: res.Duration,
+		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Refused: res.Refused, Passed: res.Passed(), Duration: res.Duration,
 		Phases: res.Phases}
 	b, _ := json.MarshalIndent(meta, "", "  ")
 	return res, proc.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
@@ -251,7 +258,7 @@ func outFolder(dir string) (string, error) {
 
 // ginkgoCommand is the ginkgo CLI at the version go.mod pins, over the compiled suites, with the
 // run's environment for the suites.
-func ginkgoCommand(o Options, filter, out, ledger string, c compiled) (*exec.Cmd, error) {
+func ginkgoCommand(o Options, filter, out, ledger, token string, c compiled) (*exec.Cmd, error) {
 	args := []string{
 		"--label-filter", filter,
 		// Not --fail-on-empty: a suite may rightly select nothing for a target that lacks what it
@@ -281,7 +288,7 @@ func ginkgoCommand(o Options, filter, out, ledger string, c compiled) (*exec.Cmd
 	cmd.Dir = o.KitDir
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
 	spec := o.Target // absolute since plan
-	cmd.Env = append(os.Environ(), proc.LedgerEnv+"="+ledger, target.VarsEnv+"="+target.EncodeVars(o.Vars),
+	cmd.Env = append(os.Environ(), proc.LedgerEnv+"="+ledger, proc.RunEnv+"="+token, target.VarsEnv+"="+target.EncodeVars(o.Vars),
 		target.TargetEnv+"="+spec, target.RepoEnv+"="+o.Repo, target.BinEnv+"="+o.BinDir,
 		proc.SupervisorEnv+"="+proc.Supervisor(), target.KitEnv+"="+o.KitDir, target.HarnessEnv+"="+c.harness, "GOWORK=off")
 	// Its own group, so that an interrupt reaches the test processes too: the ginkgo CLI does

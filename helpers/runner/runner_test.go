@@ -1,10 +1,12 @@
 package runner_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/classproof/classproof/helpers/actions"
 	"io"
 	"os"
 	"os/exec"
@@ -235,5 +237,86 @@ func TestASharedOutFolderIsRefused(t *testing.T) {
 	_, err := runner.Run(context.Background(), runner.Options{KitDir: kitDir(t), OutDir: out, Log: io.Discard, Suites: []string{"./suites/cpuclass"}})
 	if err == nil || !strings.Contains(err.Error(), "writable by others") || !strings.Contains(err.Error(), "refusing to write reports") {
 		t.Fatalf("a 1777 --out folder was accepted: %v", err)
+	}
+}
+
+// A launcher under test cannot make the kit kill a stranger or speak for it in GitHub Actions: the
+// direct session appends a forged ledger line naming a process the run never started (with its
+// real start time, as a leader), and the hosted session prints workflow commands. The stranger
+// lives, the line is reported as refused, and read as the runner reads it, no line of the
+// launcher's acts as a command while the kit's own annotations do.
+func TestAHostileLauncherCannotKillOrCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts a run")
+	}
+	dir := kitDir(t)
+	bin := filepath.Join(t.TempDir(), "classproof")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/classproof")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	stranger := exec.Command("sleep", "600")
+	if err := stranger.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = stranger.Process.Kill(); _ = stranger.Wait() }()
+	in, ok := proc.Lookup(stranger.Process.Pid)
+	if !ok {
+		t.Fatal("cannot read the stranger")
+	}
+	forged := fmt.Sprintf(`{"role":"harness (self-recorded)","pid":%d,"start":%d,"leader":true,"exe":"sleep"}`, in.Pid, in.Start)
+	// The ledger's path is in the profile (the harness's --ledger); the launcher has no other.
+	forge := `l=$(tr -d '\n' <"$2" | sed 's/.*"--ledger", *"\([^"]*\)".*/\1/'); printf '%s\n' "$1" >>"$l"; shift 2; exec "$@"`
+	speak := `echo '::stop-commands::TOKEN'; echo '  ::add-mask::classproof'; echo '::warning file=x::pwned'; echo '::TOKEN::'; echo '::error::forged'; exit 3`
+	scripts := t.TempDir()
+	for name, body := range map[string]string{"forge.sh": forge, "speak.sh": speak} {
+		if err := os.WriteFile(filepath.Join(scripts, name), []byte(body+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref, _ := targets.FS.ReadFile(targets.Default)
+	hostile := strings.NewReplacer(
+		`direct: ["{bin}/refmux", session`, `direct: [sh, "`+scripts+`/forge.sh", "{forged}", "{profile}", "{bin}/refmux", session`,
+		`hosted: ["{bin}/refmux", session, --socket, "{socket}", --profile, "{profile}", --hosted]`, `hosted: [sh, "`+scripts+`/speak.sh"]`,
+		`  variant: ""`, "  variant: \"\"\n  forged: \"\"",
+	).Replace(string(ref))
+	manifest := filepath.Join(t.TempDir(), "hostile.yaml")
+	if err := os.WriteFile(manifest, []byte(hostile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	cmd := exec.Command(bin, "run", "--target", manifest, "--var", "forged="+forged, "--suite", "./suites/cpuclass",
+		"--focus", "a direct session starts|a hosted session starts", "--out", t.TempDir())
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY="+summary)
+	var stdout bytes.Buffer
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	log := stdout.String()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1 (the hosted sessions fail, a ledger line was refused):\n%s\n%s", err, log, stderr.String())
+	}
+	if !proc.Alive(in.Pid) {
+		t.Fatalf("the stranger pid %d was killed by the run's sweep:\n%s", in.Pid, log)
+	}
+	if want := fmt.Sprintf("REFUSED LEDGER LINE: harness (self-recorded) pid %d (sleep): not signalled: it carries no token of this run", in.Pid); !strings.Contains(log, want) {
+		t.Errorf("stdout does not report the refused line %q:\n%s", want, log)
+	}
+	if !strings.Contains(log, "::add-mask::classproof") {
+		t.Fatalf("the launcher's words never reached stdout, so this proves nothing:\n%s", log)
+	}
+	acted := actions.Acted(log)
+	kits := 0
+	for _, a := range acted {
+		if !strings.HasPrefix(a, "error title=") {
+			t.Errorf("the runner would act on the launcher's %q", a)
+		} else {
+			kits++
+		}
+	}
+	if kits == 0 {
+		t.Errorf("no annotation of the kit's would be acted on:\n%s", log)
 	}
 }

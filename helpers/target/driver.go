@@ -85,7 +85,7 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = d.env(b.Env, nil)
+	cmd.Env = d.env("", b.Env, nil)
 	proc.Command(cmd) // an interrupt or a timeout takes the whole build down, not only its first process
 	var out bytes.Buffer
 	cmd.Stdout = io.MultiWriter(&out, log)
@@ -180,13 +180,19 @@ func executable(path string) error {
 
 // env is the kit's environment without the class variable (a CI runner that happens to set it
 // must not decide what a spec proves), then extra layers, later winning.
-func (d *Driver) env(layers ...map[string]string) []string {
+func (d *Driver) env(token string, layers ...map[string]string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k == d.M.ClassEnv {
+		// The kit's own variables are not the launcher's business (the ledger's path among them:
+		// the harness gets it as an argument), except the run's token, which ties what the
+		// launcher starts to this run (proc.Tied).
+		if k, _, _ := strings.Cut(kv, "="); k == d.M.ClassEnv || strings.HasPrefix(k, "CLASSPROOF_") {
 			continue
 		}
 		out = append(out, kv)
+	}
+	if token != "" {
+		out = append(out, proc.RunEnv+"="+token)
 	}
 	for _, l := range layers {
 		for k, v := range l {

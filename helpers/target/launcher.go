@@ -90,7 +90,7 @@ func (l *Launcher) startService(role, field string, s Service, extraEnv map[stri
 		env[k] = vs[0]
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = l.d.env(env, extraEnv)
+	cmd.Env = l.d.env(l.set.Token(), env, extraEnv)
 	cmd.Dir = l.Dir
 	// Its own process group: the kit kills the group, and a signal meant for the kit (^C) does
 	// not reach the launcher before the kit has cleaned up.
@@ -234,7 +234,7 @@ func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env
 	defer cancel()
 	argv = append(append([]string(nil), prefix...), argv...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = l.d.env(expEnv)
+	cmd.Env = l.d.env(l.set.Token(), expEnv)
 	cmd.Dir = l.Dir
 	proc.Command(cmd)
 	var said bytes.Buffer

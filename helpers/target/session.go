@@ -82,6 +82,9 @@ func (l *Launcher) writeProfile(profileEnv map[string]string, harnessArgs ...str
 	if ledger := os.Getenv(proc.LedgerEnv); ledger != "" {
 		p.Command = append(p.Command, "--ledger", ledger)
 	}
+	if token := l.set.Token(); token != "" {
+		p.Command = append(p.Command, "--run", token)
+	}
 	p.Command = append(p.Command, harnessArgs...)
 	if p.Env == nil {
 		p.Env = map[string]string{}

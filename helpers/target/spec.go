@@ -11,15 +11,15 @@ import (
 	"github.com/classproof/classproof/helpers/proc"
 )
 
-var specPlaceholderRE = regexp.MustCompile(`\{(harness|report|ledger|dir|path)\}`)
+var specPlaceholderRE = regexp.MustCompile(`\{(harness|report|ledger|run|dir|path)\}`)
 
 // RenderSpec fills a spawn spec template (fixtures/specs) for this launcher instance: the
-// harness, a fresh report path, the run's ledger, the private dir and the kit's PATH, each
+// harness, a fresh report path, the run's ledger and token, the private dir and the kit's PATH, each
 // JSON-escaped. It returns the spec and the report path the harness will write.
 func (l *Launcher) RenderSpec(tmpl []byte) ([]byte, string) {
 	report := filepath.Join(l.Dir, fmt.Sprintf("report-spec-%d.json", l.n.Add(1)))
 	vals := map[string]string{
-		"harness": l.d.Harness, "report": report, "ledger": os.Getenv(proc.LedgerEnv),
+		"harness": l.d.Harness, "report": report, "ledger": os.Getenv(proc.LedgerEnv), "run": l.set.Token(),
 		"dir": l.Dir, "path": os.Getenv("PATH"),
 	}
 	out := specPlaceholderRE.ReplaceAllFunc(tmpl, func(p []byte) []byte {

@@ -1,0 +1,103 @@
+package proc
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// RunEnv names the run's token. The CLI (or the suites' glue, run without it) makes one per run;
+// the kit puts it in the launcher's environment and in the harness's arguments (--run), and the
+// harness hands it to its tools. A process the kit signals must carry it, descend from one that
+// does, or descend from the kit itself: pids come back to the kit from files the launcher can
+// write (the ledger, the harness's report), and a line there is a claim, not a proof. A stranger
+// cannot carry a token made after it started.
+const RunEnv = "CLASSPROOF_RUN"
+
+// NewRunToken is a fresh token: 128 random bits.
+func NewRunToken() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("reading random bytes for the run token: %v", err)) // crypto/rand does not fail on Linux or macOS
+	}
+	return "cp-" + hex.EncodeToString(b)
+}
+
+// RunToken is this process's run token, "" when none was made.
+func RunToken() string { return os.Getenv(RunEnv) }
+
+// maxIdentity bounds what the kit reads of another process's arguments and environment.
+const maxIdentity = 1 << 20
+
+// carries says whether the words of a process (its arguments and environment, NUL-separated)
+// hold the token: as an argument of its own, or as RunEnv=token.
+func carries(words []byte, token string) bool {
+	if token == "" {
+		return false
+	}
+	env := []byte(RunEnv + "=" + token)
+	for _, w := range bytes.Split(words, []byte{0}) {
+		if bytes.Equal(w, []byte(token)) || bytes.Equal(w, env) {
+			return true
+		}
+	}
+	return false
+}
+
+// Tied says whether the kit may signal pid, and if not, why. It may when pid carries the run's
+// token, or descends from a process that does, or from this process; never pid 1 or below, this
+// process, or any of its ancestors.
+func Tied(pid int, token string) (bool, string) {
+	me := os.Getpid()
+	mine, _ := Chain(me)
+	chain, _ := Chain(pid)
+	return tiedBy(pid, me, mine, chain, identity, token)
+}
+
+// tiedBy is Tied's rule on what was read: mine is this process's chain of parents, chain pid's
+// (pid first), identity reads a process's arguments and environment.
+func tiedBy(pid, me int, mine, chain []int, identity func(int) ([]byte, error), token string) (bool, string) {
+	switch {
+	case pid <= 1:
+		return false, fmt.Sprintf("pid %d is never signalled", pid)
+	case pid == me:
+		return false, "it is the kit itself"
+	case len(mine) > 1 && contains(mine[1:], pid):
+		return false, "it is an ancestor of the kit"
+	}
+	for _, p := range chain {
+		if p <= 1 {
+			break
+		}
+		if p == me {
+			return true, ""
+		}
+		if w, err := identity(p); err == nil && carries(w, token) {
+			return true, ""
+		}
+	}
+	return false, fmt.Sprintf("it carries no token of this run ($%s) and descends from no process of this run (its parents: %v)", RunEnv, chain[min(1, len(chain)):])
+}
+
+// group says whether e may be killed as a group: it leads its group now, the group is not the
+// kit's own, and it is no group of pid 1 or below (kill(-1) signals every process).
+func group(e Entry) bool {
+	if !e.Leader || e.Pid <= 1 {
+		return false
+	}
+	pgid, err := unix.Getpgid(e.Pid)
+	return err == nil && pgid == e.Pid && pgid != unix.Getpgrp()
+}
+
+func contains(list []int, x int) bool {
+	for _, v := range list {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

@@ -68,7 +68,7 @@ func runCmd(args []string) int {
 	fs.IntVar(&o.Procs, "procs", 1, "Ginkgo parallel processes")
 	fs.StringVar(&o.LabelFilter, "label-filter", "", "a further Ginkgo label filter, ANDed with the lane's")
 	fs.StringVar(&o.Focus, "focus", "", "a Ginkgo focus regexp")
-	fs.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "suite timeout")
+	fs.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "the whole run: the launcher's build, compiling the suites, the suites")
 	fs.StringVar(&o.Repo, "repo", "", "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository you are in, else this folder)")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "list what the lane would run, running nothing (any OS: a rehearsal of another OS's lane)")
 	if code, ok := parse(fs, args); !ok {

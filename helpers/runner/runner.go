@@ -43,7 +43,7 @@ type Options struct {
 	Procs       int    // Ginkgo parallel processes; 0 or 1: serial
 	LabelFilter string // ANDed with the lane's filter
 	Focus       string
-	Timeout     time.Duration
+	Timeout     time.Duration // the whole run: build, compile, suites (Ginkgo gets what is left)
 	Log         io.Writer
 	Repo        string // {repo} for the manifest: the launcher's source tree
 	BinDir      string // a folder with the launcher already built: the suites skip the build step
@@ -151,12 +151,25 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("removing %s, left by an earlier run: %w", stale, err)
 		}
 	}
+	// Every phase answers an interrupt and the run's --timeout: before Ginkgo starts (it has its
+	// own signal handling, in supervise), SIGINT and SIGTERM cancel the build and the compile,
+	// which take their process groups down; what is left of the timeout then goes to Ginkgo.
+	prep, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		prep, cancel = context.WithDeadline(prep, start.Add(o.Timeout))
+		defer cancel()
+	}
 	// One preflight before any suite compiles: the launcher is built once for every suite, and a
 	// missing or unusable binary is one error naming the manifest, the field and the value.
 	t := time.Now()
 	if !o.DryRun {
-		bin, cleanBin, err := Preflight(context.Background(), m, o.KitDir, o.Repo, o.BinDir, o.Log)
+		bin, cleanBin, err := Preflight(prep, m, o.KitDir, o.Repo, o.BinDir, o.Log)
 		defer cleanBin()
+		if stopped := interruptedBefore(prep, res, "the launcher's build"); stopped {
+			return res, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -165,11 +178,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	phase("preflight", t)
 	t = time.Now()
 	// The suites, the harness and the ginkgo CLI: built once per kit build key, shared.
-	c, err := compileSuites(o.KitDir, o.Suites, !o.DryRun)
+	c, err := compileSuites(prep, o.KitDir, o.Suites, !o.DryRun)
+	if stopped := interruptedBefore(prep, res, "compiling the suites"); stopped {
+		return res, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	phase("compile", t)
+	stopSignals() // from here supervise forwards them to the test processes
+	if o.Timeout > 0 {
+		o.Timeout = max(time.Until(start.Add(o.Timeout)), time.Second)
+	}
 	// The run's token: the suites hand it to the launcher and the harness, and the sweep signals
 	// only what carries it or descends from what does (proc.Tied).
 	token := proc.NewRunToken()
@@ -331,6 +351,21 @@ func supervise(ctx context.Context, cmd *exec.Cmd, log io.Writer) (ginkgoErr err
 	}
 }
 
+// interruptedBefore says whether prep ended (an interrupt, or the run's --timeout) and records it
+// in res as a run that stopped during what, before any spec ran.
+func interruptedBefore(prep context.Context, res *Result, what string) bool {
+	if prep.Err() == nil {
+		return false
+	}
+	why := "interrupted"
+	if errors.Is(prep.Err(), context.DeadlineExceeded) {
+		why = "out of time (--timeout)"
+	}
+	res.Interrupted = true
+	res.Problems = append(res.Problems, fmt.Sprintf("%s during %s: no spec ran", why, what))
+	return true
+}
+
 // laneProblems are the reasons a run fails beyond Ginkgo's own verdict: it selected nothing, or,
 // as a lane, ran none of its platform's specs. A narrowed run (a suite, a focus, a label filter,
 // while iterating, without --lane) reports what it ran and is not held to the lane rule.
@@ -390,7 +425,7 @@ type compiled struct {
 // (the binaries do not depend on the target: the manifest reaches them through the environment).
 // Never the kit's own folder, which is read-only in the module cache; never the suites' folders,
 // where ginkgo's own compile would put them and two runs at once would delete each other's.
-func compileSuites(kitDir string, suites []string, harness bool) (compiled, error) {
+func compileSuites(ctx context.Context, kitDir string, suites []string, harness bool) (compiled, error) {
 	var c compiled
 	if len(suites) == 0 {
 		found, err := filepath.Glob(filepath.Join(kitDir, "suites", "*", "*_suite_test.go"))
@@ -448,7 +483,8 @@ func compileSuites(kitDir string, suites []string, harness bool) (compiled, erro
 		if err := os.WriteFile(filepath.Join(tmp, "owner"), []byte(proc.Supervisor()), 0o644); err != nil {
 			return c, err
 		}
-		cmd := exec.Command("go", append([]string{"test", "-c", "-o", tmp + string(filepath.Separator)}, missing...)...)
+		cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-c", "-o", tmp + string(filepath.Separator)}, missing...)...)
+		proc.Command(cmd)
 		cmd.Dir = kitDir
 		cmd.Env = append(os.Environ(), "GOWORK=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -474,7 +510,7 @@ func compileSuites(kitDir string, suites []string, harness bool) (compiled, erro
 		if _, err := os.Stat(bin); err == nil {
 			continue
 		}
-		if err := target.GoBuild(context.Background(), kitDir, pkg, bin+".tmp"); err != nil {
+		if err := target.GoBuild(ctx, kitDir, pkg, bin+".tmp"); err != nil {
 			return c, err
 		}
 		if err := os.Rename(bin+".tmp", bin); err != nil {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -249,13 +250,7 @@ func TestAHostileLauncherCannotKillOrCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the CLI and starts a run")
 	}
-	dir := kitDir(t)
-	bin := filepath.Join(t.TempDir(), "classproof")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/classproof")
-	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	dir, bin := kitDir(t), cli(t)
 	stranger := exec.Command("sleep", "600")
 	if err := stranger.Start(); err != nil {
 		t.Fatal(err)
@@ -318,5 +313,112 @@ func TestAHostileLauncherCannotKillOrCommand(t *testing.T) {
 	}
 	if kits == 0 {
 		t.Errorf("no annotation of the kit's would be acted on:\n%s", log)
+	}
+}
+
+var built struct {
+	sync.Once
+	bin string
+	err error
+}
+
+// cli builds the CLI once for this test binary.
+func cli(t *testing.T) string {
+	t.Helper()
+	built.Do(func() {
+		dir, err := os.MkdirTemp("", "classproof-cli-test")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.bin = filepath.Join(dir, "classproof")
+		b := exec.Command("go", "build", "-o", built.bin, "./cmd/classproof")
+		b.Dir = kitDir(t)
+		if out, err := b.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.bin
+}
+
+// Ctrl-C during a manifest's build step ends the build and the CLI at once, and leaves no
+// temporary bin folder; --timeout bounds the build too.
+func TestAnInterruptOrTimeoutStopsTheBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts a run")
+	}
+	dir, bin := kitDir(t), cli(t)
+	ref, _ := targets.FS.ReadFile(targets.Default)
+	slow := strings.Replace(string(ref), `  dir: "{kit}"
+  run: [go, build,`, `  dir: "{kit}"
+  run: [sh, -c, 'echo building; sleep 100 # ', go, build,`, 1)
+	if slow == string(ref) {
+		t.Fatal("the refmux manifest's build step moved; this test no longer slows it")
+	}
+	manifest := filepath.Join(t.TempDir(), "slow-build.yaml")
+	if err := os.WriteFile(manifest, []byte(slow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		args      []string
+		interrupt bool
+		says      string
+	}{
+		{"ctrl-c", nil, true, "FAILED LANE: interrupted during the launcher's build: no spec ran"},
+		{"timeout", []string{"--timeout", "2s"}, false, "FAILED LANE: out of time (--timeout) during the launcher's build: no spec ran"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			cmd := exec.Command(bin, append([]string{"run", "--target", manifest, "--suite", "./suites/cpuclass", "--out", t.TempDir()}, c.args...)...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = cmd.Process.Kill() }()
+			deadline := time.Now().Add(lane.Scale(60 * time.Second))
+			for len(proc.Started("sleep 100", cmd.Process.Pid)) == 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("the build step never started:\n%s", out.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			build := proc.Started("sleep 100", cmd.Process.Pid)
+			began := time.Now()
+			if c.interrupt {
+				_ = cmd.Process.Signal(os.Interrupt)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(lane.Scale(10 * time.Second)):
+				t.Fatalf("the CLI was still running 10 s after the %s:\n%s", c.name, out.String())
+			}
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+				t.Errorf("exit %v, want 1:\n%s", err, out.String())
+			}
+			if c.interrupt && time.Since(began) > 5*time.Second {
+				t.Errorf("the CLI took %v after Ctrl-C, want under 5 s", time.Since(began))
+			}
+			for _, pid := range build {
+				if proc.Alive(pid) {
+					t.Errorf("the build step pid %d outlived the CLI", pid)
+				}
+			}
+			if left, _ := filepath.Glob(filepath.Join(tmp, "classproof-bin*")); len(left) > 0 {
+				t.Errorf("temporary bin folders left: %v", left)
+			}
+			if !strings.Contains(out.String(), c.says) {
+				t.Errorf("output lacks %q:\n%s", c.says, out.String())
+			}
+		})
 	}
 }

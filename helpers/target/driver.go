@@ -83,9 +83,17 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 		}
 		dir = ds[0]
 	}
+	env := map[string]string{}
+	for k, v := range b.Env {
+		vs, err := expand([]string{v}, d.vals)
+		if err != nil {
+			return fmt.Errorf("target manifest %s: build.env %s: %w", d.M.Source, k, err)
+		}
+		env[k] = vs[0]
+	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = d.env("", b.Env, nil)
+	cmd.Env = d.env("", env)
 	proc.Command(cmd) // an interrupt or a timeout takes the whole build down, not only its first process
 	var out bytes.Buffer
 	cmd.Stdout = io.MultiWriter(&out, log)

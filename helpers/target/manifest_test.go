@@ -1,6 +1,7 @@
 package target
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -231,5 +232,28 @@ func TestVarsRoundTripToTheSuites(t *testing.T) {
 	}
 	if _, err := DecodeVars("variant=noclass note=x"); err == nil {
 		t.Error("an old space-joined value was taken")
+	}
+}
+
+// build.env values are placeholders like any other: the build sees {bin} expanded.
+func TestBuildEnvIsExpanded(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(good+`build:
+  run: [sh, -c, 'printf "%s" "$OUT" >"$1/out.txt" && printf "#!/bin/sh\n" >"$1/t" && chmod +x "$1/t"', sh, "{bin}"]
+  env: {OUT: "{bin}/out"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	d, err := New(m, Paths{Kit: t.TempDir(), Bin: bin}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Build(context.Background(), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(bin, "out.txt"))
+	if want := bin + "/out"; string(got) != want {
+		t.Errorf("the build saw OUT=%q, want %q", got, want)
 	}
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -216,7 +217,14 @@ func mutantsCmd(args []string) int {
 		return exitUsage
 	}
 	o.Progress = os.Stderr
-	m, err := mutants.Kill(context.Background(), o)
+	// An interrupt starts no further cell and cuts the running ones short (their cleanups run).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	m, err := mutants.Kill(ctx, o)
+	if errors.Is(err, mutants.ErrInterrupted) {
+		fmt.Println("classproof mutants:", err)
+		return exitFailed
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "classproof mutants:", err)
 		return exitUsage

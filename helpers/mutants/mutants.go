@@ -120,6 +120,13 @@ type Matrix struct {
 // o.Jobs runs side by side (each a whole run of every spec of its lane: no early stop, since the
 // matrix is the proof that each spec is tied to a promise).
 func Kill(ctx context.Context, o Options) (*Matrix, error) {
+	// A matrix in the folder is this run's or none: an earlier one must not be read as the
+	// result of a run that was interrupted or failed.
+	for _, f := range []string{"matrix.json", "matrix.md"} {
+		if err := os.Remove(filepath.Join(o.OutDir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
 	m := &Matrix{OK: true}
 	base, err := cells(ctx, o, []string{""})
 	if err != nil {
@@ -220,11 +227,18 @@ func cells(ctx context.Context, o Options, values []string) ([][]Cell, error) {
 		}
 	}
 	wg.Wait()
+	if ctx.Err() != nil {
+		// Cells cut short, and none started after: no verdict can be read from them.
+		return nil, fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return out, ctx.Err()
+	return out, nil
 }
+
+// ErrInterrupted is a matrix stopped before every cell ran: nothing was written, nothing caught.
+var ErrInterrupted = errors.New("interrupted: the matrix is incomplete; no matrix was written")
 
 func cell(ctx context.Context, o Options, target, value string) (Cell, error) {
 	name := value

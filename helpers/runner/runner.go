@@ -328,25 +328,33 @@ func supervise(ctx context.Context, cmd *exec.Cmd, log io.Writer) (ginkgoErr err
 	defer signal.Stop(sigs)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	interrupts := 0
+	// One Ctrl-C reaches us twice when the caller's context listens for it too (the CLI's
+	// commands do): the first of the two sends SIGINT, a second signal escalates to SIGKILL, and
+	// a cancelled context never counts as a second one.
+	signals, sentInt := 0, false
+	interrupt := func() {
+		interrupted = true
+		if !sentInt {
+			sentInt = true
+			fmt.Fprintf(log, "\nclassproof: interrupted: sending %v to the run (again to kill it)\n", syscall.SIGINT)
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+		}
+	}
 	cancelled := ctx.Done()
 	for {
 		select {
 		case err := <-done:
 			return err, interrupted, nil
 		case <-sigs:
-			interrupted = true
-			interrupts++
-			sig := syscall.SIGINT
-			if interrupts > 1 {
-				sig = syscall.SIGKILL
+			if signals++; signals > 1 {
+				fmt.Fprintf(log, "\nclassproof: interrupted again: sending %v to the run\n", syscall.SIGKILL)
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				continue
 			}
-			fmt.Fprintf(log, "\nclassproof: interrupted: sending %v to the run (again to kill it)\n", sig)
-			_ = syscall.Kill(-cmd.Process.Pid, sig)
+			interrupt()
 		case <-cancelled:
-			interrupted = true
 			cancelled = nil // once: the run's own cleanups take it from here
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+			interrupt()
 		}
 	}
 }

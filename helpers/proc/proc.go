@@ -639,6 +639,22 @@ func readBounded(path string, max int64) ([]byte, error) {
 	return b, err
 }
 
+// TryLock takes the lock on path (see Lock) only if no one holds it: ok is false when someone does.
+func TryLock(path string) (unlock func(), ok bool, err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, true, nil
+}
+
 // Lock takes an exclusive lock on path (made if missing, never through a symlink), waiting for
 // another holder to let go, and returns how to let go of it.
 func Lock(path string) (func(), error) {

@@ -273,6 +273,9 @@ func outFolder(dir string) (string, error) {
 	if err := proc.Private(out, true); err != nil {
 		return "", fmt.Errorf("--out %s: %w; refusing to write reports and the pid ledger there (use a folder of your own)", dir, err)
 	}
+	if err := proc.TrustedPath(out); err != nil {
+		return "", fmt.Errorf("--out %s: %w; refusing to write reports and the pid ledger there (use a folder of your own)", dir, err)
+	}
 	return out, nil
 }
 
@@ -610,11 +613,13 @@ func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir str
 		}
 		defer unlock()
 		binDir, complete = dir, filepath.Join(dir, ".complete")
-		if _, err := os.Stat(complete); err == nil {
+		if _, err := os.Stat(complete); err == nil && builtWhole(m, kitDir, repo, dir) {
 			build, complete = false, ""
 			now := time.Now()
 			_ = os.Chtimes(dir, now, now) // last used, for the sweep
 		} else {
+			// Never built, cut short, or a binary gone since (a cleaner, a disk full): built
+			// again, not failed on every run.
 			os.RemoveAll(dir) // a build that did not finish
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return "", cleanup, err
@@ -669,6 +674,12 @@ func cachedBin(m *target.Manifest, kitDir string) (string, func(), error) {
 	return dir, unlock, nil
 }
 
+// builtWhole says whether a cached launcher build still has every binary the manifest names.
+func builtWhole(m *target.Manifest, kitDir, repo, dir string) bool {
+	d, err := target.New(m, target.Paths{Kit: kitDir, Bin: dir, Repo: repo}, "")
+	return err == nil && d.CheckBinaries() == nil
+}
+
 // sweepStaleSuites removes, in the cache folder, the temporary build folders of runs that are
 // gone (their owner, pid and start time, no longer exists; or, with no owner file, over an hour
 // old), and keyed builds other than keep unused for a day.
@@ -691,8 +702,16 @@ func sweepStaleSuites(cache, keep string) {
 	keyed = append(keyed, bins...)
 	for _, d := range keyed {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() && d != keep && time.Since(fi.ModTime()) > 24*time.Hour && !strings.HasSuffix(d, ".lock") {
-			os.RemoveAll(d)
-			os.Remove(d + ".lock")
+			// Under its key's lock, and only when no one holds it: a run building or starting
+			// from this folder right now keeps it.
+			unlock, ok, err := proc.TryLock(d + ".lock")
+			if err != nil || !ok {
+				continue
+			}
+			if fi, err := os.Stat(d); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+				os.RemoveAll(d)
+			}
+			unlock()
 		}
 	}
 }

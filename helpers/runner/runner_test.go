@@ -239,6 +239,40 @@ func TestASharedOutFolderIsRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "writable by others") || !strings.Contains(err.Error(), "refusing to write reports") {
 		t.Fatalf("a 1777 --out folder was accepted: %v", err)
 	}
+	// A private folder under one anyone can write: its owner can swap it for their own.
+	ww := filepath.Join(t.TempDir(), "ww")
+	os.Mkdir(ww, 0o777)
+	os.Chmod(ww, 0o777)
+	_, err = runner.Run(context.Background(), runner.Options{KitDir: kitDir(t), OutDir: filepath.Join(ww, "sub"), Log: io.Discard, Suites: []string{"./suites/cpuclass"}})
+	if err == nil || !strings.Contains(err.Error(), ww+" is writable by others") {
+		t.Fatalf("--out ww/sub under a 0777 ww was accepted: %v", err)
+	}
+}
+
+// A cached launcher build whose binary is gone is built again, not failed on every run.
+func TestACachedBuildWithAGoneBinaryIsRebuilt(t *testing.T) {
+	m, err := target.LoadFS(targets.FS, targets.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := kitDir(t)
+	bin, clean, err := runner.Preflight(context.Background(), m, dir, dir, "", io.Discard)
+	defer clean()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refmux := filepath.Join(bin, "refmux")
+	if err := os.Remove(refmux); err != nil {
+		t.Fatal(err)
+	}
+	again, clean2, err := runner.Preflight(context.Background(), m, dir, dir, "", io.Discard)
+	defer clean2()
+	if err != nil {
+		t.Fatalf("the next run failed instead of building again: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(again, "refmux")); err != nil {
+		t.Fatalf("refmux is still gone after the next preflight: %v", err)
+	}
 }
 
 // A launcher under test cannot make the kit kill a stranger or speak for it in GitHub Actions: the

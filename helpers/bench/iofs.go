@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -30,6 +31,34 @@ func (f *ioFS) remove() {
 		}
 	}
 	f.undo = nil
+}
+
+// newImage makes a new regular file of size bytes at path, never through a symlink: one left by
+// a killed run is replaced, anything else there (a symlink, a device, a folder) is refused.
+func newImage(path string, size int64) error {
+	switch fi, err := os.Lstat(path); {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return err
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s exists and is not a regular file (%v); refusing to write the bench's disk image through it", path, fi.Mode().Type())
+	default:
+		if err := os.Remove(path); err != nil {
+			return err
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return fmt.Errorf("making the bench's disk image: %w", err)
+	}
+	err = f.Truncate(size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
 }
 
 // ioFilesystem makes, where it can (Linux, root, losetup, mkfs.ext4, bfq available), a 1 GiB
@@ -61,13 +90,10 @@ func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 		}
 	}
 	img := filepath.Join(out, "io-disk.img")
-	if err := os.WriteFile(img, nil, 0o600); err != nil {
+	if err := newImage(img, 1<<30); err != nil {
 		return f, err
 	}
 	f.undo = append(f.undo, func() error { return os.Remove(img) })
-	if err := os.Truncate(img, 1<<30); err != nil {
-		return f, err
-	}
 	dev, err := runIn(ctx, "losetup", "--find", "--show", "--direct-io=on", img)
 	if err != nil {
 		f.remove()
@@ -88,9 +114,13 @@ func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 		return plain(err.Error())
 	}
 	mnt := filepath.Join(out, "io-mnt")
-	if err := os.MkdirAll(mnt, 0o755); err != nil {
+	if err := os.Mkdir(mnt, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		f.remove()
 		return f, err
+	}
+	if fi, err := os.Lstat(mnt); err != nil || !fi.IsDir() {
+		f.remove()
+		return f, fmt.Errorf("%s is not a folder (a symlink?); refusing to mount the bench's disk there", mnt)
 	}
 	f.undo = append(f.undo, func() error { return os.Remove(mnt) })
 	if _, err := runIn(ctx, "mount", dev, mnt); err != nil {

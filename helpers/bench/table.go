@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/classproof/classproof/helpers/proc"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 type metric struct {
@@ -103,7 +103,8 @@ func (r *Result) Ratio() float64 {
 
 // Write writes bench.json, bench.md and lateness.svg into dir.
 func (r *Result) Write(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := runner.OutFolder(dir)
+	if err != nil {
 		return err
 	}
 	b, _ := json.MarshalIndent(r, "", "  ")

@@ -137,7 +137,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := outFolder(o.OutDir)
+	out, err := OutFolder(o.OutDir)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +262,9 @@ func plan(o *Options) (*target.Manifest, string, string, error) {
 }
 
 // outFolder makes the --out folder and checks it is ours alone.
-func outFolder(dir string) (string, error) {
+// OutFolder makes dir (absolute) and checks it is a folder of this user's alone on a trusted path:
+// reports, the ledger and a bench's files are written there.
+func OutFolder(dir string) (string, error) {
 	out, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err

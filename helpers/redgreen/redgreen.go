@@ -101,6 +101,9 @@ func Prove(ctx context.Context, o Options) (*Proof, error) {
 		if err := checkRefs(o, p); err != nil {
 			return nil, err
 		}
+		if err := checkReadsRepo(o); err != nil {
+			return nil, err
+		}
 		for _, s := range []*Side{p.Red, p.Green} {
 			wt, err := checkout(o, s, work)
 			if err != nil {
@@ -255,6 +258,20 @@ func checkRefs(o Options, p *Proof) error {
 		return fmt.Errorf("%s has uncommitted changes to tracked files, and a ref is HEAD (%s): the proof would build the commit, not your tree; commit them, or pass --allow-dirty", o.Repo, short(head))
 	}
 	p.Notes = append(p.Notes, fmt.Sprintf("%s had uncommitted changes to tracked files at HEAD %s; both sides were built from their commits, not from the working tree", o.Repo, short(head)))
+	return nil
+}
+
+// checkReadsRepo refuses, before anything is built, a manifest whose launcher does not come from
+// {repo}: both sides would build and run the same tree, and the receipt would speak of commits
+// that were never built.
+func checkReadsRepo(o Options) error {
+	m, err := runner.LoadTarget(o.Target, o.Vars)
+	if err != nil {
+		return err
+	}
+	if ok, why := m.ReadsRepo(); !ok {
+		return fmt.Errorf("target manifest %s: %s, so both sides would run the same launcher and the receipt would name commits never built; use {repo} (each side's checkout) in build.dir or build.run, or in daemon.run when there is no build step", m.Source, why)
+	}
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/fixtures/tiny"
@@ -219,5 +220,29 @@ func TestRefsAreCheckedAndTheUsersWorktreesKept(t *testing.T) {
 	}
 	if list := gitIn(t, repo, "worktree", "list", "--porcelain"); !strings.Contains(list, stale) {
 		t.Errorf("the user's stale worktree entry %s was pruned:\n%s", stale, list)
+	}
+}
+
+// A build step that reads nothing of {repo} (an absolute build.dir: the user's own tree) would
+// build the same tree for both sides, and the receipt would speak of commits never built: the
+// proof refuses it before building anything.
+func TestAProofRefusesABuildThatDoesNotReadTheRepo(t *testing.T) {
+	repo := history(t, tiny.Source(false), tiny.Source(true))
+	kitDir, err := target.KitDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(t.TempDir(), "tiny.yaml")
+	abs := strings.Replace(string(tiny.Manifest()), `dir: "{repo}"`, `dir: "`+repo+`"`, 1)
+	os.WriteFile(manifest, []byte(abs), 0o644)
+	o := Options{KitDir: kitDir, Repo: repo, Red: "red", Green: "green", Target: manifest, OutDir: t.TempDir()}
+	o.Selection.Focus = "a direct session starts"
+	began := time.Now()
+	_, err = Prove(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "read nothing of {repo}") || !strings.Contains(err.Error(), "commits never built") {
+		t.Fatalf("an absolute build.dir was accepted for a proof: %v", err)
+	}
+	if took := time.Since(began); took > 10*time.Second {
+		t.Errorf("refused after %v: it built first", took)
 	}
 }

@@ -126,6 +126,50 @@ func LoadFS(fsys fs.FS, name string) (*Manifest, error) {
 	return Parse("embedded:"+name, b)
 }
 
+// ReadsRepo says whether the launcher a run drives comes from {repo}: the build step reads it
+// (its dir, run or env, directly or through a var) when there is one, else the daemon's command
+// does. A red/green proof builds each side's commit as {repo}; a manifest that reads nothing of it
+// would build and run the same launcher twice. why says what was looked at, when it is false.
+func (m *Manifest) ReadsRepo() (ok bool, why string) {
+	var words []string
+	what := "daemon.run"
+	if b := m.Build; b != nil {
+		what = "build.dir, build.run and build.env"
+		dir := b.Dir
+		if dir == "" {
+			dir = "{kit}"
+		}
+		words = append(append(words, dir), b.Run...)
+		for _, v := range b.Env {
+			words = append(words, v)
+		}
+	} else {
+		words = m.Daemon.Run
+	}
+	for _, w := range words {
+		if m.mentions(w, "repo", map[string]bool{}) {
+			return true, ""
+		}
+	}
+	return false, fmt.Sprintf("%s (%q) read nothing of {repo}, directly or through a var", what, strings.Join(words, " "))
+}
+
+// mentions says whether s holds {name}, or a var whose value does.
+func (m *Manifest) mentions(s, name string, seen map[string]bool) bool {
+	for _, p := range placeholderRE.FindAllStringSubmatch(s, -1) {
+		switch v, isVar := m.Vars[p[1]]; {
+		case p[1] == name:
+			return true
+		case isVar && !seen[p[1]]:
+			seen[p[1]] = true
+			if m.mentions(v, name, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Catalog is the set of manifests a run can name as embedded:NAME, the one it uses when it names
 // none, and the kit's own target for each lane. helpers/ knows no launcher by name: the catalog
 // is set at the edge, by the CLI (cmd/classproof) and the suites' bootstrap, from fixtures/targets.

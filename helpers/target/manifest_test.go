@@ -281,3 +281,36 @@ func TestACacheFolderAnotherUserMadeIsRefused(t *testing.T) {
 		t.Fatalf("a cache folder another user made was used: %q, %v", dir, err)
 	}
 }
+
+func TestReadsRepo(t *testing.T) {
+	for _, c := range []struct {
+		name, extra string
+		want        bool
+	}{
+		{"a build in {repo}", "build: {dir: \"{repo}\", run: [make]}\n", true},
+		{"a build naming {repo} in its arguments", "build: {run: [make, -C, \"{repo}\"]}\n", true},
+		{"a build in an absolute folder", "build: {dir: /src/myl, run: [make]}\n", false},
+		{"a build in the kit (no dir)", "build: {run: [make]}\n", false},
+		{"a build through a var that reads {repo}", "vars: {src: \"{repo}/cmd\"}\nbuild: {run: [go, build, \"{src}\"]}\n", true},
+	} {
+		m, err := Parse("m.yaml", []byte(good+c.extra))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if ok, why := m.ReadsRepo(); ok != c.want || (!ok && !strings.Contains(why, "read nothing of {repo}")) {
+			t.Errorf("%s: ReadsRepo = %v, %q; want %v", c.name, ok, why, c.want)
+		}
+	}
+	// No build step: the daemon's command decides.
+	m, err := Parse("m.yaml", []byte(strings.Replace(good, `"{bin}/t", daemon`, `"{repo}/t", daemon`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, why := m.ReadsRepo(); !ok {
+		t.Errorf("a daemon run from {repo}: %s", why)
+	}
+	m, _ = Parse("m.yaml", []byte(good))
+	if ok, _ := m.ReadsRepo(); ok {
+		t.Error("a daemon run from {bin} with no build step read as reading {repo}")
+	}
+}

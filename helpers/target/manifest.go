@@ -215,6 +215,9 @@ func Parse(source string, b []byte) (*Manifest, error) {
 	return &m, nil
 }
 
+// MaxVarBytes bounds what one var expands to.
+const MaxVarBytes = 64 << 10
+
 // ResolveVars expands the vars with the given built-in values and each other, in any order; a
 // var that refers to an unknown name or, through others, to itself is an error naming it.
 func (m *Manifest) ResolveVars(builtins map[string]string) (map[string]string, error) {
@@ -230,10 +233,22 @@ func (m *Manifest) ResolveVars(builtins map[string]string) (map[string]string, e
 		}
 		state[name] = 1
 		var err error
+		size := len(m.Vars[name])
+		// Every piece is counted as it is put in: a var that doubles another 24 times must stop
+		// at the bound, not after it has taken the memory.
+		bounded := func(s string) string {
+			if size += len(s); size > MaxVarBytes && err == nil {
+				err = fmt.Errorf("vars.%s: expands to more than %d bytes (a var that repeats another, over and over?); a var holds a path or a word", name, MaxVarBytes)
+			}
+			if err != nil {
+				return ""
+			}
+			return s
+		}
 		out[name] = placeholderRE.ReplaceAllStringFunc(m.Vars[name], func(p string) string {
 			ref := p[1 : len(p)-1]
 			if b, ok := builtins[ref]; ok {
-				return b
+				return bounded(b)
 			}
 			if contains(buildPlaceholders, ref) {
 				if err == nil {
@@ -250,7 +265,7 @@ func (m *Manifest) ResolveVars(builtins map[string]string) (map[string]string, e
 			if e := resolve(ref, append(path, name)); e != nil && err == nil {
 				err = e
 			}
-			return out[ref]
+			return bounded(out[ref])
 		})
 		state[name] = 2
 		return err

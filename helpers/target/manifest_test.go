@@ -314,3 +314,23 @@ func TestReadsRepo(t *testing.T) {
 		t.Error("a daemon run from {bin} with no build step read as reading {repo}")
 	}
 }
+
+// A var that doubles another 24 times would take 16 MiB per level of the run's memory (731 MB and
+// 5 s once): it stops at the bound, with an error naming the var.
+func TestAVarThatExplodesIsRefusedByName(t *testing.T) {
+	vars := "vars:\n  v0: \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"\n"
+	for i := 1; i <= 24; i++ {
+		vars += fmt.Sprintf("  v%d: \"{v%d}{v%d}\"\n", i, i-1, i-1)
+	}
+	m, err := Parse("m.yaml", []byte(good+vars))
+	if err == nil {
+		began := time.Now()
+		_, err = m.ResolveVars(map[string]string{"kit": "/kit", "bin": "/bin", "repo": "/repo"})
+		if took := time.Since(began); took > time.Second {
+			t.Errorf("refusing took %v", took)
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "expands to more than 65536 bytes") || !strings.Contains(err.Error(), "vars.v") {
+		t.Fatalf("an exploding var: %v", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -21,15 +22,16 @@ import (
 
 // Spec is one It in a run.
 type Spec struct {
-	Suite    string
-	Name     string // container texts and the It, joined as Ginkgo prints them
-	Labels   []string
-	State    string // passed, failed, skipped, pending, panicked, timedout, interrupted, aborted
-	Filtered bool   // left out by the label filter
-	NotRun   bool   // selected, but the run stopped (interrupt, abort, suite failure) before it
-	Reason   string // failure or skip message
-	Location string
-	Duration time.Duration
+	Suite     string
+	Name      string // container texts and the It, joined as Ginkgo prints them
+	Labels    []string
+	State     string // passed, failed, skipped, pending, panicked, timedout, interrupted, aborted
+	Filtered  bool   // left out by the label filter, or by the run's --focus or --skip
+	Unfocused bool   // of those, left out by --focus or --skip (a narrowed run)
+	NotRun    bool   // selected, but the run stopped (interrupt, abort, suite failure) before it
+	Reason    string // failure or skip message
+	Location  string
+	Duration  time.Duration
 	// InSpec is true when a failure happened in the It itself (an assertion of the promise), not
 	// in a BeforeEach, a JustBeforeEach or cleanup.
 	InSpec   bool
@@ -85,6 +87,10 @@ func FromReports(reports []types.Report, filter string) (*Run, error) {
 	}
 	r := &Run{Suites: len(reports)}
 	for _, rep := range reports {
+		focused, err := focusOf(rep.SuiteConfig)
+		if err != nil {
+			return nil, err
+		}
 		if rep.SuiteConfig.DryRun {
 			r.DryRun = true
 		}
@@ -123,13 +129,55 @@ func FromReports(reports []types.Report, filter string) (*Run, error) {
 			// A spec that never started is recorded as skipped with no failure location; a
 			// runtime Skip() has a location and its reason.
 			if sr.State == types.SpecStateSkipped && sr.Failure.Location.FileName == "" {
-				s.Filtered = !selects(s.Labels)
+				s.Unfocused = selects(s.Labels) && !focused(s.Name)
+				s.Filtered = !selects(s.Labels) || s.Unfocused
 				s.NotRun = !s.Filtered
 			}
 			r.Specs = append(r.Specs, s)
 		}
 	}
 	return r, nil
+}
+
+// focusOf is Ginkgo's --focus and --skip as the suite ran them: a spec whose text no focus matches,
+// or a skip does, was not selected (Ginkgo records it as skipped without a location, as it does a
+// spec the run stopped before), so it is left out, never "never started".
+func focusOf(c types.SuiteConfig) (func(text string) bool, error) {
+	compile := func(list []string) ([]*regexp.Regexp, error) {
+		var out []*regexp.Regexp
+		for _, s := range list {
+			re, err := regexp.Compile(s)
+			if err != nil {
+				return nil, fmt.Errorf("the report's focus %q: %w", s, err)
+			}
+			out = append(out, re)
+		}
+		return out, nil
+	}
+	focus, err := compile(c.FocusStrings)
+	if err != nil {
+		return nil, err
+	}
+	skip, err := compile(c.SkipStrings)
+	if err != nil {
+		return nil, err
+	}
+	return func(text string) bool {
+		for _, re := range skip {
+			if re.MatchString(text) {
+				return false
+			}
+		}
+		if len(focus) == 0 {
+			return true
+		}
+		for _, re := range focus {
+			if re.MatchString(text) {
+				return true
+			}
+		}
+		return false
+	}, nil
 }
 
 // Outcome is where one spec ended up in a run. It is the one rule that sorts specs: the summary,
@@ -214,7 +262,12 @@ func (r *Run) Summary(filter string) string {
 	}
 	byLabel := map[string][]string{}
 	reasons := map[string]string{}
+	unfocused := 0
 	for _, s := range r.Specs {
+		if s.Outcome() == LeftOut && s.Unfocused {
+			unfocused++ // a narrowed run: what it did not ask for is no news
+			continue
+		}
 		if s.Outcome() == LeftOut {
 			key, why := r.LeftOutReason(s)
 			byLabel[key] = append(byLabel[key], s.Name)
@@ -235,6 +288,9 @@ func (r *Run) Summary(filter string) string {
 				fmt.Fprintf(&b, "    %s\n", n)
 			}
 		}
+	}
+	if unfocused > 0 {
+		fmt.Fprintf(&b, "left out by the run's --focus or --skip: %d specs\n", unfocused)
 	}
 	if c.NotRun > 0 {
 		fmt.Fprintf(&b, "not run: %d selected specs never started (the run stopped first)\n", c.NotRun)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/onsi/ginkgo/v2/types"
 	"strings"
 	"testing"
 	"time"
@@ -99,5 +100,34 @@ func TestFenceCannotBeClosedFromInside(t *testing.T) {
 				t.Errorf("%q: inner line %q closes the fence %q", text, l, open)
 			}
 		}
+	}
+}
+
+// A run narrowed by --focus records the specs it did not ask for as skipped with no location, as
+// it does those an interrupt cut off: only the second kind "never started".
+func TestAFocusLeavesOutWhatItDidNotAskFor(t *testing.T) {
+	spec := func(text string) types.SpecReport {
+		return types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: text, ContainerHierarchyTexts: []string{"cpuclass"}, State: types.SpecStateSkipped}
+	}
+	rep := types.Report{SuiteDescription: "cpuclass", SuiteSucceeded: false,
+		SuiteConfig: types.SuiteConfig{FocusStrings: []string{"starts"}, SkipStrings: []string{"later"}},
+		SpecReports: types.SpecReports{spec("starts a direct session"), spec("renices nothing"), spec("starts a later tool")}}
+	run, err := FromReports([]types.Report{rep}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Outcome{}
+	for _, s := range run.Specs {
+		got[s.Name] = s.Outcome()
+	}
+	want := map[string]Outcome{"cpuclass starts a direct session": NotRun, "cpuclass renices nothing": LeftOut, "cpuclass starts a later tool": LeftOut}
+	for n, o := range want {
+		if got[n] != o {
+			t.Errorf("%s: outcome %v, want %v", n, got[n], o)
+		}
+	}
+	sum := run.Summary("")
+	if !strings.Contains(sum, "not run: 1 selected specs never started") || !strings.Contains(sum, "left out by the run's --focus or --skip: 2 specs") {
+		t.Errorf("summary:\n%s", sum)
 	}
 }

@@ -562,6 +562,9 @@ func hashKit(kitDir string) (string, error) {
 		return "", fmt.Errorf("go env: %w", err)
 	}
 	h.Write(env)
+	// The folder too: a test binary records its source paths, and a failure's location must name
+	// this checkout, not another one with the same files.
+	h.Write([]byte(kitDir + "\x00"))
 	err = filepath.WalkDir(kitDir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

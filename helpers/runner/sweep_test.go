@@ -36,3 +36,47 @@ func TestTheSweepTakesTheKeysLock(t *testing.T) {
 		t.Error("an unused, unlocked build a day old was kept")
 	}
 }
+
+// Two checkouts with the same files get builds of their own: a test binary records its source
+// paths, and a failure's location must name the checkout that ran, not the one that built first.
+func TestEachCheckoutHasItsOwnBuildKey(t *testing.T) {
+	kit, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "classproof")
+	err = filepath.WalkDir(kit, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(kit, path)
+		if d.IsDir() && (rel == ".git" || rel == "out" || rel == "bin") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(other, rel), 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(other, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := hashKit(kit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := hashKit(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a == b {
+		t.Errorf("%s and its copy %s share the build key %s: one's binaries would name the other's files", kit, other, a)
+	}
+}

@@ -8,7 +8,7 @@ CLASSPROOF := bin/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: bin/classproof bench bench-kit bench-io bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants clean
+.PHONY: tools bin/classproof bench bench-kit bench-io bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -20,6 +20,11 @@ comma := ,
 empty :=
 space := $(empty) $(empty)
 
+## tools: what make verify and make test need beyond Go (ps, shellcheck, dash; for shmux on Linux,
+## util-linux and python3), installed with apt-get or brew where missing, else named (ci/tools)
+tools:
+	@sh ci/tools
+
 ## bin/classproof: the CLI, built once (go build is incremental)
 bin/classproof:
 	$(GO) build -o $@ ./cmd/classproof
@@ -28,7 +33,7 @@ bin/classproof:
 ## machine has: on Linux, idle mode (refmux.yaml) and ignore mode (refmux-seed.yaml)
 ## (on Linux the two lanes run side by side, each printing its log when it ends; the suites, the
 ## harness and refmux are built once into the user's cache and shared)
-verify: bin/classproof
+verify: tools bin/classproof
 ifeq ($(shell uname -s),Linux)
 	@mkdir -p out; \
 	$(CLASSPROOF) run --out out/verify >out/verify.log 2>&1 & idle=$$!; \
@@ -51,7 +56,7 @@ soak:
 	sh ci/soak $(N)
 
 ## test: everything CI runs
-test: static scripts lint darwin darwin-rehearsal required-specs-check unit bench-smoke gate
+test: tools static scripts lint darwin darwin-rehearsal required-specs-check unit bench-smoke gate
 
 ## bench: the effect bench (about 2 minutes on 2 cores); reports, never asserts
 bench: bin/classproof
@@ -102,9 +107,10 @@ layers:
 ## scripts: what runs on a macOS runner's shell is POSIX sh (bash 3.2 there, BSD userland):
 ## shellcheck -s sh, and ci/lane's command lines checked under dash
 scripts:
-	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/layers
+	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/layers ci/tools
 	shellcheck -s bash fixtures/shmux/shmux
 	CLASSPROOF_TEST_SHELL=dash dash ci/lane-check
+	dash ci/tools
 	mkdir -p out && dash ci/record-ps out/ps-recorded.txt >/dev/null
 
 ## darwin-rehearsal: the darwin lane's own command (ci/lane darwin, under dash) as a Ginkgo dry

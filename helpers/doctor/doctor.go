@@ -93,7 +93,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err == nil {
 		examine(r, m, d, l)
 	}
-	r.print(o.Out, m)
+	r.print(o.Out, m, d.Meaning)
 	return r, nil
 }
 
@@ -208,9 +208,9 @@ func examineConventions(r *Report, m *target.Manifest, l *target.Launcher) {
 	}
 }
 
-func (r *Report) print(w io.Writer, m *target.Manifest) {
+func (r *Report) print(w io.Writer, m *target.Manifest, meaning class.Meaning) {
 	fmt.Fprintf(w, "classproof doctor: target %s (%s)\n\nWhat the launcher did:\n%s\n", m.Name, m.Source, strings.Join(r.lines, "\n"))
-	lo := m.LeftOut()
+	lo := m.LeftOut(meaning)
 	labels := make([]string, 0, len(lo))
 	for k := range lo {
 		labels = append(labels, k)

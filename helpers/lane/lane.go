@@ -41,17 +41,30 @@ type Platform struct {
 	GOOS    string
 	Meaning class.Meaning
 	Title   string
+	// Class is what a started process is held to here, as spec titles say it: background class,
+	// or the control's class where the target reads the class and ignores it.
+	Class string
 	// Needs says why another lane leaves this platform's specs out.
 	Needs string
 }
 
+// ByLabel is the platform a lane's label names.
+func ByLabel(label string) (Platform, bool) {
+	for _, p := range Platforms {
+		if p.Label == label {
+			return p, true
+		}
+	}
+	return Platform{}, false
+}
+
 // Platforms are the three the suites are written for.
 var Platforms = []Platform{
-	{Label: Darwin, GOOS: "darwin", Meaning: class.DarwinBG, Title: "on macOS (PRIO_DARWIN_BG)",
+	{Label: Darwin, GOOS: "darwin", Meaning: class.DarwinBG, Title: "on macOS (PRIO_DARWIN_BG)", Class: "background class",
 		Needs: "needs macOS (PRIO_DARWIN_BG): runs in the darwin lane"},
-	{Label: LinuxIdle, GOOS: "linux", Meaning: class.LinuxIdle, Title: "on Linux, idle mode (SCHED_IDLE + I/O idle)",
+	{Label: LinuxIdle, GOOS: "linux", Meaning: class.LinuxIdle, Title: "on Linux, idle mode (SCHED_IDLE + I/O idle)", Class: "background class",
 		Needs: "needs a target whose Linux background is idle (SCHED_IDLE): runs in the linux-idle lane"},
-	{Label: LinuxIgnore, GOOS: "linux", Meaning: class.Ignored, Title: "on Linux, ignore mode (class read, not applied)",
+	{Label: LinuxIgnore, GOOS: "linux", Meaning: class.Ignored, Title: "on Linux, ignore mode (class read, not applied)", Class: "the control's class",
 		Needs: "needs a target whose Linux background is ignore: runs in the linux-ignore lane"},
 }
 

@@ -54,6 +54,8 @@ type Run struct {
 	// Reasons says, per label the run's filter excluded beyond the lane's platform labels (a
 	// capability or convention the target lacks), why; see LeftOutReason.
 	Reasons map[string]string
+	// Lane is the lane the run was for: its own platform label never left a spec out.
+	Lane string
 	// DryRun is true when any suite report says Ginkgo ran with --dry-run (nothing executed);
 	// FailedSuites names the suites whose report says they did not succeed.
 	DryRun       bool
@@ -303,7 +305,7 @@ func (r *Run) Summary(filter string) string {
 // (the lane), then a capability or convention its target lacks (Reasons), else a narrowed run.
 func (r *Run) LeftOutReason(s Spec) (label, reason string) {
 	for _, l := range s.Labels {
-		if why, ok := lane.Needs(l); ok {
+		if why, ok := lane.Needs(l); ok && l != r.Lane {
 			return l, why
 		}
 	}

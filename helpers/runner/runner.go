@@ -214,7 +214,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return res, err
 	}
 	if res.Run != nil {
-		res.Run.Reasons = m.LeftOut()
+		p, _ := lane.ByLabel(ln)
+		res.Run.Reasons, res.Run.Lane = m.LeftOut(p.Meaning), ln
 	}
 	res.Problems = laneProblems(o, res.Run, ln, filter)
 	meta := Meta{Lane: ln, Target: m.Source, Filter: filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
@@ -252,7 +253,8 @@ func plan(o *Options) (*target.Manifest, string, string, error) {
 		return nil, "", "", err
 	}
 	filter, _ := lane.Filter(ln)
-	if lo := m.LeftOutFilter(); lo != "" {
+	p, _ := lane.ByLabel(ln)
+	if lo := m.LeftOutFilter(p.Meaning); lo != "" {
 		filter = "(" + filter + ") && " + lo
 	}
 	if o.LabelFilter != "" {

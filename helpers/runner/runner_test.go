@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"github.com/classproof/classproof/helpers/actions"
+	"github.com/classproof/classproof/helpers/report"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -458,5 +460,59 @@ func TestAnInterruptOrTimeoutStopsTheBuild(t *testing.T) {
 				t.Errorf("output lacks %q:\n%s", c.says, out.String())
 			}
 		})
+	}
+}
+
+// The seed's own kind of launcher on Linux: reads the class, applies nothing, and has no explain
+// command. Its lane passes: every spec that observes runs (the control's class kept, direct and
+// hosted; refusals; the config round trip; older spawn specs), and what only explain can show is
+// left out with the reason.
+func TestIgnoreModeWithoutExplainRunsWhatObserves(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the linux-ignore lane")
+	}
+	seed, err := targets.FS.ReadFile("refmux-seed.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noExplain := regexp.MustCompile(`(?ms)^explain:\n(?:  .*?\n)+`).ReplaceAllString(string(seed), "")
+	if noExplain == string(seed) || strings.Contains(noExplain, "explain:") {
+		t.Fatal("refmux-seed.yaml's explain block was not removed; this test no longer tests anything")
+	}
+	manifest := filepath.Join(t.TempDir(), "seed-no-explain.yaml")
+	if err := os.WriteFile(manifest, []byte(noExplain), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.Run(context.Background(), runner.Options{KitDir: kitDir(t), Target: manifest, Lane: "linux-ignore",
+		OutDir: filepath.Join(t.TempDir(), "out"), Log: io.Discard})
+	if err != nil {
+		t.Fatalf("a manifest in ignore mode without explain: %v", err)
+	}
+	c := res.Run.Count()
+	t.Logf("%d ran, %d passed, %d left out", c.Ran, c.Passed, c.Filtered)
+	if !res.Passed() || c.Failed != 0 || c.Ran == 0 {
+		t.Fatalf("the lane did not pass: %+v\n%s", c, res.Run.Summary(res.Filter))
+	}
+	ran := map[string]bool{}
+	for _, s := range res.Run.Specs {
+		if s.Outcome() == report.Passed {
+			ran[s.Name] = true
+		}
+	}
+	for _, want := range []string{
+		"compat: a target that reads the class and ignores it keeps the harness and its tools at the control's class when the class resolves to normal from the daemon env, hosted session",
+		"cpuclass on Linux, ignore mode (class read, not applied) a direct session starts the direct harness and its tool sleep at the control's class",
+		"resolve: the config key round-trips the class through --set and --get, stored in the file under the camelCase key",
+		"compat: spawn specs from every daemon generation starts an older daemon's spec (no cpu_class) at the agent host's own class, harness and tools",
+	} {
+		if !ran[want] {
+			t.Errorf("an observing spec did not run and pass: %s", want)
+		}
+	}
+	sum := res.Run.Summary(res.Filter)
+	for _, want := range []string{"labelled reads-resolved: target refmux", "ignores the class here and declares no explain", "labelled needs-explain"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("the summary does not leave out, with the reason, %q:\n%s", want, sum)
+		}
 	}
 }

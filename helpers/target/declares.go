@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/classproof/classproof/helpers/class"
 )
 
 // A spec is either a promise of the seed, checked on every launcher, or a convention that a target
@@ -19,6 +21,11 @@ const (
 	NeedsExplain   = "needs-explain"    // explain
 	NeedsEnvRef    = "needs-env-ref"    // env_ref
 	NeedsSpawnSpec = "needs-spawn-spec" // host and spawn_spec
+	// ReadsResolved marks a spec that checks which class a session resolved to. Where the target
+	// applies the class, the harness's class shows it; where it ignores the class (the seed on
+	// Linux), only explain can: a target that ignores it there and declares no explain has these
+	// specs left out in that lane, and every spec that observes still runs.
+	ReadsResolved = "reads-resolved"
 
 	ConvFoldCase     = "conv-fold-case"     // conventions.fold_case
 	ConvEmptyUnset   = "conv-empty-unset"   // conventions.empty_is_unset
@@ -100,9 +107,9 @@ func (c Conventions) Names(kind string) bool { return contains(c.RefusalsName, k
 // NamesLabel is the label of a spec that checks a refusal names kind.
 func NamesLabel(kind string) string { return ConvNamesPrefix + kind }
 
-// LeftOut is, for each label whose specs this target cannot run, why: a capability it lacks or a
-// convention it does not declare.
-func (m *Manifest) LeftOut() map[string]string {
+// LeftOut is, for each label whose specs this target cannot run in a lane where background means
+// meaning, why: a capability it lacks or a convention it does not declare.
+func (m *Manifest) LeftOut(meaning class.Meaning) map[string]string {
 	out := map[string]string{}
 	no := func(label, format string, a ...any) { out[label] = fmt.Sprintf(format, a...) }
 	if len(m.Session.Hosted) == 0 {
@@ -113,6 +120,9 @@ func (m *Manifest) LeftOut() map[string]string {
 	}
 	if m.Explain == nil {
 		no(NeedsExplain, "target %s declares no explain command (explain)", m.Name)
+		if meaning == class.Ignored {
+			no(ReadsResolved, "target %s ignores the class here and declares no explain command (explain): which class a session resolved to cannot be read, only that every process keeps the control's class", m.Name)
+		}
 	}
 	if m.EnvRef == nil {
 		no(NeedsEnvRef, "target %s declares no env references (env_ref)", m.Name)
@@ -139,9 +149,9 @@ func (m *Manifest) LeftOut() map[string]string {
 }
 
 // LeftOutFilter is the label filter that leaves those specs out ("" when none is).
-func (m *Manifest) LeftOutFilter() string {
+func (m *Manifest) LeftOutFilter(meaning class.Meaning) string {
 	var labels []string
-	for l := range m.LeftOut() {
+	for l := range m.LeftOut(meaning) {
 		labels = append(labels, "!"+l)
 	}
 	sort.Strings(labels)

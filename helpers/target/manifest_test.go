@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/proc"
 )
 
@@ -148,21 +149,41 @@ func TestLeftOutNamesWhatTheTargetLacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo := m.LeftOut()
+	lo := m.LeftOut(class.LinuxIdle)
 	for _, l := range []string{NeedsHosted, NeedsConfig, NeedsExplain, NeedsEnvRef, NeedsSpawnSpec, ConvFoldCase, ConvEmptyUnset, ConvKeySpellings, NamesLabel(MentionProfile)} {
 		if lo[l] == "" {
 			t.Errorf("%s not left out: %v", l, lo)
 		}
 	}
-	if f := m.LeftOutFilter(); !strings.Contains(f, "!needs-hosted") || !strings.Contains(f, "!conv-fold-case") {
+	if lo[ReadsResolved] != "" {
+		t.Errorf("where the class is applied, the harness's class shows what resolved; yet left out: %s", lo[ReadsResolved])
+	}
+	if f := m.LeftOutFilter(class.LinuxIdle); !strings.Contains(f, "!needs-hosted") || !strings.Contains(f, "!conv-fold-case") {
 		t.Errorf("filter %q", f)
 	}
 	ref, err := LoadFS(shipped, "refmux.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lo := ref.LeftOut(); len(lo) != 0 {
+	if lo := ref.LeftOut(class.Ignored); len(lo) != 0 {
 		t.Errorf("refmux declares everything, yet left out: %v", lo)
+	}
+}
+
+// The seed's own Linux behaviour, with no explain: a valid manifest. In its lane the specs that
+// read which class resolved are left out with the reason; everything that observes runs.
+func TestIgnoreWithoutExplainIsValid(t *testing.T) {
+	seed := strings.Replace(good, "linux: idle", "linux: ignore", 1)
+	m, err := Parse("m.yaml", []byte(seed))
+	if err != nil {
+		t.Fatalf("ignore mode without explain refused: %v", err)
+	}
+	lo := m.LeftOut(class.Ignored)
+	if !strings.Contains(lo[ReadsResolved], "ignores the class here and declares no explain") {
+		t.Errorf("reads-resolved not left out in the ignore lane: %v", lo)
+	}
+	if lo := m.LeftOut(class.DarwinBG); lo[ReadsResolved] != "" {
+		t.Errorf("on macOS the class is applied and shows what resolved; yet left out: %s", lo[ReadsResolved])
 	}
 }
 

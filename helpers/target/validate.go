@@ -169,7 +169,4 @@ func (v *validation) optional() {
 			}
 		}
 	}
-	if m.Background["linux"] == string(class.Ignored) && m.Explain == nil {
-		v.add("explain: needed when background.linux is ignore: the class has no visible effect there, so the resolve order can only be read through explain")
-	}
 }

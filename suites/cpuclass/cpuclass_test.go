@@ -31,7 +31,7 @@ var _ = Describe("cpuclass", func() {
 			})
 
 			Describe("a direct session", Label(lane.DirectArea), func() {
-				It("starts the direct harness and its tool sleep at background class", func() {
+				It("starts the direct harness and its tool sleep at "+p.Class, func() {
 					s := env.Session(l, target.Direct, nil)
 					kit.ExpectDescends(s)
 					Expect(kit.Observe(s.Subjects()...)).To(kit.BeAtBackground(p.Meaning, control))
@@ -39,7 +39,7 @@ var _ = Describe("cpuclass", func() {
 			})
 
 			Describe("a hosted session", Label(lane.HostedArea, target.NeedsHosted), func() {
-				It("starts the hosted harness and its tool sleep at background class", func() {
+				It("starts the hosted harness and its tool sleep at "+p.Class, func() {
 					s := env.Session(l, target.Hosted, nil)
 					kit.ExpectDescends(s)
 					Expect(kit.Observe(s.Subjects()...)).To(kit.BeAtBackground(p.Meaning, control))
@@ -48,7 +48,7 @@ var _ = Describe("cpuclass", func() {
 
 			Describe("a tool started after the harness has run a while", Label(lane.InheritArea), func() {
 				for _, mode := range []target.Mode{target.Direct, target.Hosted} {
-					It(fmt.Sprintf("starts the %s harness's later tool at background class too", mode), kit.ForMode(mode), func() {
+					It(fmt.Sprintf("starts the %s harness's later tool at %s too", mode, p.Class), kit.ForMode(mode), func() {
 						s := env.Session(l, mode, nil)
 						// The harness runs a while, and stays at background all along (nothing
 						// reverts the class once the launcher looks away).
@@ -63,7 +63,7 @@ var _ = Describe("cpuclass", func() {
 			})
 
 			Describe("many sessions at once", Label(lane.LoadArea, lane.DirectArea, lane.HostedArea, target.NeedsHosted), func() {
-				It("starts 8 sessions asked for at once, half direct and half hosted, all at background class", func() {
+				It("starts 8 sessions asked for at once, half direct and half hosted, all at "+p.Class, func() {
 					var (
 						wg       sync.WaitGroup
 						mu       sync.Mutex

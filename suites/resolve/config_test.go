@@ -84,7 +84,7 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 		}
 	})
 
-	It("applies a --set to the next session without a restart, and --unset returns to the default", func() {
+	It("applies a --set to the next session without a restart, and --unset returns to the default", Label(target.ReadsResolved), func() {
 		expectResolved(l, control, nil, "background", fromDefault)
 		_, err := l.ConfigSet(cfg.Key, "normal")
 		kit.Must(err)

@@ -26,12 +26,12 @@ var _ = Describe("resolve: env references in a profile's env", Label(lane.Resolv
 		classEnv, ref = env.Driver.M.ClassEnv, env.Driver.M.Ref
 	})
 
-	It("opts out when the profile's reference resolves to normal", func() {
+	It("opts out when the profile's reference resolves to normal", Label(target.ReadsResolved), func() {
 		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "normal"}})
 		expectResolved(l, control, map[string]string{classEnv: ref("CP_REF")}, "normal", fromProfile)
 	})
 
-	It("starts at background when the reference resolves to background, over a config that says normal", func() {
+	It("starts at background when the reference resolves to background, over a config that says normal", Label(target.ReadsResolved), func() {
 		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "background"}})
 		if env.Driver.M.Config != nil {
 			_, err := l.ConfigSet(env.Driver.M.Config.Key, "normal")

@@ -35,7 +35,8 @@ func expectResolved(l *target.Launcher, control class.Observation, profileEnv ma
 			Expect(x.Source).To(MatchRegexp(pattern), "explain names where the class came from; expected the %s", source)
 		}
 	} else if env.Platform.Meaning == class.Ignored {
-		Fail("this target ignores the class on this OS and declares no explain: nothing can show what it resolved")
+		// Labelled reads-resolved: a lane leaves it out for such a target, with the reason.
+		Fail("this target ignores the class on this OS and declares no explain: nothing can show what it resolved (this spec is labelled " + target.ReadsResolved + ", which its lane should have left out)")
 	}
 	start := time.Now()
 	s := env.Session(l, target.Direct, profileEnv)

@@ -43,9 +43,9 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lan
 		for _, d := range values {
 			for _, c := range values {
 				want, src := decide(p, d, c)
-				needs := Label()
+				needs := Label(target.ReadsResolved)
 				if c != "" {
-					needs = Label(target.NeedsConfig)
+					needs = Label(target.ReadsResolved, target.NeedsConfig)
 				}
 				rows = append(rows, Entry(fmt.Sprintf("profile env %s, daemon env %s, config %s: %s from the %s", word(p), word(d), word(c), want, src), needs, p, d, c))
 			}
@@ -70,12 +70,12 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lan
 		expectResolved(l, control, profileEnv, want, src)
 	}, rows)
 
-	It("takes a value in any case with surrounding spaces", Label(target.ConvFoldCase), func() {
+	It("takes a value in any case with surrounding spaces", Label(target.ConvFoldCase, target.ReadsResolved), func() {
 		l := env.Launch(target.LaunchOptions{})
 		expectResolved(l, control, map[string]string{env.Driver.M.ClassEnv: "  NoRmAl "}, "normal", fromProfile)
 	})
 
-	It("treats an empty value as unset, so the next source decides", Label(target.ConvEmptyUnset), func() {
+	It("treats an empty value as unset, so the next source decides", Label(target.ConvEmptyUnset, target.ReadsResolved), func() {
 		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.M.ClassEnv: "normal"}})
 		expectResolved(l, control, map[string]string{env.Driver.M.ClassEnv: ""}, "normal", fromDaemon)
 	})

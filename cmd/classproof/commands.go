@@ -27,8 +27,8 @@ func init() {
 	commands = []command{
 		{"run", "run the suites for this machine's lane against a target launcher",
 			"classproof run --target ./classproof.yaml --repo .", "0 passed; 1 a spec failed, a process leaked or the run was interrupted; 2 bad flags or an unusable manifest or launcher", runCmd},
-		{"redgreen", "prove a fix: the selected specs fail on a red commit and pass on a green one",
-			"classproof redgreen --repo . --red HEAD~1 --green HEAD --target ./classproof.yaml --focus 'at background class'", "0 proven; 1 not proven; 2 bad refs, manifest or flags", redgreenCmd},
+		{"redgreen", "prove a fix: specs fail on a red commit by their own assertion and pass on a green one",
+			"classproof redgreen --red HEAD~1 --green HEAD --target ./classproof.yaml   (no selection: the proof is the fail-to-pass set; --focus/--label-filter narrow it)", "0 proven; 1 not proven; 2 bad refs, manifest or flags", redgreenCmd},
 		{"mutants", "run the suites against every known-broken build of a target: which specs catch each",
 			"classproof mutants --values-file out/variants.tsv --target embedded:refmux.yaml", "0 every variant caught; 1 one was not; 2 bad flags", mutantsCmd},
 		{"gate", "decide a release from every lane's reports",

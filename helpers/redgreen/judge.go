@@ -12,7 +12,8 @@ import (
 )
 
 // Selection says which specs a red/green proof is about: a focus regexp on the full spec text, or
-// a Ginkgo label query, or both (both must match).
+// a Ginkgo label query, or both (both must match). An empty selection is the whole lane: the
+// proof is then the fail-to-pass set itself, whatever it holds.
 type Selection struct {
 	Focus       string
 	LabelFilter string
@@ -22,9 +23,6 @@ type Selection struct {
 
 // Compile checks the selection once.
 func (s *Selection) Compile() error {
-	if s.Focus == "" && s.LabelFilter == "" {
-		return fmt.Errorf("a proof needs a selection: --focus REGEX or --label-filter QUERY")
-	}
 	var err error
 	if s.Focus != "" {
 		if s.focus, err = regexp.Compile(s.Focus); err != nil {
@@ -38,6 +36,9 @@ func (s *Selection) Compile() error {
 	}
 	return nil
 }
+
+// Empty says the proof is about the whole lane.
+func (s *Selection) Empty() bool { return s.Focus == "" && s.LabelFilter == "" }
 
 // Selects says whether a spec is one the proof is about.
 func (s *Selection) Selects(sp report.Spec) bool {
@@ -73,6 +74,10 @@ type Verdict struct {
 	Regressions []string      // unselected specs that fail on green
 	AlsoFixed   []string      // unselected specs that failed on red and pass on green
 	NotRun      []report.Spec // filtered by the lane or skipped, with reasons, from the green side
+	// FailToPass are the specs that failed on red by their own assertion and pass on green (every
+	// green run): what the red commit breaks and the green one fixes. PassedBoth passed on both
+	// sides. Broken failed on green without having passed on red, or could not be compared.
+	FailToPass, PassedBoth, Broken []string
 }
 
 // Prove compares a red and a green run (plus any extra green runs) for a selection. A red that
@@ -100,11 +105,24 @@ func Judge(sel *Selection, red, green *report.Run, repeats []*report.Run) Verdic
 			continue
 		}
 		r, onRed := redByName[g.Name]
+		o := pair(g, r, onRed, repeats)
+		v.sort(o, g, r, onRed)
+		if sel.Empty() {
+			// The whole lane: fail-to-pass is the proof; a regression is a spec that passed on
+			// red and does not on green; one that did not pass on red either is listed as broken.
+			switch {
+			case o.RedProof && o.GreenOK:
+				v.Outcomes = append(v.Outcomes, o)
+			case g.Outcome() == report.Failed && !(onRed && r.Outcome() == report.Passed):
+			default:
+				v.judgeOther(g, r, onRed)
+			}
+			continue
+		}
 		if !sel.Selects(g) {
 			v.judgeOther(g, r, onRed)
 			continue
 		}
-		o := pair(g, r, onRed, repeats)
 		if !o.RedProof {
 			why = append(why, fmt.Sprintf("%q: %s", g.Name, o.RedWhy))
 		}
@@ -114,24 +132,51 @@ func Judge(sel *Selection, red, green *report.Run, repeats []*report.Run) Verdic
 		v.Outcomes = append(v.Outcomes, o)
 	}
 	for name := range redByName {
-		if _, ok := greenByName[name]; !ok && sel.Selects(redByName[name]) && !redByName[name].Filtered {
-			why = append(why, fmt.Sprintf("%q exists on red but not on green", name))
+		if _, ok := greenByName[name]; !ok && !redByName[name].Filtered {
+			if !sel.Empty() && sel.Selects(redByName[name]) {
+				why = append(why, fmt.Sprintf("%q exists on red but not on green", name))
+			}
+			v.Broken = append(v.Broken, fmt.Sprintf("%s: %s on red, absent on green", name, redByName[name].State))
 		}
 	}
-	if len(v.Outcomes) == 0 {
+	switch {
+	case sel.Empty() && len(v.Outcomes) == 0:
+		why = append(why, "no spec failed on red by its own assertion and passed on green: the fail-to-pass set is empty")
+	case len(v.Outcomes) == 0:
 		why = append(why, "the selection matches no spec that ran on green")
+	}
+	if !sel.Empty() && len(why) > 0 && len(v.FailToPass) > 0 {
+		why = append(why, fmt.Sprintf("the fail-to-pass set is %d spec(s): %s", len(v.FailToPass), strings.Join(v.FailToPass, "; ")))
 	}
 	if len(v.Regressions) > 0 {
 		why = append(why, fmt.Sprintf("%d regression(s) outside the selection", len(v.Regressions)))
 	}
 	sort.Strings(v.Regressions)
 	sort.Strings(v.AlsoFixed)
+	sort.Strings(v.FailToPass)
+	sort.Strings(v.PassedBoth)
+	sort.Strings(v.Broken)
 	v.Proven = len(why) == 0
 	v.Reason = "proven"
+	if sel.Empty() {
+		v.Reason = fmt.Sprintf("proven: %d spec(s) fail on red and pass on green, %d pass on both, none that passed on red fails on green", len(v.FailToPass), len(v.PassedBoth))
+	}
 	if !v.Proven {
 		v.Reason = "not proven: " + strings.Join(why, "; ")
 	}
 	return v
+}
+
+// sort files a spec into the fail-to-pass, pass-to-pass or broken lists, whatever the selection.
+func (v *Verdict) sort(o Pair, g, r report.Spec, onRed bool) {
+	switch {
+	case o.RedProof && o.GreenOK:
+		v.FailToPass = append(v.FailToPass, g.Name)
+	case onRed && r.Outcome() == report.Passed && g.Outcome() == report.Passed:
+		v.PassedBoth = append(v.PassedBoth, g.Name)
+	case g.Outcome() == report.Failed && !(onRed && r.Outcome() == report.Passed):
+		v.Broken = append(v.Broken, fmt.Sprintf("%s: %s on red, %s on green", g.Name, map[bool]string{true: r.State, false: "absent"}[onRed], g.State))
+	}
 }
 
 // judgeOther sorts a spec outside the selection: a failure on green is a regression (whatever
@@ -190,7 +235,7 @@ func redProves(r report.Spec) (bool, string) {
 		}
 		return false, fmt.Sprintf("failed on red in %s, not in the spec (setup failed): %s", r.FailNode, report.FirstLine(r.Reason))
 	case "passed":
-		return false, "passed on red: the spec does not catch the red commit"
+		return false, "passed on red: the red commit leaves this promise intact, so the spec is not in the fail-to-pass set"
 	case "skipped":
 		if r.Filtered {
 			return false, "filtered out on red"

@@ -28,7 +28,7 @@ func TestProveNeedsAnAssertionOnRed(t *testing.T) {
 		"timeout":    {report.Spec{Name: "a starts at background", State: "timedout"}, "timed out on red"},
 		"panic":      {report.Spec{Name: "a starts at background", State: "panicked", Reason: "nil map"}, "panicked on red"},
 		"skip":       {report.Spec{Name: "a starts at background", State: "skipped", Reason: "needs darwin"}, "skipped on red: needs darwin"},
-		"still pass": {report.Spec{Name: "a starts at background", State: "passed"}, "does not catch"},
+		"still pass": {report.Spec{Name: "a starts at background", State: "passed"}, "the red commit leaves this promise intact"},
 	}
 	for name, c := range cases {
 		v := Judge(sel(t, "at background"), judgeRun(c.red, report.Spec{Name: "b keeps the daemon", State: "passed"}), green, nil)
@@ -56,8 +56,49 @@ func TestProveRefusesSkipsOnGreenRegressionsAndFlakyRepeats(t *testing.T) {
 	if v := Judge(sel(t, "nothing matches this"), red, good, nil); v.Proven || !strings.Contains(v.Reason, "matches no spec") {
 		t.Errorf("empty selection: %q", v.Reason)
 	}
-	if err := (&Selection{}).Compile(); err == nil {
-		t.Error("an empty selection compiled")
+}
+
+// With no selection the proof is the fail-to-pass set: at least one spec failing on red by its
+// own assertion and passing on green, and no spec that passed on red failing on green. What
+// failed on both sides is listed as broken and does not block; a regression does.
+func TestWithNoSelectionTheFailToPassSetIsTheProof(t *testing.T) {
+	spec := func(name, state string, inSpec bool) report.Spec {
+		return report.Spec{Name: name, State: state, InSpec: inSpec, Reason: "FAIL " + name}
+	}
+	red := judgeRun(spec("direct starts at background", "failed", true), spec("hosted starts at background", "passed", false),
+		spec("config round-trips", "failed", true), spec("old spec", "passed", false))
+	green := judgeRun(spec("direct starts at background", "passed", false), spec("hosted starts at background", "passed", false),
+		spec("config round-trips", "failed", true), spec("new spec", "failed", true))
+	all := &Selection{}
+	if err := all.Compile(); err != nil {
+		t.Fatalf("an empty selection is the whole lane: %v", err)
+	}
+	v := Judge(all, red, green, nil)
+	if !v.Proven || !strings.HasPrefix(v.Reason, "proven: 1 spec(s) fail on red and pass on green, 1 pass on both") {
+		t.Fatalf("a fix of the direct path only: %q", v.Reason)
+	}
+	if strings.Join(v.FailToPass, ",") != "direct starts at background" || strings.Join(v.PassedBoth, ",") != "hosted starts at background" {
+		t.Errorf("fail-to-pass %v, passed on both %v", v.FailToPass, v.PassedBoth)
+	}
+	broken := strings.Join(v.Broken, "\n")
+	for _, want := range []string{"config round-trips: failed on red, failed on green", "new spec: absent on red, failed on green", "old spec: passed on red, absent on green"} {
+		if !strings.Contains(broken, want) {
+			t.Errorf("broken lacks %q: %v", want, v.Broken)
+		}
+	}
+	regress := judgeRun(spec("direct starts at background", "passed", false), spec("hosted starts at background", "failed", true))
+	if v := Judge(all, red, regress, nil); v.Proven || len(v.Regressions) != 1 {
+		t.Errorf("hosted passed on red and fails on green, yet: %q %v", v.Reason, v.Regressions)
+	}
+	nothing := judgeRun(spec("direct starts at background", "failed", true), spec("hosted starts at background", "passed", false))
+	if v := Judge(all, red, nothing, nil); v.Proven || !strings.Contains(v.Reason, "the fail-to-pass set is empty") {
+		t.Errorf("a green that fixes nothing: %q", v.Reason)
+	}
+	// A selection must lie within the fail-to-pass set: a spec red leaves intact is named.
+	v = Judge(sel(t, "starts at background"), red, green, nil)
+	if v.Proven || !strings.Contains(v.Reason, `"hosted starts at background": passed on red: the red commit leaves this promise intact`) ||
+		!strings.Contains(v.Reason, "the fail-to-pass set is 1 spec(s): direct starts at background") {
+		t.Errorf("a selection reaching past the fix: %q", v.Reason)
 	}
 }
 

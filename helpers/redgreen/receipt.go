@@ -41,7 +41,7 @@ var receiptTemplate = template.Must(template.New("receipt").Parse(`# classproof 
 {{.Source}}
 Platform: {{.Platform}}
 Selection: {{.Selection}}.
-Reproduce (in the classproof module): ` + "`{{.Reproduce}}`" + `
+Reproduce: ` + "`{{.Reproduce}}`" + `
 {{range .Notes}}Note: {{.}}.
 {{end}}
 ## Tests (red, then green)
@@ -54,7 +54,15 @@ Reproduce (in the classproof module): ` + "`{{.Reproduce}}`" + `
 ## Verdict
 
 {{.Reason}}
-{{if .AlsoFixed}}
+{{if .FailToPass}}
+Fail to pass ({{len .FailToPass}}: failed on red by their own assertion, pass on green):
+{{range .FailToPass}}- {{.}}
+{{end}}{{end}}{{if .PassedBoth}}
+Passed on both: {{len .PassedBoth}} specs.
+{{end}}{{if .Broken}}
+Neither fail-to-pass nor passed on both (failed on both sides, or on one side only):
+{{range .Broken}}- {{.}}
+{{end}}{{end}}{{if .AlsoFixed}}
 Also fixed (outside the selection: failed on red, pass on green):
 {{range .AlsoFixed}}- {{.}}
 {{end}}{{end}}{{if .Regressions}}
@@ -75,6 +83,7 @@ type receiptRow struct{ Name, Red, Green string }
 type receiptView struct {
 	Title, Source, Platform, Selection, Reproduce, RedBlock, GreenBlock, Reason string
 	Notes, AlsoFixed, Regressions, Observed, Durations                          []string
+	FailToPass, PassedBoth, Broken                                              []string
 	Rows                                                                        []receiptRow
 }
 
@@ -82,7 +91,8 @@ func newReceiptView(p *Proof) receiptView {
 	v := receiptView{Title: "proven", Platform: fmt.Sprintf("%s/%s %s, lane %s, target `%s`.", p.Machine.OS, p.Machine.Arch, p.Machine.Version, p.Lane, p.Green.Target),
 		Selection: selection(p.Options.Selection), Reproduce: Reproduce(p.Options), Notes: p.Notes,
 		RedBlock: redBlock(p), GreenBlock: greenBlock(p), Reason: p.Verdict.Reason,
-		AlsoFixed: p.Verdict.AlsoFixed, Regressions: p.Verdict.Regressions, Observed: observed(p)}
+		AlsoFixed: p.Verdict.AlsoFixed, Regressions: p.Verdict.Regressions, Observed: observed(p),
+		FailToPass: p.Verdict.FailToPass, PassedBoth: p.Verdict.PassedBoth, Broken: p.Verdict.Broken}
 	if !p.Verdict.Proven {
 		v.Title = "NOT PROVEN"
 	}
@@ -124,7 +134,11 @@ func redBlock(p *Proof) string {
 			items = append(items, fmt.Sprintf("  - %s: **does not prove**: %s\n", x.Name, x.RedWhy))
 		}
 	}
-	return fmt.Sprintf("- red at %s: %d of %d selected specs failed by their own assertion.\n", nonempty(short(p.Red.SHA), p.Red.Target), proved, len(o)) + strings.Join(items, "")
+	what := "selected specs"
+	if p.Options.Selection.Empty() {
+		what = "specs of the fail-to-pass set"
+	}
+	return fmt.Sprintf("- red at %s: %d of %d %s failed by their own assertion.\n", nonempty(short(p.Red.SHA), p.Red.Target), proved, len(o), what) + strings.Join(items, "")
 }
 
 // greenBlock is the green side: its build failure, or how many selected specs passed.
@@ -191,6 +205,9 @@ func observed(p *Proof) []string {
 }
 
 func selection(s Selection) string {
+	if s.Empty() {
+		return "none: the whole lane, and the proof is its fail-to-pass set"
+	}
 	var parts []string
 	if s.Focus != "" {
 		parts = append(parts, fmt.Sprintf("focus `%s`", s.Focus))
@@ -213,9 +230,10 @@ func nonempty(a, b string) string {
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 
-// Reproduce is the command that runs the same proof again.
+// Reproduce is the command that runs the same proof again, as printed, from any folder: it goes to
+// the kit's folder (go run needs its module) and names every path absolutely.
 func Reproduce(o Options) string {
-	args := []string{"go", "run", "./cmd/classproof", "redgreen"}
+	args := []string{"cd", shellQuote(o.KitDir), "&&", "go", "run", "./cmd/classproof", "redgreen"}
 	add := func(flag, v string) {
 		if v != "" {
 			args = append(args, flag, shellQuote(v))
@@ -239,6 +257,10 @@ func Reproduce(o Options) string {
 	if o.Repeat > 0 {
 		add("--repeat", fmt.Sprint(o.Repeat))
 	}
+	if o.AllowDirty {
+		args = append(args, "--allow-dirty")
+	}
+	add("--out", o.OutDir)
 	return strings.Join(args, " ")
 }
 

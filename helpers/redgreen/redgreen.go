@@ -138,6 +138,14 @@ func newProof(o Options, start time.Time) (*Proof, string, error) {
 		return nil, "", err
 	}
 	o.OutDir = out
+	// Absolute from here on: the receipt's Reproduce line must work from any folder.
+	for _, p := range []*string{&o.Repo, &o.Target, &o.RedTarget, &o.GreenTarget} {
+		if *p != "" && !strings.HasPrefix(*p, target.EmbeddedPrefix) {
+			if *p, err = filepath.Abs(*p); err != nil {
+				return nil, "", err
+			}
+		}
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, "", err
 	}

@@ -3,6 +3,7 @@ package redgreen
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,7 +44,9 @@ func history(t *testing.T, redSrc, greenSrc string) string {
 	return dir
 }
 
-func prove(t *testing.T, repo string) *Proof {
+// prove runs the README's command: every suite, no --suite; focus "" is the form the README
+// shows first (no selection: the proof is the fail-to-pass set).
+func prove(t *testing.T, repo, focus string) *Proof {
 	t.Helper()
 	kitDir, err := target.KitDir()
 	if err != nil {
@@ -53,12 +56,11 @@ func prove(t *testing.T, repo string) *Proof {
 	os.WriteFile(manifest, tiny.Manifest(), 0o644)
 	// A change in the user's tree that the proof must leave alone.
 	os.WriteFile(filepath.Join(repo, "UNCOMMITTED"), []byte("mine"), 0o644)
-	// The README's example: every suite, a focus, no --suite.
 	o := Options{
 		KitDir: kitDir, Repo: repo, Red: "red", Green: "green", Target: manifest,
 		OutDir: filepath.Join(t.TempDir(), "out"),
 	}
-	o.Selection.Focus = "at background class"
+	o.Selection.Focus = focus
 	p, err := Prove(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -78,27 +80,32 @@ func TestProvenOnARealFix(t *testing.T) {
 		t.Skip("builds two launchers and runs the cpuclass suite twice")
 	}
 	repo := history(t, tiny.Source(false), tiny.Source(true))
-	p := prove(t, repo)
+	p := prove(t, repo, "")
 	if !p.Verdict.Proven {
 		t.Fatalf("verdict %q", p.Verdict.Reason)
 	}
+	n := len(p.Verdict.FailToPass)
 	md, _ := os.ReadFile(filepath.Join(p.Options.OutDir, "receipt.md"))
 	for _, want := range []string{
 		"# classproof red/green: proven",
-		"red at " + p.Red.SHA[:12] + ": 2 of 2 selected specs failed by their own assertion",
+		"Selection: none: the whole lane, and the proof is its fail-to-pass set.",
+		fmt.Sprintf("red at %s: %d of %d specs of the fail-to-pass set failed by their own assertion", p.Red.SHA[:12], n, n),
 		"direct harness pid",
-		"green at " + p.Green.SHA[:12] + ": 2 of 2 passed",
-		// Resolve rows that observe background fail on any red commit without a class step:
-		// outside the selection, fixed too, not regressions.
-		"Also fixed (outside the selection: failed on red, pass on green):",
+		fmt.Sprintf("green at %s: %d of %d passed", p.Green.SHA[:12], n, n),
+		fmt.Sprintf("Fail to pass (%d: failed on red by their own assertion, pass on green):", n),
+		"- cpuclass on Linux, idle mode (SCHED_IDLE + I/O idle) a direct session starts the direct harness and its tool sleep at background class",
+		"Passed on both: ",
 		"left out by the label filter (needs-hosted: target tiny declares no hosted session",
-		"Reproduce (in the classproof module): `go run ./cmd/classproof redgreen --repo " + repo + " --red red --green green",
+		"Reproduce: `cd " + p.Options.KitDir + " && go run ./cmd/classproof redgreen --repo " + repo + " --red red --green green --target /",
 		"Not run, ",
 		"## Durations",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("receipt.md lacks %q:\n%s", want, md)
 		}
+	}
+	if n < 2 || len(p.Verdict.PassedBoth) == 0 {
+		t.Errorf("fail-to-pass %d, passed on both %d", n, len(p.Verdict.PassedBoth))
 	}
 	var j struct {
 		Verdict struct {
@@ -107,8 +114,45 @@ func TestProvenOnARealFix(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(filepath.Join(p.Options.OutDir, "receipt.json"))
-	if err := json.Unmarshal(b, &j); err != nil || !j.Verdict.Proven || len(j.Verdict.Outcomes) != 2 {
+	if err := json.Unmarshal(b, &j); err != nil || !j.Verdict.Proven || len(j.Verdict.Outcomes) != n {
 		t.Errorf("receipt.json: %v %+v", err, j.Verdict)
+	}
+	// The Reproduce line, run as printed from another folder, gives the same verdict.
+	line := Reproduce(p.Options)
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "CI=true")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the Reproduce line %q failed: %v\n%s", line, err, out)
+	}
+	again, _ := os.ReadFile(filepath.Join(p.Options.OutDir, "receipt.json"))
+	var k struct {
+		Verdict struct {
+			Proven     bool
+			FailToPass []string
+		}
+	}
+	if err := json.Unmarshal(again, &k); err != nil || !k.Verdict.Proven || strings.Join(k.Verdict.FailToPass, "|") != strings.Join(p.Verdict.FailToPass, "|") {
+		t.Errorf("the Reproduce line gave another verdict: %v %+v\n%s", err, k.Verdict, out)
+	}
+}
+
+// A selection must lie within the fail-to-pass set: a selected spec that the red commit leaves
+// intact is named, with the set it should have been chosen from.
+func TestASelectionPastTheFixNamesWhatRedLeavesIntact(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two launchers and runs the suites twice")
+	}
+	repo := history(t, tiny.Source(false), tiny.Source(true))
+	p := prove(t, repo, "starts the direct harness")
+	for _, want := range []string{
+		"starts the direct harness and its tool sleep at the control's class\": passed on red: the red commit leaves this promise intact",
+		"the fail-to-pass set is",
+	} {
+		if p.Verdict.Proven || !strings.Contains(p.Verdict.Reason, want) {
+			t.Errorf("verdict %q lacks %q", p.Verdict.Reason, want)
+		}
 	}
 }
 
@@ -117,7 +161,7 @@ func TestNotProvenWhenRedDoesNotBuild(t *testing.T) {
 		t.Skip("builds launchers")
 	}
 	repo := history(t, tiny.Source(false)+"\nfunc broken( {\n", tiny.Source(true))
-	p := prove(t, repo)
+	p := prove(t, repo, "")
 	if p.Verdict.Proven || !strings.HasPrefix(p.Verdict.Reason, "not proven (build failed on red)") {
 		t.Fatalf("verdict %q", p.Verdict.Reason)
 	}
@@ -128,9 +172,13 @@ func TestNotProvenWhenGreenStillFails(t *testing.T) {
 		t.Skip("builds two launchers and runs the cpuclass suite twice")
 	}
 	repo := history(t, tiny.Source(false), tiny.Source(false)+"\n// a fix that fixes nothing\n")
-	p := prove(t, repo)
-	if p.Verdict.Proven || !strings.Contains(p.Verdict.Reason, "failed on green") {
+	p := prove(t, repo, "")
+	if p.Verdict.Proven || !strings.Contains(p.Verdict.Reason, "the fail-to-pass set is empty") {
 		t.Fatalf("verdict %q", p.Verdict.Reason)
+	}
+	p = prove(t, repo, "at background class")
+	if p.Verdict.Proven || !strings.Contains(p.Verdict.Reason, "failed on green") {
+		t.Fatalf("with a selection: verdict %q", p.Verdict.Reason)
 	}
 }
 

@@ -247,7 +247,7 @@ func calibrate(probe string, ms float64) (int, error) {
 // startLoad starts one load process at class c and returns its pid.
 func startLoad(l *target.Launcher, d *target.Driver, c Class, probe string, set *proc.Set, args ...string) (int, error) {
 	if c.Launcher != "" {
-		s, err := l.StartSessionWith(target.Direct, map[string]string{d.M.ClassEnv: c.Launcher},
+		s, err := l.StartSessionWith(target.Direct, map[string]string{d.Manifest.ClassEnv: c.Launcher},
 			"--tool", probe, "--tool-args", strings.Join(args, " "))
 		if err != nil {
 			return 0, err

@@ -270,9 +270,9 @@ const (
 	DaemonSource = "{daemon source}"
 )
 
-// Names labels a spec that checks what a refusal names (a convention): it runs only on a target
+// RefusalNames labels a spec that checks what a refusal names (a convention): it runs only on a target
 // whose manifest declares every one of these kinds in conventions.refusals_name.
-func Names(kinds ...string) Labels {
+func RefusalNames(kinds ...string) Labels {
 	var l Labels
 	for _, k := range kinds {
 		l = append(l, target.NamesLabel(k))
@@ -307,7 +307,8 @@ func Must(err error, doing ...string) {
 	}
 }
 
-// ExpectDescends checks the process tree with go-ps, by pid and ppid: the harness must descend
+// ExpectDescends checks the process tree in the kernel's process table (proc.Descends: /proc on
+// Linux, sysctl kern.proc on macOS), by pid and parent pid, never by name: the harness must descend
 // from the launcher process that is meant to have started it.
 func ExpectDescends(s *target.Session) {
 	role, pid := s.LauncherPid()

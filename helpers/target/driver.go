@@ -17,10 +17,10 @@ import (
 
 // Driver drives one launcher as its manifest says. It is safe to share between specs.
 type Driver struct {
-	M       *Manifest
-	Meaning class.Meaning // background on this OS
-	Harness string        // the fixture harness binary
-	vals    map[string]string
+	Manifest *Manifest
+	Meaning  class.Meaning // background on this OS
+	Harness  string        // the fixture harness binary
+	vals     map[string]string
 }
 
 // Paths are the folders a manifest's placeholders point at.
@@ -47,7 +47,7 @@ func New(m *Manifest, p Paths, harness string) (*Driver, error) {
 	for k, v := range vars {
 		vals[k] = v
 	}
-	return &Driver{M: m, Meaning: meaning, Harness: harness, vals: vals}, nil
+	return &Driver{Manifest: m, Meaning: meaning, Harness: harness, vals: vals}, nil
 }
 
 // Open makes a driver for an already built launcher and checks its binaries and the harness.
@@ -67,19 +67,19 @@ func Open(m *Manifest, p Paths, harness string) (*Driver, error) {
 
 // Build runs the manifest's build step, if it has one, with its output going to log.
 func (d *Driver) Build(ctx context.Context, log io.Writer) error {
-	b := d.M.Build
+	b := d.Manifest.Build
 	if b == nil {
 		return nil
 	}
 	argv, err := expand(b.Run, d.vals)
 	if err != nil {
-		return fmt.Errorf("target manifest %s: build.run: %w", d.M.Source, err)
+		return fmt.Errorf("target manifest %s: build.run: %w", d.Manifest.Source, err)
 	}
 	dir := d.vals["kit"]
 	if b.Dir != "" {
 		ds, err := expand([]string{b.Dir}, d.vals)
 		if err != nil {
-			return fmt.Errorf("target manifest %s: build.dir: %w", d.M.Source, err)
+			return fmt.Errorf("target manifest %s: build.dir: %w", d.Manifest.Source, err)
 		}
 		dir = ds[0]
 	}
@@ -87,7 +87,7 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	for k, v := range b.Env {
 		vs, err := expand([]string{v}, d.vals)
 		if err != nil {
-			return fmt.Errorf("target manifest %s: build.env %s: %w", d.M.Source, k, err)
+			return fmt.Errorf("target manifest %s: build.env %s: %w", d.Manifest.Source, k, err)
 		}
 		env[k] = vs[0]
 	}
@@ -99,7 +99,7 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	cmd.Stdout = io.MultiWriter(&out, log)
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Run(); err != nil {
-		return &BuildError{Manifest: d.M.Source, Argv: argv, Dir: dir, Output: out.String(), Err: err}
+		return &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Output: out.String(), Err: err}
 	}
 	return d.CheckBinaries()
 }
@@ -121,15 +121,15 @@ func (e *BuildError) Error() string {
 // same "no such file" in every spec.
 func (d *Driver) CheckBinaries() error {
 	var errs []string
-	fields := map[string][]string{"daemon.run": d.M.Daemon.Run, "session.direct": d.M.Session.Direct, "session.hosted": d.M.Session.Hosted,
-		"spawn_spec": d.M.SpawnSpec}
-	if d.M.Host != nil {
-		fields["host.run"] = d.M.Host.Run
+	fields := map[string][]string{"daemon.run": d.Manifest.Daemon.Run, "session.direct": d.Manifest.Session.Direct, "session.hosted": d.Manifest.Session.Hosted,
+		"spawn_spec": d.Manifest.SpawnSpec}
+	if d.Manifest.Host != nil {
+		fields["host.run"] = d.Manifest.Host.Run
 	}
-	if c := d.M.Config; c != nil {
+	if c := d.Manifest.Config; c != nil {
 		fields["config.set"], fields["config.get"], fields["config.unset"] = c.Set, c.Get, c.Unset
 	}
-	if e := d.M.Explain; e != nil {
+	if e := d.Manifest.Explain; e != nil {
 		fields["explain.run"] = e.Run
 	}
 	names := make([]string, 0, len(fields))
@@ -157,14 +157,14 @@ func (d *Driver) CheckBinaries() error {
 	for _, bin := range bins {
 		if err := executable(bin); err != nil {
 			hint := ""
-			if d.M.Build != nil {
-				hint = " (the build step should make it: " + strings.Join(d.M.Build.Run, " ") + ")"
+			if d.Manifest.Build != nil {
+				hint = " (the build step should make it: " + strings.Join(d.Manifest.Build.Run, " ") + ")"
 			}
 			errs = append(errs, fmt.Sprintf("%s %q: %v%s", strings.Join(uses[bin], ", "), bin, err, hint))
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("target manifest %s:\n  %s", d.M.Source, strings.Join(errs, "\n  "))
+		return fmt.Errorf("target manifest %s:\n  %s", d.Manifest.Source, strings.Join(errs, "\n  "))
 	}
 	return nil
 }
@@ -194,7 +194,7 @@ func (d *Driver) env(token string, layers ...map[string]string) []string {
 		// The kit's own variables are not the launcher's business (the ledger's path among them:
 		// the harness gets it as an argument), except the run's token, which ties what the
 		// launcher starts to this run (proc.Tied).
-		if k, _, _ := strings.Cut(kv, "="); k == d.M.ClassEnv || strings.HasPrefix(k, "CLASSPROOF_") {
+		if k, _, _ := strings.Cut(kv, "="); k == d.Manifest.ClassEnv || strings.HasPrefix(k, "CLASSPROOF_") {
 			continue
 		}
 		out = append(out, kv)

@@ -58,13 +58,13 @@ func (d *Driver) Launch(set *proc.Set, opts LaunchOptions, log io.Writer, timeou
 			return l, err
 		}
 	}
-	if h := d.M.Host; h != nil {
+	if h := d.Manifest.Host; h != nil {
 		l.HostPid, err = l.startService("agent host", "host", *h, nil, log)
 		if err != nil {
 			return l, err
 		}
 	}
-	l.DaemonPid, err = l.startService("daemon", "daemon", d.M.Daemon, opts.DaemonEnv, log)
+	l.DaemonPid, err = l.startService("daemon", "daemon", d.Manifest.Daemon, opts.DaemonEnv, log)
 	return l, err
 }
 
@@ -79,13 +79,13 @@ type service struct {
 func (l *Launcher) startService(role, field string, s Service, extraEnv map[string]string, log io.Writer) (int, error) {
 	argv, err := expand(s.Run, l.vals)
 	if err != nil {
-		return 0, fmt.Errorf("target manifest %s: %s.run: %w", l.d.M.Source, field, err)
+		return 0, fmt.Errorf("target manifest %s: %s.run: %w", l.d.Manifest.Source, field, err)
 	}
 	env := map[string]string{}
 	for k, v := range s.Env {
 		vs, err := expand([]string{v}, l.vals)
 		if err != nil {
-			return 0, fmt.Errorf("target manifest %s: %s.env.%s: %w", l.d.M.Source, field, k, err)
+			return 0, fmt.Errorf("target manifest %s: %s.env.%s: %w", l.d.Manifest.Source, field, k, err)
 		}
 		env[k] = vs[0]
 	}
@@ -102,7 +102,7 @@ func (l *Launcher) startService(role, field string, s Service, extraEnv map[stri
 		return 0, fmt.Errorf("starting %s %q: %w", role, strings.Join(argv, " "), err)
 	}
 	pid := cmd.Process.Pid
-	l.set.TrackOwned(l.d.M.Name+" "+role, pid)
+	l.set.TrackOwned(l.d.Manifest.Name+" "+role, pid)
 	go func() {
 		_ = cmd.Wait()
 		svc.code = cmd.ProcessState.ExitCode()
@@ -120,7 +120,7 @@ func (l *Launcher) waitReady(role, field string, pid int, svc *service, r Ready)
 	case r.Socket != "":
 		sock, err := expand([]string{r.Socket}, l.vals)
 		if err != nil {
-			return fmt.Errorf("target manifest %s: %s.ready.socket: %w", l.d.M.Source, field, err)
+			return fmt.Errorf("target manifest %s: %s.ready.socket: %w", l.d.Manifest.Source, field, err)
 		}
 		what = sock[0] + " accepted a connection"
 		probe = func() error {
@@ -133,7 +133,7 @@ func (l *Launcher) waitReady(role, field string, pid int, svc *service, r Ready)
 	case r.Path != "":
 		path, err := expand([]string{r.Path}, l.vals)
 		if err != nil {
-			return fmt.Errorf("target manifest %s: %s.ready.path: %w", l.d.M.Source, field, err)
+			return fmt.Errorf("target manifest %s: %s.ready.path: %w", l.d.Manifest.Source, field, err)
 		}
 		what = path[0] + " existed"
 		probe = func() error { _, err := os.Stat(path[0]); return err }
@@ -157,13 +157,13 @@ func (l *Launcher) waitReady(role, field string, pid int, svc *service, r Ready)
 		select {
 		case <-svc.exited:
 			return false, fmt.Errorf("%s %s (pid %d) exited with code %d before %s; it said:\n%s",
-				l.d.M.Name, role, pid, svc.code, what, svc.out.String())
+				l.d.Manifest.Name, role, pid, svc.code, what, svc.out.String())
 		default:
 			return false, nil
 		}
 	})
 	if errors.Is(err, proc.ErrDeadline) {
-		return fmt.Errorf("%s %s (pid %d): not ready within %v (waiting until %s): %v", l.d.M.Name, role, pid, l.timeout, what, last)
+		return fmt.Errorf("%s %s (pid %d): not ready within %v (waiting until %s): %v", l.d.Manifest.Name, role, pid, l.timeout, what, last)
 	}
 	return err
 }
@@ -220,13 +220,13 @@ func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env
 	}
 	argv, err = expand(tmpl, vals)
 	if err != nil {
-		return nil, "", fmt.Errorf("target manifest %s: %s: %w", l.d.M.Source, field, err)
+		return nil, "", fmt.Errorf("target manifest %s: %s: %w", l.d.Manifest.Source, field, err)
 	}
 	expEnv := map[string]string{}
 	for k, v := range env {
 		vs, err := expand([]string{v}, vals)
 		if err != nil {
-			return argv, "", fmt.Errorf("target manifest %s: %s env %s: %w", l.d.M.Source, field, k, err)
+			return argv, "", fmt.Errorf("target manifest %s: %s env %s: %w", l.d.Manifest.Source, field, k, err)
 		}
 		expEnv[k] = vs[0]
 	}
@@ -243,10 +243,10 @@ func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env
 		return argv, "", err
 	}
 	// Tracked while it runs: a cleanup (an interrupt mid-command) kills its group too.
-	l.set.TrackOwned(l.d.M.Name+" "+field, cmd.Process.Pid)
+	l.set.TrackOwned(l.d.Manifest.Name+" "+field, cmd.Process.Pid)
 	err = cmd.Wait()
 	// What it forked and left running (a session command's `sleep &`) is the spec's to kill.
-	l.set.TrackGroup(l.d.M.Name+" "+field+" (left running)", cmd.Process.Pid)
+	l.set.TrackGroup(l.d.Manifest.Name+" "+field+" (left running)", cmd.Process.Pid)
 	if errors.Is(err, exec.ErrWaitDelay) {
 		err = nil // it exited; something it forked held its output open
 	}

@@ -106,9 +106,9 @@ func (l *Launcher) StartSessionWith(mode Mode, profileEnv map[string]string, har
 	if err != nil {
 		return nil, err
 	}
-	tmpl := l.d.M.Session.Direct
+	tmpl := l.d.Manifest.Session.Direct
 	if mode == Hosted {
-		tmpl = l.d.M.Session.Hosted
+		tmpl = l.d.Manifest.Session.Hosted
 	}
 	argv, out, err := l.run("session."+string(mode), tmpl, map[string]string{"profile": profile}, nil)
 	if err != nil {

@@ -32,14 +32,14 @@ func (l *Launcher) RenderSpec(tmpl []byte) ([]byte, string) {
 // SendSpec hands the agent host a raw spec through the manifest's spawn_spec command. A refusal
 // comes back as *CommandError with the host's words.
 func (l *Launcher) SendSpec(spec []byte) (string, error) {
-	if len(l.d.M.SpawnSpec) == 0 {
+	if len(l.d.Manifest.SpawnSpec) == 0 {
 		return "", fmt.Errorf("spawn_spec: %w", ErrNotDeclared)
 	}
 	path := filepath.Join(l.Dir, fmt.Sprintf("spec-%d.json", l.n.Add(1)))
 	if err := os.WriteFile(path, spec, 0o600); err != nil {
 		return "", err
 	}
-	argv, out, err := l.run("spawn_spec", l.d.M.SpawnSpec, map[string]string{"spec": path}, nil)
+	argv, out, err := l.run("spawn_spec", l.d.Manifest.SpawnSpec, map[string]string{"spec": path}, nil)
 	if err != nil {
 		return out, &CommandError{Field: "spawn_spec", Argv: argv, Output: out, Err: err}
 	}

@@ -31,14 +31,14 @@ var _ = Describe("compat: a target that reads the class and ignores it", Label(l
 		profileEnv := map[string]string{}
 		switch source {
 		case "profile env":
-			profileEnv[env.Driver.M.ClassEnv] = value
+			profileEnv[env.Driver.Manifest.ClassEnv] = value
 		case "daemon env":
-			opts.DaemonEnv = map[string]string{env.Driver.M.ClassEnv: value}
+			opts.DaemonEnv = map[string]string{env.Driver.Manifest.ClassEnv: value}
 		}
 		l := env.Launch(opts)
 		if source == "config" {
-			Expect(env.Driver.M.Config).NotTo(BeNil(), "this row needs the target's config commands")
-			_, err := l.ConfigSet(env.Driver.M.Config.Key, value)
+			Expect(env.Driver.Manifest.Config).NotTo(BeNil(), "this row needs the target's config commands")
+			_, err := l.ConfigSet(env.Driver.Manifest.Config.Key, value)
 			kit.Must(err)
 		}
 		return l, profileEnv

@@ -29,8 +29,8 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(lane.
 		l       *target.Launcher
 	)
 	BeforeEach(func() {
-		if len(env.Driver.M.SpawnSpec) == 0 || env.Driver.M.Host == nil {
-			Skip("target " + env.Driver.M.Name + " declares no agent host or no spawn_spec command: nothing to hand a raw spec to")
+		if len(env.Driver.Manifest.SpawnSpec) == 0 || env.Driver.Manifest.Host == nil {
+			Skip("target " + env.Driver.Manifest.Name + " declares no agent host or no spawn_spec command: nothing to hand a raw spec to")
 		}
 		control = env.Control()
 		l = env.Launch(target.LaunchOptions{})
@@ -86,7 +86,7 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(lane.
 		expectRefusedAndServing(bad, report)
 	})
 
-	It("refuses an unknown cpu_class, naming it, and keeps serving", kit.Names(target.MentionValue), func() {
+	It("refuses an unknown cpu_class, naming it, and keeps serving", kit.RefusalNames(target.MentionValue), func() {
 		bad, report := l.RenderSpec(spec("bad-unknown-cpu-class.json"))
 		expectRefusedAndServing(bad, report, "turbo")
 	})

@@ -116,7 +116,7 @@ var _ = Describe("cpuclass, on every platform", func() {
 	Describe("the launcher's own processes", Label(lane.IsolateArea), func() {
 		It("leaves the daemon, the agent host and the kit at their own class while sessions start at background", func() {
 			env.Session(l, target.Direct, nil)
-			if len(env.Driver.M.Session.Hosted) > 0 {
+			if len(env.Driver.Manifest.Session.Hosted) > 0 {
 				env.Session(l, target.Hosted, nil)
 			}
 			subjects := []class.Subject{
@@ -133,7 +133,7 @@ var _ = Describe("cpuclass, on every platform", func() {
 	Describe("the normal opt-out in a profile's env", Label(lane.OptOutArea), func() {
 		for _, mode := range []target.Mode{target.Direct, target.Hosted} {
 			It(fmt.Sprintf("starts the %s harness and its tool sleep at the control's class", mode), kit.ForMode(mode), func() {
-				s := env.Session(l, mode, map[string]string{env.Driver.M.ClassEnv: "normal"})
+				s := env.Session(l, mode, map[string]string{env.Driver.Manifest.ClassEnv: "normal"})
 				Expect(kit.Observe(s.Subjects()...)).To(kit.HaveControlClass(control))
 			})
 		}

@@ -59,10 +59,10 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 		file    string
 	)
 	BeforeEach(func() {
-		if env.Driver.M.Config == nil {
-			Skip("target " + env.Driver.M.Name + " declares no config commands")
+		if env.Driver.Manifest.Config == nil {
+			Skip("target " + env.Driver.Manifest.Name + " declares no config commands")
 		}
-		cfg = env.Driver.M.Config
+		cfg = env.Driver.Manifest.Config
 		control = env.Control()
 		l = env.Launch(target.LaunchOptions{})
 		var err error
@@ -195,7 +195,7 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 		overMalformed()
 	})
 
-	It("leaves a malformed file as it was, and says which file", kit.Names(target.MentionFile), func() {
+	It("leaves a malformed file as it was, and says which file", kit.RefusalNames(target.MentionFile), func() {
 		setSaid, sessionSaid := overMalformed()
 		Expect(setSaid).To(ContainSubstring(file))
 		Expect(sessionSaid).To(ContainSubstring(file))
@@ -217,7 +217,7 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 	It("refuses an invalid value and leaves the file as it was", func() { invalid() })
 
 	It("refuses an invalid value, naming it and the accepted values, and leaves the file as it was",
-		kit.Names(target.MentionValue, target.MentionAccepted), func() {
+		kit.RefusalNames(target.MentionValue, target.MentionAccepted), func() {
 			out := invalid()
 			for _, w := range []string{"turbo", "normal", "background"} {
 				Expect(out).To(ContainSubstring(w))
@@ -264,7 +264,7 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 		Expect(l.ConfigGet(cfg.Key)).To(Equal("background"))
 	})
 
-	It("says so when the config directory is read-only, and loses nothing", kit.Names(target.MentionFile), func() {
+	It("says so when the config directory is read-only, and loses nothing", kit.RefusalNames(target.MentionFile), func() {
 		dir, said := readOnlySet()
 		Expect(said).To(ContainSubstring(dir))
 	})

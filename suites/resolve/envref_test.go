@@ -19,11 +19,11 @@ var _ = Describe("resolve: env references in a profile's env", Label(lane.Resolv
 		ref      func(string) string
 	)
 	BeforeEach(func() {
-		if env.Driver.M.EnvRef == nil {
-			Skip("target " + env.Driver.M.Name + " declares no env_ref: it has no env references to test")
+		if env.Driver.Manifest.EnvRef == nil {
+			Skip("target " + env.Driver.Manifest.Name + " declares no env_ref: it has no env references to test")
 		}
 		control = env.Control()
-		classEnv, ref = env.Driver.M.ClassEnv, env.Driver.M.Ref
+		classEnv, ref = env.Driver.Manifest.ClassEnv, env.Driver.Manifest.Ref
 	})
 
 	It("opts out when the profile's reference resolves to normal", Label(target.ReadsResolved), func() {
@@ -33,8 +33,8 @@ var _ = Describe("resolve: env references in a profile's env", Label(lane.Resolv
 
 	It("starts at background when the reference resolves to background, over a config that says normal", Label(target.ReadsResolved), func() {
 		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "background"}})
-		if env.Driver.M.Config != nil {
-			_, err := l.ConfigSet(env.Driver.M.Config.Key, "normal")
+		if env.Driver.Manifest.Config != nil {
+			_, err := l.ConfigSet(env.Driver.Manifest.Config.Key, "normal")
 			kit.Must(err)
 		}
 		expectResolved(l, control, map[string]string{classEnv: ref("CP_REF")}, "background", fromProfile)
@@ -47,7 +47,7 @@ var _ = Describe("resolve: env references in a profile's env", Label(lane.Resolv
 	})
 
 	It("refuses a reference to an unset variable, naming the profile, the key and the reference",
-		kit.Names(target.MentionProfile, target.MentionKey, target.MentionValue), func() {
+		kit.RefusalNames(target.MentionProfile, target.MentionKey, target.MentionValue), func() {
 			l := env.Launch(target.LaunchOptions{})
 			_, err := l.StartSession(target.Direct, map[string]string{classEnv: ref("CP_NOT_SET")})
 			kit.ExpectRefused(l, err, kit.ProfileName, classEnv, ref("CP_NOT_SET"))
@@ -75,14 +75,14 @@ var _ = Describe("resolve: env references in a profile's env", Label(lane.Resolv
 
 	DescribeTable("refuses a malformed reference, naming the profile, the key and the reference", func(raw string) {
 		refusedWith(map[string]string{"CP_REF": "normal"}, raw, kit.ProfileName, classEnv, raw)
-	}, kit.Names(target.MentionProfile, target.MentionKey, target.MentionValue), malformed)
+	}, kit.RefusalNames(target.MentionProfile, target.MentionKey, target.MentionValue), malformed)
 
 	It("refuses a reference that resolves to an invalid value", func() {
 		refusedWith(map[string]string{"CP_REF": "turbo"}, ref("CP_REF"))
 	})
 
 	It("names both the reference and the variable when the reference resolves to an invalid value",
-		kit.Names(target.MentionProfile, target.MentionValue), func() {
+		kit.RefusalNames(target.MentionProfile, target.MentionValue), func() {
 			refusedWith(map[string]string{"CP_REF": "turbo"}, ref("CP_REF"), kit.ProfileName, ref("CP_REF"), "turbo")
 		})
 
@@ -91,7 +91,7 @@ var _ = Describe("resolve: env references in a profile's env", Label(lane.Resolv
 	})
 
 	It("expands once: a variable that holds another reference is not expanded again",
-		kit.Names(target.MentionProfile, target.MentionValue), func() {
+		kit.RefusalNames(target.MentionProfile, target.MentionValue), func() {
 			inner := ref("CP_INNER")
 			refusedWith(map[string]string{"CP_REF": inner, "CP_INNER": "normal"}, ref("CP_REF"), kit.ProfileName, inner)
 		})
@@ -100,7 +100,7 @@ var _ = Describe("resolve: env references in a profile's env", Label(lane.Resolv
 		refusedWith(map[string]string{"CP_REF": "$(echo normal)"}, ref("CP_REF"))
 	})
 
-	It("never expands through a shell", kit.Names(target.MentionProfile, target.MentionValue), func() {
+	It("never expands through a shell", kit.RefusalNames(target.MentionProfile, target.MentionValue), func() {
 		refusedWith(map[string]string{"CP_REF": "$(echo normal)"}, ref("CP_REF"), kit.ProfileName, "$(echo normal)")
 	})
 })

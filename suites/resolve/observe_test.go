@@ -25,7 +25,7 @@ const (
 // class whatever was resolved, so explain is what proves the order there).
 func expectResolved(l *target.Launcher, control class.Observation, profileEnv map[string]string, want, source string) {
 	GinkgoHelper()
-	if env.Driver.M.Explain != nil {
+	if env.Driver.Manifest.Explain != nil {
 		start := time.Now()
 		x, err := l.Explain(profileEnv)
 		AddReportEntry("through explain", time.Since(start), ReportEntryVisibilityNever)

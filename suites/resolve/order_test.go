@@ -14,7 +14,7 @@ import (
 
 // decide is the rule under test: the profile's env, then the daemon's env, then the config key,
 // else background.
-func decide(profile, daemon, config string) (class, source string) {
+func decide(profile, daemon, config string) (value, source string) {
 	switch {
 	case profile != "":
 		return profile, fromProfile
@@ -54,17 +54,17 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lan
 	DescribeTable("resolves the session's class", func(p, d, c string) {
 		daemonEnv := map[string]string{}
 		if d != "" {
-			daemonEnv[env.Driver.M.ClassEnv] = d
+			daemonEnv[env.Driver.Manifest.ClassEnv] = d
 		}
 		l := env.Launch(target.LaunchOptions{DaemonEnv: daemonEnv})
 		if c != "" {
-			Expect(env.Driver.M.Config).NotTo(BeNil(), "the table needs the target's config commands")
-			_, err := l.ConfigSet(env.Driver.M.Config.Key, c)
+			Expect(env.Driver.Manifest.Config).NotTo(BeNil(), "the table needs the target's config commands")
+			_, err := l.ConfigSet(env.Driver.Manifest.Config.Key, c)
 			kit.Must(err)
 		}
 		profileEnv := map[string]string{}
 		if p != "" {
-			profileEnv[env.Driver.M.ClassEnv] = p
+			profileEnv[env.Driver.Manifest.ClassEnv] = p
 		}
 		want, src := decide(p, d, c)
 		expectResolved(l, control, profileEnv, want, src)
@@ -72,36 +72,36 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lan
 
 	It("takes a value in any case with surrounding spaces", Label(target.ConvFoldCase, target.ReadsResolved), func() {
 		l := env.Launch(target.LaunchOptions{})
-		expectResolved(l, control, map[string]string{env.Driver.M.ClassEnv: "  NoRmAl "}, "normal", fromProfile)
+		expectResolved(l, control, map[string]string{env.Driver.Manifest.ClassEnv: "  NoRmAl "}, "normal", fromProfile)
 	})
 
 	It("treats an empty value as unset, so the next source decides", Label(target.ConvEmptyUnset, target.ReadsResolved), func() {
-		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.M.ClassEnv: "normal"}})
-		expectResolved(l, control, map[string]string{env.Driver.M.ClassEnv: ""}, "normal", fromDaemon)
+		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "normal"}})
+		expectResolved(l, control, map[string]string{env.Driver.Manifest.ClassEnv: ""}, "normal", fromDaemon)
 	})
 
 	It("refuses an unknown value in a profile's env: a non-zero exit, a message, nothing started", func() {
 		l := env.Launch(target.LaunchOptions{})
-		_, err := l.StartSession(target.Direct, map[string]string{env.Driver.M.ClassEnv: "turbo"})
+		_, err := l.StartSession(target.Direct, map[string]string{env.Driver.Manifest.ClassEnv: "turbo"})
 		kit.ExpectRefused(l, err)
 	})
 
 	It("refuses an unknown value in a profile's env, naming the profile, the value and the accepted values",
-		kit.Names(target.MentionProfile, target.MentionValue, target.MentionAccepted), func() {
+		kit.RefusalNames(target.MentionProfile, target.MentionValue, target.MentionAccepted), func() {
 			l := env.Launch(target.LaunchOptions{})
-			_, err := l.StartSession(target.Direct, map[string]string{env.Driver.M.ClassEnv: "turbo"})
+			_, err := l.StartSession(target.Direct, map[string]string{env.Driver.Manifest.ClassEnv: "turbo"})
 			kit.ExpectRefused(l, err, kit.ProfileName, "turbo", "normal", "background")
 		})
 
 	It("refuses an unknown value in the daemon's env: a non-zero exit, a message, nothing started", func() {
-		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.M.ClassEnv: "utility"}})
+		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}})
 		_, err := l.StartSession(target.Direct, nil)
 		kit.ExpectRefused(l, err)
 	})
 
 	It("refuses an unknown value in the daemon's env, naming the source and the value",
-		kit.Names(target.MentionSource, target.MentionValue, target.MentionAccepted), func() {
-			l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.M.ClassEnv: "utility"}})
+		kit.RefusalNames(target.MentionSource, target.MentionValue, target.MentionAccepted), func() {
+			l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}})
 			_, err := l.StartSession(target.Direct, nil)
 			kit.ExpectRefused(l, err, kit.DaemonSource, "utility", "normal", "background")
 		})

@@ -52,7 +52,7 @@ func (l *Launcher) ConfigUnset(key string) (string, error) {
 }
 
 func (l *Launcher) config(field string, pick func(*Config) []string, key, value string, prefix ...string) (string, error) {
-	c := l.d.M.Config
+	c := l.d.Manifest.Config
 	if c == nil {
 		return "", fmt.Errorf("config: %w", ErrNotDeclared)
 	}
@@ -65,10 +65,10 @@ func (l *Launcher) config(field string, pick func(*Config) []string, key, value 
 
 // ConfigFile is the path of the target's config file for this instance.
 func (l *Launcher) ConfigFile() (string, error) {
-	if l.d.M.Config == nil {
+	if l.d.Manifest.Config == nil {
 		return "", fmt.Errorf("config: %w", ErrNotDeclared)
 	}
-	p, err := expand([]string{l.d.M.Config.File}, l.vals)
+	p, err := expand([]string{l.d.Manifest.Config.File}, l.vals)
 	if err != nil {
 		return "", err
 	}
@@ -82,7 +82,7 @@ type Explained struct {
 
 // Explain asks the target which class a profile with this env would get, and why.
 func (l *Launcher) Explain(profileEnv map[string]string) (Explained, error) {
-	e := l.d.M.Explain
+	e := l.d.Manifest.Explain
 	if e == nil {
 		return Explained{}, fmt.Errorf("explain: %w", ErrNotDeclared)
 	}
@@ -109,11 +109,11 @@ func (l *Launcher) Explain(profileEnv map[string]string) (Explained, error) {
 // SourcePattern is the manifest's regexp for how explain names one of the kit's sources
 // (profile, daemon, config, default); empty when the manifest gives none.
 func (d *Driver) SourcePattern(kitName string) string {
-	if d.M.Explain == nil {
+	if d.Manifest.Explain == nil {
 		return ""
 	}
-	return d.M.Explain.Sources[kitName]
+	return d.Manifest.Explain.Sources[kitName]
 }
 
 // Conventions are the target's declared conventions.
-func (l *Launcher) Conventions() Conventions { return l.d.M.Conventions }
+func (l *Launcher) Conventions() Conventions { return l.d.Manifest.Conventions }

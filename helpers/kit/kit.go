@@ -23,6 +23,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/contract"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/target"
@@ -69,14 +70,14 @@ func (env *Env) buildOnce(ctx SpecContext) []byte {
 	Must(err, "the target manifest is not usable; no spec can run")
 	sh.KitDir, err = target.KitDir()
 	Must(err)
-	if sh.Harness = os.Getenv(target.HarnessEnv); sh.Harness == "" {
+	if sh.Harness = contract.Current().Harness; sh.Harness == "" {
 		// Run by ginkgo or go test directly, without the CLI that builds it once per run.
 		dir, err := os.MkdirTemp("", "classproof-harness")
 		Must(err, "making a folder for the fixture harness")
 		env.ownHarness, sh.Harness = dir, filepath.Join(dir, "harness")
 		Must(target.GoBuild(ctx, sh.KitDir, target.HarnessPackage, sh.Harness), "building the fixture harness")
 	}
-	if sh.BinDir = os.Getenv(target.BinEnv); sh.BinDir == "" || m.Build == nil {
+	if sh.BinDir = contract.Current().Bin; sh.BinDir == "" || m.Build == nil {
 		if sh.BinDir == "" {
 			sh.BinDir, err = os.MkdirTemp("", "classproof-bin")
 			Must(err, "making a bin folder")
@@ -99,7 +100,7 @@ func (env *Env) openEach(b []byte) {
 	// If the CLI that runs us dies (kill -9), interrupt ourselves: Ginkgo then runs every
 	// DeferCleanup, which kills what the specs started, and the run ends instead of going on
 	// unsupervised.
-	proc.Watch(os.Getenv(proc.SupervisorEnv), 200*time.Millisecond, func() {
+	proc.Watch(contract.Current().Supervisor, 200*time.Millisecond, func() {
 		fmt.Fprintln(os.Stderr, "classproof: the supervising classproof process is gone; interrupting this suite")
 		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
 	})
@@ -114,16 +115,16 @@ func (env *Env) openEach(b []byte) {
 	Expect(proc.BecomeSubreaper()).To(Succeed())
 	if proc.RunToken() == "" {
 		// Run without the CLI: a token for this process's launchers, harnesses and tools.
-		os.Setenv(proc.RunEnv, proc.NewRunToken())
+		os.Setenv(contract.TokenEnv, proc.NewRunToken())
 	}
-	if os.Getenv(proc.LedgerEnv) == "" {
+	if contract.Current().Ledger == "" {
 		// Without the CLI there is no run-wide ledger: keep one for this process and sweep it
 		// after the suite, so a leak fails the suite instead of going unseen.
 		f, err := os.CreateTemp("", "classproof-ledger")
 		Must(err, "making the leak ledger")
 		f.Close()
 		env.ownLedger = f.Name()
-		os.Setenv(proc.LedgerEnv, env.ownLedger)
+		os.Setenv(contract.LedgerEnv, env.ownLedger)
 	}
 }
 
@@ -150,21 +151,22 @@ func (env *Env) cleanOnce() {
 }
 
 func paths(sh shared) target.Paths {
-	return target.Paths{Kit: sh.KitDir, Bin: sh.BinDir, Repo: os.Getenv(target.RepoEnv)}
+	return target.Paths{Kit: sh.KitDir, Bin: sh.BinDir, Repo: contract.Current().Repo}
 }
 
 func loadManifest(defaults fs.FS, defaultName string) (*target.Manifest, shared, error) {
-	sh := shared{Manifest: os.Getenv(target.TargetEnv)}
+	sh := shared{Manifest: contract.Current().Target}
 	m, err := target.LoadSpec(sh.Manifest, defaults, defaultName)
 	if err != nil {
 		return nil, sh, err
 	}
-	pairs, err := target.DecodeVars(os.Getenv(target.VarsEnv))
+	run, err := contract.FromEnv()
+	pairs := run.Vars
 	if err == nil {
 		err = m.SetVars(pairs)
 	}
 	if err != nil {
-		return nil, sh, fmt.Errorf("%s: %w", target.VarsEnv, err)
+		return nil, sh, fmt.Errorf("%s: %w", contract.VarsEnv, err)
 	}
 	return m, sh, nil
 }

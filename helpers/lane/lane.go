@@ -5,13 +5,13 @@ package lane
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/contract"
 )
 
 // Platform labels. Each platform-bound spec carries exactly one of them.
@@ -113,19 +113,16 @@ func Filter(label string) (string, error) {
 	return strings.Join(not, " && "), nil
 }
 
-// ScaleEnv multiplies every timeout in the kit, for slow CI machines.
-const ScaleEnv = "CLASSPROOF_TIME_SCALE"
-
 // Scale returns d times $CLASSPROOF_TIME_SCALE (default 1). A bad value panics with a message
 // naming it: silently running with the default would hide a misconfigured lane.
 func Scale(d time.Duration) time.Duration {
-	s := os.Getenv(ScaleEnv)
+	s := contract.Current().Scale
 	if s == "" {
 		return d
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f <= 0 {
-		panic(fmt.Sprintf("%s=%q: expected a positive number, e.g. 1, 2.5", ScaleEnv, s))
+		panic(fmt.Sprintf("%s=%q: expected a positive number, e.g. 1, 2.5", contract.ScaleEnv, s))
 	}
 	return time.Duration(float64(d) * f)
 }

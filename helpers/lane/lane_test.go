@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"github.com/classproof/classproof/helpers/contract"
 	"strings"
 	"testing"
 	"time"
@@ -25,11 +26,11 @@ func TestFiltersLeaveOutTheOtherPlatforms(t *testing.T) {
 }
 
 func TestScale(t *testing.T) {
-	t.Setenv(ScaleEnv, "2.5")
+	t.Setenv(contract.ScaleEnv, "2.5")
 	if got := Scale(2 * time.Second); got != 5*time.Second {
 		t.Errorf("got %v", got)
 	}
-	t.Setenv(ScaleEnv, "fast")
+	t.Setenv(contract.ScaleEnv, "fast")
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(r.(string), `"fast"`) {
 			t.Errorf("bad scale: %v", r)

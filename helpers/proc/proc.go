@@ -3,7 +3,8 @@
 // process leads one, pids otherwise, and writes each pid to a ledger file so that a run that was
 // interrupted hard can still be swept by the CLI afterwards.
 //
-// It is the bottom layer: it imports no other helpers package, no Ginkgo, no Gomega, no fixtures/.
+// It is the bottom layer but for helpers/contract (the run's environment): it imports no other
+// helpers package, no Ginkgo, no Gomega, no fixtures/.
 package proc
 
 import (
@@ -22,10 +23,9 @@ import (
 
 	gops "github.com/mitchellh/go-ps"
 	"golang.org/x/sys/unix"
-)
 
-// LedgerEnv names the file every Set appends its pids to; the CLI sets it for a run.
-const LedgerEnv = "CLASSPROOF_LEDGER"
+	"github.com/classproof/classproof/helpers/contract"
+)
 
 // Entry is one tracked process.
 type Entry struct {
@@ -94,10 +94,10 @@ func NewSet() *Set {
 	if token == "" {
 		token = NewRunToken()
 	}
-	return &Set{ledger: os.Getenv(LedgerEnv), token: token}
+	return &Set{ledger: contract.Current().Ledger, token: token}
 }
 
-// Token is the token the set's processes carry (see RunEnv): the launcher's environment and the
+// Token is the token the set's processes carry (see contract.TokenEnv): the launcher's environment and the
 // harness's --run give it to them.
 func (s *Set) Token() string { return s.token }
 
@@ -307,11 +307,7 @@ func Until(deadline time.Time, interval time.Duration, check func() (done bool, 
 	}
 }
 
-// SupervisorEnv names the process that supervises a run ("PID START"): the CLI sets it to itself,
-// and the suites interrupt themselves when it is gone (see Watch).
-const SupervisorEnv = "CLASSPROOF_SUPERVISOR"
-
-// Supervisor is the value of SupervisorEnv for this process.
+// Supervisor is the value of contract.SupervisorEnv for this process.
 func Supervisor() string {
 	in, _ := Lookup(os.Getpid())
 	return fmt.Sprintf("%d %d", os.Getpid(), in.Start)
@@ -333,7 +329,7 @@ func Watch(value string, interval time.Duration, gone func()) {
 	}()
 }
 
-// Exists says whether the process a SupervisorEnv value ("PID START") names is still alive.
+// Exists says whether the process a contract.SupervisorEnv value ("PID START") names is still alive.
 func Exists(value string) bool {
 	e, ok := parseSupervisor(value)
 	return ok && e.live()

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/classproof/classproof/helpers/contract"
 )
 
 // A group leader (sh) with a child (sleep): killing the set kills both, tracked or not.
@@ -48,7 +50,7 @@ func TestKillAllKillsTheGroup(t *testing.T) {
 
 func TestSweepKillsWhatTheLedgerNamesAndSaysSo(t *testing.T) {
 	ledger := filepath.Join(t.TempDir(), "ledger")
-	t.Setenv(LedgerEnv, ledger)
+	t.Setenv(contract.LedgerEnv, ledger)
 	cmd := exec.Command("sleep", "600")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

@@ -8,15 +8,9 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
-)
 
-// RunEnv names the run's token. The CLI (or the suites' glue, run without it) makes one per run;
-// the kit puts it in the launcher's environment and in the harness's arguments (--run), and the
-// harness hands it to its tools. A process the kit signals must carry it, descend from one that
-// does, or descend from the kit itself: pids come back to the kit from files the launcher can
-// write (the ledger, the harness's report), and a line there is a claim, not a proof. A stranger
-// cannot carry a token made after it started.
-const RunEnv = "CLASSPROOF_RUN"
+	"github.com/classproof/classproof/helpers/contract"
+)
 
 // NewRunToken is a fresh token: 128 random bits.
 func NewRunToken() string {
@@ -28,18 +22,18 @@ func NewRunToken() string {
 }
 
 // RunToken is this process's run token, "" when none was made.
-func RunToken() string { return os.Getenv(RunEnv) }
+func RunToken() string { return contract.Current().Token }
 
 // maxIdentity bounds what the kit reads of another process's arguments and environment.
 const maxIdentity = 1 << 20
 
 // carries says whether the words of a process (its arguments and environment, NUL-separated)
-// hold the token: as an argument of its own, or as RunEnv=token.
+// hold the token: as an argument of its own, or as contract.TokenEnv=token.
 func carries(words []byte, token string) bool {
 	if token == "" {
 		return false
 	}
-	env := []byte(RunEnv + "=" + token)
+	env := []byte(contract.TokenEnv + "=" + token)
 	for _, w := range bytes.Split(words, []byte{0}) {
 		if bytes.Equal(w, []byte(token)) || bytes.Equal(w, env) {
 			return true
@@ -80,7 +74,7 @@ func tiedBy(pid, me int, mine, chain []int, identity func(int) ([]byte, error), 
 			return true, ""
 		}
 	}
-	return false, fmt.Sprintf("it carries no token of this run ($%s) and descends from no process of this run (its parents: %v)", RunEnv, chain[min(1, len(chain)):])
+	return false, fmt.Sprintf("it carries no token of this run ($%s) and descends from no process of this run (its parents: %v)", contract.TokenEnv, chain[min(1, len(chain)):])
 }
 
 // group says whether e may be killed as a group: it leads its group now, the group is not the

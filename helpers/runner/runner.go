@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/classproof/classproof/helpers/contract"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/report"
@@ -315,9 +316,9 @@ func ginkgoCommand(o Options, filter, out, ledger, token string, c compiled) (*e
 	cmd.Dir = o.KitDir
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
 	spec := o.Target // absolute since plan
-	cmd.Env = append(os.Environ(), proc.LedgerEnv+"="+ledger, proc.RunEnv+"="+token, target.VarsEnv+"="+target.EncodeVars(o.Vars),
-		target.TargetEnv+"="+spec, target.RepoEnv+"="+o.Repo, target.BinEnv+"="+o.BinDir,
-		proc.SupervisorEnv+"="+proc.Supervisor(), target.KitEnv+"="+o.KitDir, target.HarnessEnv+"="+c.harness, "GOWORK=off")
+	run := contract.Run{Target: spec, Vars: o.Vars, Bin: o.BinDir, Repo: o.Repo, Kit: o.KitDir, Harness: c.harness,
+		Ledger: ledger, Supervisor: proc.Supervisor(), Token: token, Scale: contract.Current().Scale}
+	cmd.Env = append(run.Over(os.Environ()), "GOWORK=off")
 	// Its own group, so that an interrupt reaches the test processes too: the ginkgo CLI does
 	// not forward signals to them, and their DeferCleanups are what kill the launchers.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/classproof/classproof/helpers/actions"
+	"github.com/classproof/classproof/helpers/contract"
 	"github.com/classproof/classproof/helpers/report"
 	"io"
 	"os"
@@ -98,7 +99,7 @@ func TestAConventionsFreeLauncherPassesItsLane(t *testing.T) {
 	// A whole lane, two Ginkgo processes, while make unit runs every other package's tests on the
 	// same two cores: the slow machine the time scale is for. shmux (bash, a python3 per request,
 	// one request at a time) then answered 2 of 8 sessions started at once after the 10 s timeout.
-	t.Setenv(lane.ScaleEnv, "3")
+	t.Setenv(contract.ScaleEnv, "3")
 	out := filepath.Join(t.TempDir(), "lanes", "linux-idle")
 	res, err := runner.Run(context.Background(), runner.Options{KitDir: kitDir(t), Target: "embedded:shmux-bare.yaml",
 		Lane: "linux-idle", Procs: 2, OutDir: out, Log: io.Discard})

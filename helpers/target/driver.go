@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/contract"
 	"github.com/classproof/classproof/helpers/proc"
 )
 
@@ -194,13 +195,13 @@ func (d *Driver) env(token string, layers ...map[string]string) []string {
 		// The kit's own variables are not the launcher's business (the ledger's path among them:
 		// the harness gets it as an argument), except the run's token, which ties what the
 		// launcher starts to this run (proc.Tied).
-		if k, _, _ := strings.Cut(kv, "="); k == d.Manifest.ClassEnv || strings.HasPrefix(k, "CLASSPROOF_") {
+		if k, _, _ := strings.Cut(kv, "="); k == d.Manifest.ClassEnv || contract.Own(k) {
 			continue
 		}
 		out = append(out, kv)
 	}
 	if token != "" {
-		out = append(out, proc.RunEnv+"="+token)
+		out = append(out, contract.TokenEnv+"="+token)
 	}
 	for _, l := range layers {
 		for k, v := range l {

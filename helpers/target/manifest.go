@@ -7,7 +7,6 @@ package target
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -311,28 +310,6 @@ func (m *Manifest) varNames() []string {
 	}
 	sort.Strings(n)
 	return n
-}
-
-// EncodeVars and DecodeVars carry NAME=VALUE overrides from the CLI to the suites' processes
-// ($CLASSPROOF_VARS) as a JSON list: a value with spaces or quotes means the same on both sides.
-func EncodeVars(pairs []string) string {
-	if len(pairs) == 0 {
-		return ""
-	}
-	b, _ := json.Marshal(pairs)
-	return string(b)
-}
-
-// DecodeVars reads what EncodeVars wrote; empty is none.
-func DecodeVars(s string) ([]string, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var pairs []string
-	if err := json.Unmarshal([]byte(s), &pairs); err != nil {
-		return nil, fmt.Errorf("%q: expected a JSON list of NAME=VALUE strings: %w", s, err)
-	}
-	return pairs, nil
 }
 
 // SetVars overrides manifest vars from "k=v" pairs (the CLI's --var, $CLASSPROOF_VARS); only

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/contract"
 	"github.com/classproof/classproof/helpers/proc"
 )
 
@@ -248,11 +249,11 @@ config:
 // $CLASSPROOF_VARS carries values with spaces and quotes intact from the CLI to the suites.
 func TestVarsRoundTripToTheSuites(t *testing.T) {
 	in := []string{"variant=noclass", `note=a "b" c`, "empty="}
-	out, err := DecodeVars(EncodeVars(in))
+	out, err := contract.DecodeVars(contract.EncodeVars(in))
 	if err != nil || strings.Join(out, "|") != strings.Join(in, "|") {
 		t.Errorf("got %q %v, want %q", out, err, in)
 	}
-	if _, err := DecodeVars("variant=noclass note=x"); err == nil {
+	if _, err := contract.DecodeVars("variant=noclass note=x"); err == nil {
 		t.Error("an old space-joined value was taken")
 	}
 }

@@ -14,17 +14,8 @@ import (
 
 	"golang.org/x/mod/modfile"
 
+	"github.com/classproof/classproof/helpers/contract"
 	"github.com/classproof/classproof/helpers/proc"
-)
-
-// The environment a run hands the suites: the CLI (helpers/runner) sets these, the suites' glue
-// (helpers/kit) reads them. They live here, below both, so that the CLI side never links the
-// Ginkgo DSL to name them.
-const (
-	TargetEnv = "CLASSPROOF_TARGET" // a manifest path or embedded:NAME; unset: the embedded default
-	VarsEnv   = "CLASSPROOF_VARS"   // ["variant=noclass","note=a b"] (EncodeVars): overrides of the manifest's vars
-	BinEnv    = "CLASSPROOF_BIN"    // a folder where the launcher is already built: no build step
-	RepoEnv   = "CLASSPROOF_REPO"   // the launcher's source tree, for {repo}
 )
 
 // PhaseEntry prefixes the names of the Ginkgo report entries in which the suites' glue records
@@ -38,12 +29,6 @@ const HarnessPackage = Module + "/fixtures/harness"
 // Module is the kit's module path.
 const Module = "github.com/classproof/classproof"
 
-// KitEnv hands the suites the kit's source folder: they run from a compile folder outside it.
-const KitEnv = "CLASSPROOF_KIT"
-
-// HarnessEnv hands the suites a fixture harness the CLI built once for the whole run.
-const HarnessEnv = "CLASSPROOF_HARNESS"
-
 // KitDir is the classproof module's root, where the suites live and the embedded manifests'
 // build steps run: a checkout, or the read-only module cache when the CLI was started with
 // `go run github.com/classproof/classproof/cmd/classproof@VERSION`. Found, in order: from
@@ -52,9 +37,9 @@ const HarnessEnv = "CLASSPROOF_HARNESS"
 // version this binary is (go mod download prints where the module cache holds it); from the
 // module of the current folder (a checkout, with go list).
 func KitDir() (string, error) {
-	if d := os.Getenv(KitEnv); d != "" {
+	if d := contract.Current().Kit; d != "" {
 		if err := isKit(d); err != nil {
-			return "", fmt.Errorf("$%s=%s: %w", KitEnv, d, err)
+			return "", fmt.Errorf("$%s=%s: %w", contract.KitEnv, d, err)
 		}
 		return d, nil
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/contract"
 	"github.com/classproof/classproof/helpers/proc"
 )
 
@@ -79,7 +80,7 @@ func (l *Launcher) writeProfile(profileEnv map[string]string, harnessArgs ...str
 	path = filepath.Join(l.Dir, fmt.Sprintf("profile-%d.json", n))
 	p := Profile{Name: fmt.Sprintf("classproof-%d", n), Env: profileEnv, Cwd: l.Dir,
 		Command: []string{l.d.Harness, "--report", report}}
-	if ledger := os.Getenv(proc.LedgerEnv); ledger != "" {
+	if ledger := contract.Current().Ledger; ledger != "" {
 		p.Command = append(p.Command, "--ledger", ledger)
 	}
 	if token := l.set.Token(); token != "" {

@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/proc"
+	"github.com/classproof/classproof/helpers/contract"
 )
 
 var specPlaceholderRE = regexp.MustCompile(`\{(harness|report|ledger|run|dir|path)\}`)
@@ -19,7 +19,7 @@ var specPlaceholderRE = regexp.MustCompile(`\{(harness|report|ledger|run|dir|pat
 func (l *Launcher) RenderSpec(tmpl []byte) ([]byte, string) {
 	report := filepath.Join(l.Dir, fmt.Sprintf("report-spec-%d.json", l.n.Add(1)))
 	vals := map[string]string{
-		"harness": l.d.Harness, "report": report, "ledger": os.Getenv(proc.LedgerEnv), "run": l.set.Token(),
+		"harness": l.d.Harness, "report": report, "ledger": contract.Current().Ledger, "run": l.set.Token(),
 		"dir": l.Dir, "path": os.Getenv("PATH"),
 	}
 	out := specPlaceholderRE.ReplaceAllFunc(tmpl, func(p []byte) []byte {

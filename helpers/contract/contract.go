@@ -1,0 +1,130 @@
+// Package contract is the run contract: what the CLI hands the suites, and the suites hand the
+// launcher, through the environment. Every CLASSPROOF_* variable is spelled here and nowhere else.
+// The CLI encodes a Run (Environ) and the suites' processes decode it (FromEnv), as the Kubernetes
+// e2e framework's TestContext is filled once and read everywhere; lower layers read the one field
+// they need from the decoded Run, never the variable by name.
+//
+// It is the bottom layer: it imports nothing of the kit.
+package contract
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Prefix marks the kit's own variables; a launcher's environment holds none of them but the
+// run's token (target.Driver).
+const Prefix = "CLASSPROOF_"
+
+// The variables.
+const (
+	// Set by the CLI for the suites.
+	TargetEnv     = Prefix + "TARGET"     // a manifest path or embedded:NAME; unset: the embedded default
+	VarsEnv       = Prefix + "VARS"       // a JSON list of NAME=VALUE overrides of the manifest's vars
+	BinEnv        = Prefix + "BIN"        // a folder where the launcher is already built: no build step
+	RepoEnv       = Prefix + "REPO"       // the launcher's source tree, for {repo}
+	KitEnv        = Prefix + "KIT"        // the kit's source folder: the suites run from a compile folder outside it
+	HarnessEnv    = Prefix + "HARNESS"    // the fixture harness the CLI built once for the whole run
+	LedgerEnv     = Prefix + "LEDGER"     // the run's pid ledger, every Set appends to it
+	SupervisorEnv = Prefix + "SUPERVISOR" // "PID START" of the CLI supervising the run (proc.Watch)
+	// Set by the CLI for the suites, and by the suites for the launcher: the run's token, which
+	// every process of the run carries (proc.Tied).
+	TokenEnv = Prefix + "RUN"
+	// Set by the user (a slow CI machine): multiplies every timeout in the kit.
+	ScaleEnv = Prefix + "TIME_SCALE"
+)
+
+// Run is what a run hands its suites.
+type Run struct {
+	Target     string
+	Vars       []string // NAME=VALUE, values with spaces or quotes intact
+	Bin        string
+	Repo       string
+	Kit        string
+	Harness    string
+	Ledger     string
+	Supervisor string
+	Token      string
+	Scale      string // as the user wrote it; lane.Scale reads it
+}
+
+// Environ is r as NAME=VALUE strings, for a child's environment; empty fields are left out.
+func (r Run) Environ() []string {
+	var out []string
+	add := func(name, v string) {
+		if v != "" {
+			out = append(out, name+"="+v)
+		}
+	}
+	add(TargetEnv, r.Target)
+	add(VarsEnv, EncodeVars(r.Vars))
+	add(BinEnv, r.Bin)
+	add(RepoEnv, r.Repo)
+	add(KitEnv, r.Kit)
+	add(HarnessEnv, r.Harness)
+	add(LedgerEnv, r.Ledger)
+	add(SupervisorEnv, r.Supervisor)
+	add(TokenEnv, r.Token)
+	add(ScaleEnv, r.Scale)
+	return out
+}
+
+// Over is environ with every kit variable replaced by r's: one r leaves unset is unset in the
+// result, not inherited.
+func (r Run) Over(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		if name, _, _ := strings.Cut(kv, "="); !Own(name) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, r.Environ()...)
+}
+
+// FromEnv decodes this process's environment; an error names the variable and the value.
+func FromEnv() (Run, error) {
+	r := Current()
+	vars, err := DecodeVars(os.Getenv(VarsEnv))
+	if err != nil {
+		return r, fmt.Errorf("$%s: %w", VarsEnv, err)
+	}
+	r.Vars = vars
+	return r, nil
+}
+
+// Current is this process's environment without the vars, which only the suites' setup decodes
+// (FromEnv): the fields a lower layer reads never fail to decode.
+func Current() Run {
+	return Run{
+		Target: os.Getenv(TargetEnv), Bin: os.Getenv(BinEnv), Repo: os.Getenv(RepoEnv),
+		Kit: os.Getenv(KitEnv), Harness: os.Getenv(HarnessEnv), Ledger: os.Getenv(LedgerEnv),
+		Supervisor: os.Getenv(SupervisorEnv), Token: os.Getenv(TokenEnv), Scale: os.Getenv(ScaleEnv),
+	}
+}
+
+// Own says whether name is one of the kit's variables.
+func Own(name string) bool { return strings.HasPrefix(name, Prefix) }
+
+// EncodeVars and DecodeVars carry NAME=VALUE overrides as a JSON list: a value with spaces or
+// quotes means the same on both sides.
+func EncodeVars(pairs []string) string {
+	if len(pairs) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(pairs)
+	return string(b)
+}
+
+// DecodeVars reads what EncodeVars wrote; empty is none.
+func DecodeVars(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var pairs []string
+	if err := json.Unmarshal([]byte(s), &pairs); err != nil {
+		return nil, fmt.Errorf("%q: expected a JSON list of NAME=VALUE strings: %w", s, err)
+	}
+	return pairs, nil
+}

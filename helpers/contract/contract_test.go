@@ -1,0 +1,33 @@
+package contract
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// What the CLI encodes the suites decode, a var with spaces and quotes intact; a kit variable the
+// CLI leaves unset is unset for the child, never inherited from the caller.
+func TestARunRoundTripsThroughTheEnvironment(t *testing.T) {
+	want := Run{Target: "/m.yaml", Vars: []string{"variant=noclass", `note=a "b" c`}, Bin: "/bin", Repo: "/r",
+		Kit: "/k", Harness: "/h", Ledger: "/l", Supervisor: "1 2", Token: "cp-1", Scale: "2"}
+	inherited := []string{"PATH=/bin", BinEnv + "=/stale", LedgerEnv + "=/elsewhere"}
+	for _, kv := range want.Over(inherited) {
+		name, v, _ := strings.Cut(kv, "=")
+		t.Setenv(name, v)
+	}
+	got, err := FromEnv()
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("decoded %+v (%v), want %+v", got, err, want)
+	}
+	env := (Run{Target: "/m.yaml"}).Over(inherited)
+	for _, kv := range env {
+		if strings.HasPrefix(kv, BinEnv+"=") || strings.HasPrefix(kv, LedgerEnv+"=") {
+			t.Errorf("an inherited kit variable survived: %s", kv)
+		}
+	}
+	t.Setenv(VarsEnv, "variant=noclass")
+	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), "$CLASSPROOF_VARS") {
+		t.Errorf("a malformed vars list: %v", err)
+	}
+}

@@ -47,8 +47,6 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 var workflow *actions.Guard
 
 func main() {
-	// The embedded default launchers are chosen here, at the edge: helpers/ knows none by name.
-	target.Embedded = targets.Catalog()
 	workflow = actions.Stop(os.Stdout)
 	code := dispatch(os.Args[1:])
 	workflow.Resume()
@@ -59,7 +57,8 @@ func laneNames() []string { return lane.Names() }
 
 func runCmd(args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	var o runner.Options
+	// The embedded default launchers are chosen here, at the edge: helpers/ knows none by name.
+	o := runner.Options{Catalog: targets.Catalog()}
 	var vars, suites multi
 	fs.StringVar(&o.Target, "target", "", "target manifest (default: the embedded refmux.yaml)")
 	fs.Var(&vars, "var", "NAME=VALUE: set a var the manifest declares (repeatable), e.g. variant=noclass")
@@ -130,7 +129,7 @@ func runCmd(args []string) int {
 
 func redgreenCmd(args []string) int {
 	fs := flag.NewFlagSet("redgreen", flag.ContinueOnError)
-	var o redgreen.Options
+	o := redgreen.Options{Catalog: targets.Catalog()}
 	var vars, suites multi
 	fs.StringVar(&o.Repo, "repo", "", "the launcher's git repository (default, without --red-target/--green-target: the one you are in)")
 	fs.StringVar(&o.Red, "red", "", "the ref that must fail (the commit before the fix)")
@@ -188,7 +187,7 @@ func redgreenCmd(args []string) int {
 
 func mutantsCmd(args []string) int {
 	fs := flag.NewFlagSet("mutants", flag.ContinueOnError)
-	var o mutants.Options
+	o := mutants.Options{Catalog: targets.Catalog()}
 	var targetsFlag multi
 	fs.Var(&targetsFlag, "target", "a manifest (repeatable; default: embedded:refmux.yaml)")
 	fs.StringVar(&o.Var, "var", "variant", "the manifest var that selects a broken build")
@@ -304,7 +303,7 @@ func gateCmd(args []string) int {
 
 func doctorCmd(args []string) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	o := doctor.Options{Out: os.Stdout, Timeout: 10 * time.Second}
+	o := doctor.Options{Catalog: targets.Catalog(), Out: os.Stdout, Timeout: 10 * time.Second}
 	var vars multi
 	fs.StringVar(&o.Target, "target", "", "target manifest (default: the embedded refmux.yaml)")
 	fs.StringVar(&o.Repo, "repo", "", "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository you are in, else this folder)")
@@ -358,7 +357,7 @@ func requiredCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}
-	if err := gate.WriteOrCheck(context.Background(), dir, *path, *check); err != nil {
+	if err := gate.WriteOrCheck(context.Background(), targets.Catalog(), dir, *path, *check); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof required-specs:", err)
 		return exitFailed
 	}
@@ -373,6 +372,7 @@ func requiredCmd(args []string) int {
 func benchCmd(args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	o := bench.Defaults()
+	o.Catalog = targets.Catalog()
 	var vars, classes multi
 	fs.StringVar(&o.Target, "target", "", "manifest (default: the embedded refmux.yaml)")
 	fs.Var(&vars, "var", "NAME=VALUE for the manifest (repeatable)")
@@ -434,6 +434,7 @@ func benchCmd(args []string) int {
 // --duration and --out.
 func ioBenchCmd(fs *flag.FlagSet, cpu bench.Options, noLoop, smoke bool, args []string) int {
 	o := bench.IODefaults()
+	o.Catalog = cpu.Catalog
 	o.Target, o.Vars, o.OutDir, o.NoLoop, o.Log = cpu.Target, cpu.Vars, cpu.OutDir, noLoop, os.Stderr
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

@@ -62,6 +62,7 @@ func Classes() []Class {
 
 // Options size the bench.
 type Options struct {
+	Catalog     target.Catalog // the kit's embedded manifests (embedded:NAME and the default)
 	KitDir      string
 	Target      string
 	Vars        []string
@@ -109,7 +110,7 @@ type Result struct {
 
 // Bench runs it.
 func Bench(ctx context.Context, o Options) (*Result, error) {
-	m, err := runner.LoadTarget(o.Target, o.Vars)
+	m, err := runner.LoadTarget(o.Catalog, o.Target, o.Vars)
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,7 @@ import (
 
 // IOOptions size the I/O bench.
 type IOOptions struct {
+	Catalog  target.Catalog // the kit's embedded manifests
 	KitDir   string
 	Target   string
 	Vars     []string
@@ -86,7 +87,7 @@ func ioClasses() []Class {
 
 // IOBench runs it.
 func IOBench(ctx context.Context, o IOOptions) (*IOResult, error) {
-	m, err := runner.LoadTarget(o.Target, o.Vars)
+	m, err := runner.LoadTarget(o.Catalog, o.Target, o.Vars)
 	if err != nil {
 		return nil, err
 	}

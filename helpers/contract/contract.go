@@ -36,6 +36,11 @@ const (
 	ScaleEnv = Prefix + "TIME_SCALE"
 )
 
+// PhaseEntry prefixes the names of the Ginkgo report entries in which the suites' glue (helpers/kit) records
+// where a spec's time went (launch, session, observe, control, cleanup); the CLI's report reads
+// them back. Never shown in Ginkgo's output.
+const PhaseEntry = "classproof.phase "
+
 // Run is what a run hands its suites.
 type Run struct {
 	Target     string

@@ -25,6 +25,7 @@ import (
 
 // Options say which launcher to examine.
 type Options struct {
+	Catalog              target.Catalog // the kit's embedded manifests (embedded:NAME and the default)
 	KitDir, Target, Repo string
 	Vars                 []string
 	Out                  io.Writer
@@ -60,7 +61,7 @@ func suffix(s string) string {
 // Run examines the launcher and writes the checklist to o.Out. An error means the manifest or
 // the launcher could not be used at all.
 func Run(ctx context.Context, o Options) (*Report, error) {
-	m, err := runner.LoadTarget(o.Target, o.Vars)
+	m, err := runner.LoadTarget(o.Catalog, o.Target, o.Vars)
 	if err != nil {
 		return nil, err
 	}

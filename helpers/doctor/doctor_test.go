@@ -13,8 +13,6 @@ import (
 	"github.com/classproof/classproof/helpers/target"
 )
 
-func init() { target.Embedded = targets.Catalog() }
-
 // The doctor drives a real launcher once: what it finds in shmux (its own wording, no spawn-spec
 // interface) is what the manifest should declare, and what the kit will leave out.
 func TestDoctorOnTheShellLauncher(t *testing.T) {
@@ -26,7 +24,7 @@ func TestDoctorOnTheShellLauncher(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	r, err := Run(context.Background(), Options{KitDir: kit, Target: "embedded:shmux-bare.yaml", Out: &out, Timeout: 10 * time.Second})
+	r, err := Run(context.Background(), Options{Catalog: targets.Catalog(), KitDir: kit, Target: "embedded:shmux-bare.yaml", Out: &out, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +53,7 @@ func TestDoctorRefusesAMissingLauncher(t *testing.T) {
 	}
 	m := filepath.Join(t.TempDir(), "gone.yaml")
 	os.WriteFile(m, []byte("name: gone\nclass_env: G\nbackground: {darwin: unsupported, linux: idle}\ndaemon: {run: [/nonexistent/gone]}\nsession: {direct: [/nonexistent/gone, \"{profile}\"]}\n"), 0o644)
-	_, err = Run(context.Background(), Options{KitDir: kit, Target: m, Out: &bytes.Buffer{}, Timeout: time.Second})
+	_, err = Run(context.Background(), Options{Catalog: targets.Catalog(), KitDir: kit, Target: m, Out: &bytes.Buffer{}, Timeout: time.Second})
 	if err == nil || !strings.Contains(err.Error(), `"/nonexistent/gone"`) {
 		t.Errorf("got %v", err)
 	}

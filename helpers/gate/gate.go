@@ -19,7 +19,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/classproof/classproof/helpers/report"
-	"github.com/classproof/classproof/helpers/runner"
 )
 
 // Required is ci/required-specs.yaml: per lane, the specs that must run and pass there, and
@@ -57,7 +56,7 @@ func LoadRequired(path string) (*Required, error) {
 type Lane struct {
 	Name     string
 	Dir      string
-	Meta     runner.Meta
+	Meta     report.Meta
 	Count    report.Count
 	Skips    []report.Spec
 	Problems []string

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/classproof/classproof/helpers/report"
-	"github.com/classproof/classproof/helpers/runner"
 )
 
 // Rehearse checks a lane's dry run against the required-spec list: the lane's own command (ci/lane
@@ -16,7 +15,7 @@ import (
 // list names for that lane. It is how the darwin lane's label filter and command line are tested
 // where no Mac is: nothing runs, so nothing about macOS behaviour is claimed.
 func Rehearse(dir string, req *Required) (string, error) {
-	var meta runner.Meta
+	var meta report.Meta
 	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
 	if err != nil {
 		return "", fmt.Errorf("rehearsal: %w", err)

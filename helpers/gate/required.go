@@ -13,6 +13,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/runner"
+	"github.com/classproof/classproof/helpers/target"
 )
 
 // Lanes are the lanes a release needs, each with the kit's own target for it.
@@ -21,10 +22,10 @@ var Lanes = lane.Names()
 // Generate lists, for every lane, the specs it runs, from a Ginkgo dry run of the suites with the
 // lane's filter (nothing is executed, so every lane is listed from any OS). Each lane's
 // allow_runtime_skips is kept from previous.
-func Generate(ctx context.Context, kitDir, workDir string, previous *Required) (*Required, error) {
+func Generate(ctx context.Context, catalog target.Catalog, kitDir, workDir string, previous *Required) (*Required, error) {
 	r := &Required{Lanes: map[string]*Policy{}}
 	for _, ln := range Lanes {
-		res, err := runner.Run(ctx, runner.Options{KitDir: kitDir, Lane: ln, DryRun: true, OutDir: filepath.Join(workDir, ln), Log: io.Discard})
+		res, err := runner.Run(ctx, runner.Options{Catalog: catalog, KitDir: kitDir, Lane: ln, DryRun: true, OutDir: filepath.Join(workDir, ln), Log: io.Discard})
 		if err != nil {
 			return nil, fmt.Errorf("dry run of lane %s: %w", ln, err)
 		}
@@ -92,7 +93,7 @@ func set(r *Required, ln string) map[string]bool {
 
 // WriteOrCheck makes the file at path, or with check only compares and returns an error naming
 // every difference.
-func WriteOrCheck(ctx context.Context, kitDir, path string, check bool) error {
+func WriteOrCheck(ctx context.Context, catalog target.Catalog, kitDir, path string, check bool) error {
 	previous, err := LoadRequired(path)
 	if err != nil && !os.IsNotExist(err) {
 		return err
@@ -102,7 +103,7 @@ func WriteOrCheck(ctx context.Context, kitDir, path string, check bool) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	want, err := Generate(ctx, kitDir, work, previous)
+	want, err := Generate(ctx, catalog, kitDir, work, previous)
 	if err != nil {
 		return err
 	}

@@ -326,7 +326,7 @@ func ExpectDescends(s *target.Session) {
 }
 
 // timed records how long a phase of the running spec took, for the CLI's breakdown of where a
-// run's time goes (report entries named target.PhaseEntry+name, never printed).
+// run's time goes (report entries named contract.PhaseEntry+name, never printed).
 func timed(name string, since time.Time) {
-	AddReportEntry(target.PhaseEntry+name, time.Since(since), ReportEntryVisibilityNever)
+	AddReportEntry(contract.PhaseEntry+name, time.Since(since), ReportEntryVisibilityNever)
 }

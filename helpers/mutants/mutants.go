@@ -22,10 +22,12 @@ import (
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
+	"github.com/classproof/classproof/helpers/target"
 )
 
 // Options select the matrix.
 type Options struct {
+	Catalog  target.Catalog // the kit's embedded manifests (embedded:NAME and the default)
 	KitDir   string
 	Targets  []string // manifests, each run against every value
 	Var      string   // the manifest var that selects the variant
@@ -257,7 +259,7 @@ func cell(ctx context.Context, o Options, target, value string) (Cell, error) {
 	if o.Progress != nil {
 		fmt.Fprintf(o.Progress, "classproof mutants: %s on %s\n", name, target)
 	}
-	res, err := runner.Run(ctx, runner.Options{KitDir: o.KitDir, Target: target, Vars: []string{o.Var + "=" + value},
+	res, err := runner.Run(ctx, runner.Options{Catalog: o.Catalog, KitDir: o.KitDir, Target: target, Vars: []string{o.Var + "=" + value},
 		OutDir: dir, Procs: o.Procs, Log: logf})
 	if err != nil {
 		return Cell{}, err

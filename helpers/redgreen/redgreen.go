@@ -26,7 +26,8 @@ import (
 
 // Options are the prover's inputs.
 type Options struct {
-	KitDir string
+	Catalog target.Catalog // the kit's embedded manifests (embedded:NAME and the default)
+	KitDir  string
 	// Either a repository with two refs and one manifest whose build step uses {repo} ...
 	Repo, Red, Green, Target string
 	// ... or two prebuilt launchers, one manifest each.
@@ -273,7 +274,7 @@ func checkRefs(o Options, p *Proof) error {
 // {repo}: both sides would build and run the same tree, and the receipt would speak of commits
 // that were never built.
 func checkReadsRepo(o Options) error {
-	m, err := runner.LoadTarget(o.Target, o.Vars)
+	m, err := runner.LoadTarget(o.Catalog, o.Target, o.Vars)
 	if err != nil {
 		return err
 	}
@@ -285,7 +286,7 @@ func checkReadsRepo(o Options) error {
 
 // build runs the manifest's build step for one side, in its worktree.
 func build(ctx context.Context, o Options, s *Side) error {
-	m, err := runner.LoadTarget(s.Target, o.Vars)
+	m, err := runner.LoadTarget(o.Catalog, s.Target, o.Vars)
 	if err != nil {
 		return err
 	}
@@ -329,7 +330,7 @@ func run(ctx context.Context, o Options, s *Side, name string) error {
 	defer logf.Close()
 	progress(o, "running %s (log: %s)", name, logf.Name())
 	t := time.Now()
-	res, err := runner.Run(ctx, runner.Options{
+	res, err := runner.Run(ctx, runner.Options{Catalog: o.Catalog,
 		KitDir: o.KitDir, Target: s.Target, Vars: o.Vars, Lane: o.Lane, Suites: o.Suites,
 		OutDir: dir, Procs: o.Procs, Log: logf, Repo: s.worktree, BinDir: s.bin,
 		Timeout: 30 * time.Minute,

@@ -56,7 +56,7 @@ func prove(t *testing.T, repo, focus string) *Proof {
 	os.WriteFile(manifest, tiny.Manifest(), 0o644)
 	// A change in the user's tree that the proof must leave alone.
 	os.WriteFile(filepath.Join(repo, "UNCOMMITTED"), []byte("mine"), 0o644)
-	o := Options{
+	o := Options{Catalog: catalog(),
 		KitDir: kitDir, Repo: repo, Red: "red", Green: "green", Target: manifest,
 		OutDir: filepath.Join(t.TempDir(), "out"),
 	}
@@ -198,7 +198,7 @@ func proveTwoTargets(t *testing.T, editGreen func(string) string) *Proof {
 	red, green := filepath.Join(dir, "red.yaml"), filepath.Join(dir, "green.yaml")
 	os.WriteFile(red, []byte(strings.Replace(string(ref), `variant: ""`, `variant: "noclass"`, 1)), 0o644)
 	os.WriteFile(green, []byte(editGreen(string(ref))), 0o644)
-	o := Options{KitDir: kitDir, RedTarget: red, GreenTarget: green,
+	o := Options{Catalog: catalog(), KitDir: kitDir, RedTarget: red, GreenTarget: green,
 		Suites: []string{"./suites/cpuclass"}, OutDir: filepath.Join(dir, "out")}
 	o.Selection.Focus = "at background class"
 	p, err := Prove(context.Background(), o)
@@ -245,7 +245,7 @@ func TestRefsAreCheckedAndTheUsersWorktreesKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{KitDir: kitDir, Repo: repo, Red: "HEAD", Green: "green", Target: "embedded:refmux.yaml", OutDir: t.TempDir()}
+	o := Options{Catalog: catalog(), KitDir: kitDir, Repo: repo, Red: "HEAD", Green: "green", Target: "embedded:refmux.yaml", OutDir: t.TempDir()}
 	o.Selection.Focus = "x"
 	if _, err := Prove(context.Background(), o); err == nil || !strings.Contains(err.Error(), "are the same commit") {
 		t.Errorf("red HEAD and green green (one commit): %v", err)
@@ -283,7 +283,7 @@ func TestAProofRefusesABuildThatDoesNotReadTheRepo(t *testing.T) {
 	manifest := filepath.Join(t.TempDir(), "tiny.yaml")
 	abs := strings.Replace(string(tiny.Manifest()), `dir: "{repo}"`, `dir: "`+repo+`"`, 1)
 	os.WriteFile(manifest, []byte(abs), 0o644)
-	o := Options{KitDir: kitDir, Repo: repo, Red: "red", Green: "green", Target: manifest, OutDir: t.TempDir()}
+	o := Options{Catalog: catalog(), KitDir: kitDir, Repo: repo, Red: "red", Green: "green", Target: manifest, OutDir: t.TempDir()}
 	o.Selection.Focus = "a direct session starts"
 	began := time.Now()
 	_, err = Prove(context.Background(), o)

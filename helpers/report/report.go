@@ -16,8 +16,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/classproof/classproof/helpers/contract"
 	"github.com/classproof/classproof/helpers/lane"
-	"github.com/classproof/classproof/helpers/target"
 )
 
 // Spec is one It in a run.
@@ -36,7 +36,7 @@ type Spec struct {
 	// in a BeforeEach, a JustBeforeEach or cleanup.
 	InSpec   bool
 	FailNode string // the node type the failure happened in, e.g. "BeforeEach"
-	// Phases is where the spec's time went, as the kit recorded it (target.PhaseEntry): launch,
+	// Phases is where the spec's time went, as the kit recorded it (contract.PhaseEntry): launch,
 	// session, observe, control, cleanup; the rest of Duration is the spec's own waiting.
 	Phases map[string]time.Duration `json:",omitempty"`
 }
@@ -118,7 +118,7 @@ func FromReports(reports []types.Report, filter string) (*Run, error) {
 				InSpec:   sr.Failure.FailureNodeType == types.NodeTypeIt,
 			}
 			for _, e := range sr.ReportEntries {
-				if name, ok := strings.CutPrefix(e.Name, target.PhaseEntry); ok {
+				if name, ok := strings.CutPrefix(e.Name, contract.PhaseEntry); ok {
 					var ns int64
 					if json.Unmarshal([]byte(e.Value.AsJSON), &ns) == nil {
 						if s.Phases == nil {
@@ -374,4 +374,26 @@ func Fence(text string) string {
 	}
 	f := strings.Repeat("`", max(3, longest+1))
 	return f + "\n" + strings.TrimRight(text, "\n") + "\n" + f + "\n"
+}
+
+// Meta is run.json, written beside report.json: what the gate needs to know about the run.
+type Meta struct {
+	Lane   string   `json:"lane"`
+	Target string   `json:"target"`
+	Filter string   `json:"filter"`
+	GOOS   string   `json:"goos"`
+	GOARCH string   `json:"goarch"`
+	Procs  int      `json:"procs"`
+	DryRun bool     `json:"dry_run,omitempty"`
+	Forced bool     `json:"forced,omitempty"`
+	Leaks  []string `json:"leaks,omitempty"`
+	// Refused are ledger lines the sweep would not act on: a process not tied to this run (the
+	// launcher can append to the ledger), or a line that is no entry. Each fails the run.
+	Refused  []string      `json:"refused,omitempty"`
+	Passed   bool          `json:"passed"`
+	Duration time.Duration `json:"duration_ns"`
+	// Phases is where the run's time went, in ms: the CLI's own steps (preflight: the
+	// launcher's build; compile: the suites and harness, or finding them built; ginkgo: the
+	// suites running; sweep: the ledger).
+	Phases map[string]float64 `json:"phases_ms,omitempty"`
 }

@@ -35,6 +35,8 @@ import (
 
 // Options select what to run.
 type Options struct {
+	// Catalog is the kit's embedded manifests (embedded:NAME, the default, each lane's own).
+	Catalog     target.Catalog
 	KitDir      string   // the classproof module root (where suites/ is)
 	Target      string   // manifest path; empty: the embedded refmux.yaml
 	Vars        []string // NAME=VALUE overrides of the manifest's vars
@@ -55,28 +57,6 @@ type Options struct {
 	// at run time, and run.json says forced; only the gate's own tests use it, to make the report
 	// a misconfigured lane would make.
 	ForeignLane bool
-}
-
-// Meta is run.json, written beside report.json: what the gate needs to know about the run.
-type Meta struct {
-	Lane   string   `json:"lane"`
-	Target string   `json:"target"`
-	Filter string   `json:"filter"`
-	GOOS   string   `json:"goos"`
-	GOARCH string   `json:"goarch"`
-	Procs  int      `json:"procs"`
-	DryRun bool     `json:"dry_run,omitempty"`
-	Forced bool     `json:"forced,omitempty"`
-	Leaks  []string `json:"leaks,omitempty"`
-	// Refused are ledger lines the sweep would not act on: a process not tied to this run (the
-	// launcher can append to the ledger), or a line that is no entry. Each fails the run.
-	Refused  []string      `json:"refused,omitempty"`
-	Passed   bool          `json:"passed"`
-	Duration time.Duration `json:"duration_ns"`
-	// Phases is where the run's time went, in ms: the CLI's own steps (preflight: the
-	// launcher's build; compile: the suites and harness, or finding them built; ginkgo: the
-	// suites running; sweep: the ledger).
-	Phases map[string]float64 `json:"phases_ms,omitempty"`
 }
 
 // Result is what a run left.
@@ -102,10 +82,10 @@ func (r *Result) Passed() bool {
 	return r.GinkgoErr == nil && len(r.Leaks) == 0 && len(r.Refused) == 0 && !r.Interrupted && len(r.Problems) == 0
 }
 
-// LoadTarget reads the manifest the options name (or the embedded default) with its vars set.
-// Errors name the manifest, so the CLI reports them once before anything runs.
-func LoadTarget(path string, vars []string) (*target.Manifest, error) {
-	m, err := target.LoadSpec(path, target.Embedded.FS, target.Embedded.Default)
+// LoadTarget reads the manifest path names (or the catalog's default) with its vars set. Errors
+// name the manifest, so the CLI reports them once before anything runs.
+func LoadTarget(catalog target.Catalog, path string, vars []string) (*target.Manifest, error) {
+	m, err := target.LoadSpec(path, catalog.FS, catalog.Default)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +199,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.Run.Reasons, res.Run.Lane = m.LeftOut(p.Meaning), ln
 	}
 	res.Problems = laneProblems(o, res.Run, ln, filter)
-	meta := Meta{Lane: ln, Target: m.Source, Filter: filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
+	meta := report.Meta{Lane: ln, Target: m.Source, Filter: filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
 		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Refused: res.Refused, Passed: res.Passed(), Duration: res.Duration,
 		Phases: res.Phases}
 	b, _ := json.MarshalIndent(meta, "", "  ")
@@ -230,8 +210,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 // then what the target lacks or does not declare (left out before the run, with its reason),
 // then the caller's own filter.
 func plan(o *Options) (*target.Manifest, string, string, error) {
-	if o.Target == "" && o.Lane != "" && target.Embedded.ForLane != nil {
-		o.Target = target.Embedded.ForLane(o.Lane)
+	if o.Target == "" && o.Lane != "" && o.Catalog.ForLane != nil {
+		o.Target = o.Catalog.ForLane(o.Lane)
 	}
 	if o.Target != "" && !strings.HasPrefix(o.Target, target.EmbeddedPrefix) {
 		// Relative to where the command started; absolute from here on, for the suites (which
@@ -242,7 +222,7 @@ func plan(o *Options) (*target.Manifest, string, string, error) {
 		}
 		o.Target = abs
 	}
-	m, err := LoadTarget(o.Target, o.Vars)
+	m, err := LoadTarget(o.Catalog, o.Target, o.Vars)
 	if err != nil {
 		return nil, "", "", err
 	}

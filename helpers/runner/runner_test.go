@@ -59,7 +59,7 @@ daemon: {run: ["/nonexistent/gone", daemon, "{socket}"], ready: {socket: "{socke
 session: {direct: ["/nonexistent/gone", session, "{profile}"]}
 `), 0o644)
 	before, _ := filepath.Glob(filepath.Join(cacheDir(t), ".suites-*"))
-	_, err := runner.Run(context.Background(), runner.Options{KitDir: dir, Target: manifest, OutDir: t.TempDir(), Log: io.Discard})
+	_, err := runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: dir, Target: manifest, OutDir: t.TempDir(), Log: io.Discard})
 	var pe *runner.PreflightError
 	if !errors.As(err, &pe) {
 		t.Fatalf("got %v, want a preflight error", err)
@@ -101,7 +101,7 @@ func TestAConventionsFreeLauncherPassesItsLane(t *testing.T) {
 	// one request at a time) then answered 2 of 8 sessions started at once after the 10 s timeout.
 	t.Setenv(contract.ScaleEnv, "3")
 	out := filepath.Join(t.TempDir(), "lanes", "linux-idle")
-	res, err := runner.Run(context.Background(), runner.Options{KitDir: kitDir(t), Target: "embedded:shmux-bare.yaml",
+	res, err := runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: kitDir(t), Target: "embedded:shmux-bare.yaml",
 		Lane: "linux-idle", Procs: 2, OutDir: out, Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +225,7 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 	}
 	t.Logf("all %d processes of the run were gone after kill -9 of classproof", len(run))
 	// The next run removes the half-made build folder the killed one left.
-	if _, err := runner.Run(context.Background(), runner.Options{KitDir: dir, Target: "embedded:refmux.yaml", Suites: []string{"./suites/cpuclass"},
+	if _, err := runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: dir, Target: "embedded:refmux.yaml", Suites: []string{"./suites/cpuclass"},
 		LabelFilter: "no-such-label", OutDir: t.TempDir(), Log: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestASharedOutFolderIsRefused(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "shared")
 	os.Mkdir(out, 0o777)
 	os.Chmod(out, 0o1777)
-	_, err := runner.Run(context.Background(), runner.Options{KitDir: kitDir(t), OutDir: out, Log: io.Discard, Suites: []string{"./suites/cpuclass"}})
+	_, err := runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: kitDir(t), OutDir: out, Log: io.Discard, Suites: []string{"./suites/cpuclass"}})
 	if err == nil || !strings.Contains(err.Error(), "writable by others") || !strings.Contains(err.Error(), "refusing to write reports") {
 		t.Fatalf("a 1777 --out folder was accepted: %v", err)
 	}
@@ -250,7 +250,7 @@ func TestASharedOutFolderIsRefused(t *testing.T) {
 	ww := filepath.Join(t.TempDir(), "ww")
 	os.Mkdir(ww, 0o777)
 	os.Chmod(ww, 0o777)
-	_, err = runner.Run(context.Background(), runner.Options{KitDir: kitDir(t), OutDir: filepath.Join(ww, "sub"), Log: io.Discard, Suites: []string{"./suites/cpuclass"}})
+	_, err = runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: kitDir(t), OutDir: filepath.Join(ww, "sub"), Log: io.Discard, Suites: []string{"./suites/cpuclass"}})
 	if err == nil || !strings.Contains(err.Error(), ww+" is writable by others") {
 		t.Fatalf("--out ww/sub under a 0777 ww was accepted: %v", err)
 	}
@@ -484,7 +484,7 @@ func TestIgnoreModeWithoutExplainRunsWhatObserves(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte(noExplain), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := runner.Run(context.Background(), runner.Options{KitDir: kitDir(t), Target: manifest, Lane: "linux-ignore",
+	res, err := runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: kitDir(t), Target: manifest, Lane: "linux-ignore",
 		OutDir: filepath.Join(t.TempDir(), "out"), Log: io.Discard})
 	if err != nil {
 		t.Fatalf("a manifest in ignore mode without explain: %v", err)

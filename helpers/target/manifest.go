@@ -171,15 +171,13 @@ func (m *Manifest) mentions(s, name string, seen map[string]bool) bool {
 
 // Catalog is the set of manifests a run can name as embedded:NAME, the one it uses when it names
 // none, and the kit's own target for each lane. helpers/ knows no launcher by name: the catalog
-// is set at the edge, by the CLI (cmd/classproof) and the suites' bootstrap, from fixtures/targets.
+// is made at the edge (cmd/classproof, the suites' bootstrap, tests) from fixtures/targets and
+// passed down in each command's options; there is no package-level one.
 type Catalog struct {
 	FS      fs.FS
 	Default string
 	ForLane func(lane string) string
 }
-
-// Embedded is the catalog in use; empty until the edge sets it.
-var Embedded Catalog
 
 // EmbeddedPrefix names a manifest inside the kit's embedded set: "embedded:refmux-seed.yaml".
 const EmbeddedPrefix = "embedded:"

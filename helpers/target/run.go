@@ -18,11 +18,6 @@ import (
 	"github.com/classproof/classproof/helpers/proc"
 )
 
-// PhaseEntry prefixes the names of the Ginkgo report entries in which the suites' glue records
-// where a spec's time went (launch, session, observe, control, cleanup); the CLI's report reads
-// them back. Never shown in Ginkgo's output.
-const PhaseEntry = "classproof.phase "
-
 // HarnessPackage is the fixture harness every target runs as its agent harness.
 const HarnessPackage = Module + "/fixtures/harness"
 

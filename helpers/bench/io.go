@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/files"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/runner"
 	"github.com/classproof/classproof/helpers/target"
@@ -264,7 +265,7 @@ func medianIO(runs []IOSample, f func(IOSample) float64) float64 {
 // Write puts io.md and io.json in dir.
 func (r *IOResult) Write(dir string) error {
 	b, _ := json.MarshalIndent(r, "", "  ")
-	if err := proc.WriteFile(filepath.Join(dir, "io.json"), b, 0o644); err != nil {
+	if err := files.WriteFile(filepath.Join(dir, "io.json"), b, 0o644); err != nil {
 		return err
 	}
 	why := ""
@@ -273,7 +274,7 @@ func (r *IOResult) Write(dir string) error {
 	}
 	md := fmt.Sprintf("Machine: %s. Filesystem: %s; scheduler: %s%s. %d load processes writing 64 MiB files with an fsync every 8 MiB; foreground: 4 KiB direct reads and 4 KiB writes + fdatasync, alternating, %v per run; %d runs per class, interleaved.\nCommand: `%s`\n\n%s",
 		r.Machine, r.Filesystem, r.SchedulerText(), why, r.Options.N, r.Options.Duration, r.Options.Runs, r.Command, r.Table())
-	return proc.WriteFile(filepath.Join(dir, "io.md"), []byte(md), 0o644)
+	return files.WriteFile(filepath.Join(dir, "io.md"), []byte(md), 0o644)
 }
 
 func ioLogf(o IOOptions, format string, a ...any) {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/proc"
+	"github.com/classproof/classproof/helpers/files"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
@@ -108,15 +108,15 @@ func (r *Result) Write(dir string) error {
 		return err
 	}
 	b, _ := json.MarshalIndent(r, "", "  ")
-	if err := proc.WriteFile(filepath.Join(dir, "bench.json"), b, 0o644); err != nil {
+	if err := files.WriteFile(filepath.Join(dir, "bench.json"), b, 0o644); err != nil {
 		return err
 	}
 	md := fmt.Sprintf("Machine: %s. %d load processes, %d runs of %v per class, interleaved; probe %d Hz with %d work units per frame; job %d work units.\nCommand: `%s`\n\n%s",
 		r.Machine, r.Options.N, r.Options.Runs, r.Options.Duration, r.Options.Hz, r.FrameWork, r.JobWork, r.Command, r.Table())
-	if err := proc.WriteFile(filepath.Join(dir, "bench.md"), []byte(md), 0o644); err != nil {
+	if err := files.WriteFile(filepath.Join(dir, "bench.md"), []byte(md), 0o644); err != nil {
 		return err
 	}
-	return proc.WriteFile(filepath.Join(dir, "lateness.svg"), []byte(r.SVG()), 0o644)
+	return files.WriteFile(filepath.Join(dir, "lateness.svg"), []byte(r.SVG()), 0o644)
 }
 
 // SVG plots, per class, each run's p50, p95 and max frame lateness on a log scale, with the

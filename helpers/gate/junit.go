@@ -4,7 +4,7 @@ import (
 	"encoding/xml"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/proc"
+	"github.com/classproof/classproof/helpers/files"
 )
 
 type junitSuites struct {
@@ -50,5 +50,5 @@ func (v *Verdict) WriteJUnit(path string) error {
 	if err != nil {
 		return err
 	}
-	return proc.WriteFile(path, append([]byte(xml.Header), b...), 0o644)
+	return files.WriteFile(path, append([]byte(xml.Header), b...), 0o644)
 }

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/classproof/classproof/helpers/proc"
+	"github.com/classproof/classproof/helpers/files"
 	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
 	"github.com/classproof/classproof/helpers/target"
@@ -287,10 +287,10 @@ func cell(ctx context.Context, o Options, target, value string) (Cell, error) {
 
 func write(o Options, m *Matrix) error {
 	b, _ := json.MarshalIndent(m, "", "  ")
-	if err := proc.WriteFile(filepath.Join(o.OutDir, "matrix.json"), b, 0o644); err != nil {
+	if err := files.WriteFile(filepath.Join(o.OutDir, "matrix.json"), b, 0o644); err != nil {
 		return err
 	}
-	return proc.WriteFile(filepath.Join(o.OutDir, "matrix.md"), []byte(Markdown(m)), 0o644)
+	return files.WriteFile(filepath.Join(o.OutDir, "matrix.md"), []byte(Markdown(m)), 0o644)
 }
 
 // Markdown is the matrix as a table: variant x lane, with how many specs caught it and which.

@@ -8,14 +8,10 @@
 package proc
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -58,25 +54,6 @@ func (e Entry) ours() (Info, bool) {
 func (e Entry) live() bool {
 	in, ok := e.ours()
 	return ok && !in.Zombie
-}
-
-// StarvedFactor bounds how much longer than its timeout the kit waits on a process that is
-// runnable but not given a CPU, or waiting for the disk. Background class (SCHED_IDLE, I/O class
-// idle) means exactly that under a foreground load that fills every core or the disk; such a
-// process is not hung, and failing a spec for it would blame the launcher for keeping its
-// promise. A process asleep on anything else (a hang, a stop) gets no more time.
-const StarvedFactor = 30
-
-// Starved says whether any of pids, or anything below them, has a thread that is runnable but
-// waiting for a CPU (see StarvedFactor), and what the kit read that says so; "" when none has. A
-// harness may itself sleep while it waits for the tool it forked, which is the one starved.
-func Starved(pids ...int) string {
-	for _, pid := range append(pids, Descendants(pids...)...) {
-		if why := starved(pid); why != "" {
-			return why
-		}
-	}
-	return ""
 }
 
 // Set is the processes of one spec (or one suite).
@@ -231,27 +208,6 @@ func (s *Set) KillAll(timeout time.Duration) error {
 	return errors.Join(errs...)
 }
 
-// DescribeAll says what each process is doing, for a message ("none" for no process).
-func DescribeAll(pids []int) string {
-	if len(pids) == 0 {
-		return "none"
-	}
-	var parts []string
-	for _, pid := range pids {
-		parts = append(parts, fmt.Sprintf("pid %d (%s)", pid, describeState(pid)))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// describeState says what a process that would not die is doing, for the cleanup's message.
-func describeState(pid int) string {
-	in, ok := Lookup(pid)
-	if !ok {
-		return "gone"
-	}
-	return fmt.Sprintf("%s, parent %d", stateOf(pid), in.Ppid)
-}
-
 // trackDescendants adds every live descendant of a tracked process that is still ours: a
 // harness the launcher started but the spec had not yet heard of (interrupted between the two)
 // dies with the rest. One snapshot of the process table serves the whole walk.
@@ -275,72 +231,6 @@ func (s *Set) trackDescendants() {
 		roles[child.Pid] = "descendant of " + roles[parent]
 		s.track(Entry{Role: roles[child.Pid], Pid: child.Pid, Start: child.Start})
 	})
-}
-
-// Descendants lists the live descendants of the given processes (not the processes themselves).
-func Descendants(roots ...int) []int {
-	all, err := Table()
-	if err != nil {
-		return nil
-	}
-	var out []int
-	walk(all, roots, func(_ int, child Info) { out = append(out, child.Pid) })
-	return out
-}
-
-// ErrDeadline is what Until returns when its deadline passed first.
-var ErrDeadline = errors.New("deadline passed")
-
-// Until is the kit's one retry loop: it calls check every interval until check says done or
-// fails, or the deadline passes (ErrDeadline). No fixed sleep decides anything; each wait is
-// bounded.
-func Until(deadline time.Time, interval time.Duration, check func() (done bool, err error)) error {
-	for {
-		done, err := check()
-		if done || err != nil {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return ErrDeadline
-		}
-		time.Sleep(interval)
-	}
-}
-
-// Supervisor is the value of contract.SupervisorEnv for this process.
-func Supervisor() string {
-	in, _ := Lookup(os.Getpid())
-	return fmt.Sprintf("%d %d", os.Getpid(), in.Start)
-}
-
-// Watch calls gone once, when the supervisor named by value ("PID START") no longer exists: a
-// run whose CLI was killed (kill -9 leaves no chance to forward anything) must not go on alone.
-// It polls every interval; a value it cannot read means no supervisor, and it returns at once.
-func Watch(value string, interval time.Duration, gone func()) {
-	e, ok := parseSupervisor(value)
-	if !ok {
-		return
-	}
-	go func() {
-		for e.live() {
-			time.Sleep(interval)
-		}
-		gone()
-	}()
-}
-
-// Exists says whether the process a contract.SupervisorEnv value ("PID START") names is still alive.
-func Exists(value string) bool {
-	e, ok := parseSupervisor(value)
-	return ok && e.live()
-}
-
-func parseSupervisor(value string) (Entry, bool) {
-	var e Entry
-	if _, err := fmt.Sscanf(value, "%d %d", &e.Pid, &e.Start); err != nil || e.Pid <= 0 || e.Start == 0 {
-		return Entry{}, false
-	}
-	return e, true
 }
 
 // TrackGroup records every live process in process group pgid (a command the kit ran in a group
@@ -367,47 +257,6 @@ func Command(cmd *exec.Cmd) {
 	cmd.SysProcAttr.Setpgid = true
 	cmd.Cancel = func() error { return unix.Kill(-cmd.Process.Pid, unix.SIGKILL) }
 	cmd.WaitDelay = time.Second
-}
-
-// Started lists the live descendants of roots whose arguments mention marker: the processes a
-// launcher started for one session (the harness, or a trampoline on its way to it, carries the
-// session's report path). A launcher's own helpers (a poll loop's sleep) are not among them.
-func Started(marker string, roots ...int) []int {
-	var out []int
-	for _, pid := range Descendants(roots...) {
-		if args, err := Args(pid); err == nil && strings.Contains(strings.Join(args, "\x00"), marker) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-// walk visits every live descendant of roots in the table once, parents before children, by pid
-// and ppid.
-func walk(all map[int]Info, roots []int, visit func(parent int, child Info)) {
-	children := map[int][]Info{}
-	for _, in := range all {
-		if !in.Zombie {
-			children[in.Ppid] = append(children[in.Ppid], in)
-		}
-	}
-	seen := map[int]bool{}
-	queue := append([]int(nil), roots...)
-	for _, r := range roots {
-		seen[r] = true
-	}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		for _, c := range children[pid] {
-			if seen[c.Pid] {
-				continue
-			}
-			seen[c.Pid] = true
-			visit(pid, c)
-			queue = append(queue, c.Pid)
-		}
-	}
 }
 
 func kill(e Entry) {
@@ -461,212 +310,4 @@ func reap(e Entry, deadline time.Time) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-}
-
-// Alive says whether pid is a live process; a zombie is dead (it runs nothing, it only waits to
-// be reaped by a parent that may not be ours).
-func Alive(pid int) bool {
-	in, ok := Lookup(pid)
-	return ok && !in.Zombie
-}
-
-// ParentOf returns pid's parent as the kernel lists it.
-func ParentOf(pid int) (int, error) {
-	in, ok := Lookup(pid)
-	if !ok {
-		return 0, fmt.Errorf("pid %d: no such process", pid)
-	}
-	return in.Ppid, nil
-}
-
-// Chain returns pid and its ancestors up to init, matched by pid and ppid only: go-ps truncates
-// names, so names are never used to decide anything.
-func Chain(pid int) ([]int, error) {
-	chain := []int{pid}
-	for cur := pid; cur > 1; {
-		pp, err := ParentOf(cur)
-		if err != nil {
-			return chain, err
-		}
-		chain = append(chain, pp)
-		if pp == cur || len(chain) > 256 {
-			break
-		}
-		cur = pp
-	}
-	return chain, nil
-}
-
-// Descends says whether ancestor is pid itself or one of its ancestors.
-func Descends(pid, ancestor int) (bool, []int, error) {
-	chain, err := Chain(pid)
-	for _, p := range chain {
-		if p == ancestor {
-			return true, chain, nil
-		}
-	}
-	return false, chain, err
-}
-
-// Private checks that path is ours alone: not a symlink, owned by this user, and not writable by
-// group or others; dir says whether it must be a folder (else a regular file). A shared folder or
-// a planted file is where reports could be redirected or a ledger could name a stranger.
-func Private(path string, dir bool) error {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	switch {
-	case fi.Mode()&os.ModeSymlink != 0:
-		return fmt.Errorf("%s is a symlink", path)
-	case dir && !fi.IsDir(), !dir && !fi.Mode().IsRegular():
-		return fmt.Errorf("%s is not a %s", path, map[bool]string{true: "folder", false: "regular file"}[dir])
-	case ok && int(st.Uid) != os.Geteuid():
-		return fmt.Errorf("%s is owned by uid %d, not by this user (uid %d)", path, st.Uid, os.Geteuid())
-	case fi.Mode().Perm()&0o022 != 0:
-		return fmt.Errorf("%s is writable by others (mode %v)", path, fi.Mode().Perm())
-	}
-	return nil
-}
-
-// WriteFile writes data to path through a temp file in the same folder and a rename, so a reader
-// never sees half a file and a planted symlink at path is replaced, not written through.
-func WriteFile(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-// Record appends pid to the ledger at path as it is now (start time, group, name), for a process
-// that no Set of the kit's tracks yet: the harness records itself and its tools this way.
-func Record(path, role string, pid int) {
-	if path != "" {
-		appendLedger(path, identify(Entry{Role: role, Pid: pid}))
-	}
-}
-
-func appendLedger(path string, e Entry) {
-	b, _ := json.Marshal(e)
-	// O_NOFOLLOW: a ledger planted as a symlink must not make the kit append to its target.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	_, _ = f.Write(append(b, '\n')) // one small write under O_APPEND: lines from parallel processes do not interleave
-}
-
-// Sweep reads a ledger and kills every process in it that is still alive, still the process
-// that was recorded (same pid, same start time) and tied to this run (see Tied: the launcher's
-// processes can append to the ledger, so a line is a claim). It returns one line per process it
-// had to kill, each a leak, and one per line it refused, each naming why. A line without a start
-// time names a process that was gone when it was recorded; its pid is never signalled.
-func Sweep(path, token string) (leaks, refused []string, err error) {
-	if err := Private(path, false); errors.Is(err, os.ErrNotExist) {
-		return nil, nil, nil
-	} else if err != nil {
-		return nil, nil, fmt.Errorf("pid ledger: %w; not swept (a planted ledger could name any process)", err)
-	}
-	b, err := readBounded(path, maxLedger)
-	if err != nil {
-		return nil, nil, fmt.Errorf("pid ledger: %w", err)
-	}
-	type key struct {
-		pid   int
-		start uint64
-	}
-	seen := map[key]bool{}
-	var live []Entry
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var e Entry
-		if line == "" {
-			continue
-		}
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			refused = append(refused, fmt.Sprintf("ledger line %.80q: not an entry: %v", line, err))
-			continue
-		}
-		if seen[key{e.Pid, e.Start}] {
-			continue
-		}
-		seen[key{e.Pid, e.Start}] = true
-		if e.live() {
-			live = append(live, e)
-		}
-	}
-	// Every decision before any kill: a harness killed first must not leave its tools untied.
-	keep, untiedLines := untied(live, token)
-	for _, e := range keep {
-		kill(e)
-		leaks = append(leaks, fmt.Sprintf("%s pid %d (%s)", e.Role, e.Pid, e.Exe))
-	}
-	refused = append(refused, untiedLines...)
-	sort.Strings(leaks)
-	return leaks, refused, nil
-}
-
-// maxLedger bounds what a sweep reads of a ledger: a run writes a few hundred lines.
-const maxLedger = 16 << 20
-
-func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err == nil && int64(len(b)) > max {
-		err = fmt.Errorf("%s is over %d bytes", path, max)
-	}
-	return b, err
-}
-
-// TryLock takes the lock on path (see Lock) only if no one holds it: ok is false when someone does.
-func TryLock(path string) (unlock func(), ok bool, err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return nil, false, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, false, nil
-		}
-		return nil, false, fmt.Errorf("locking %s: %w", path, err)
-	}
-	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, true, nil
-}
-
-// Lock takes an exclusive lock on path (made if missing, never through a symlink), waiting for
-// another holder to let go, and returns how to let go of it.
-func Lock(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("locking %s: %w", path, err)
-	}
-	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }

@@ -9,7 +9,7 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/classproof/classproof/helpers/proc"
+	"github.com/classproof/classproof/helpers/files"
 	"github.com/classproof/classproof/helpers/report"
 )
 
@@ -19,10 +19,10 @@ func writeReceipts(p *Proof) error {
 	if err != nil {
 		return err
 	}
-	if err := proc.WriteFile(filepath.Join(p.Options.OutDir, "receipt.json"), b, 0o644); err != nil {
+	if err := files.WriteFile(filepath.Join(p.Options.OutDir, "receipt.json"), b, 0o644); err != nil {
 		return err
 	}
-	return proc.WriteFile(filepath.Join(p.Options.OutDir, "receipt.md"), []byte(Markdown(p)), 0o644)
+	return files.WriteFile(filepath.Join(p.Options.OutDir, "receipt.md"), []byte(Markdown(p)), 0o644)
 }
 
 // Markdown renders the receipt the way our users write them: red at SHA with each failing spec

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/contract"
+	"github.com/classproof/classproof/helpers/files"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/report"
@@ -203,7 +204,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Refused: res.Refused, Passed: res.Passed(), Duration: res.Duration,
 		Phases: res.Phases}
 	b, _ := json.MarshalIndent(meta, "", "  ")
-	return res, proc.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
+	return res, files.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
 }
 
 // plan loads the target and decides the lane and the label filter: the lane's platform labels,
@@ -255,10 +256,10 @@ func OutFolder(dir string) (string, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return "", err
 	}
-	if err := proc.Private(out, true); err != nil {
+	if err := files.Private(out, true); err != nil {
 		return "", fmt.Errorf("--out %s: %w; refusing to write reports and the pid ledger there (use a folder of your own)", dir, err)
 	}
-	if err := proc.TrustedPath(out); err != nil {
+	if err := files.TrustedPath(out); err != nil {
 		return "", fmt.Errorf("--out %s: %w; refusing to write reports and the pid ledger there (use a folder of your own)", dir, err)
 	}
 	return out, nil
@@ -438,7 +439,7 @@ func compileSuites(ctx context.Context, kitDir string, suites []string, harness 
 	if err != nil {
 		return c, err
 	}
-	if err := proc.Private(cache, true); err != nil {
+	if err := files.Private(cache, true); err != nil {
 		return c, fmt.Errorf("the cache folder %s: %w; refusing to run test binaries from it", cache, err)
 	}
 	key, err := buildKey(kitDir)
@@ -448,7 +449,7 @@ func compileSuites(ctx context.Context, kitDir string, suites []string, harness 
 	dir := filepath.Join(cache, "suites-"+key)
 	// One builder at a time per key: a second run waits for the first's binaries instead of
 	// linking the same ones again.
-	unlock, err := proc.Lock(dir + ".lock")
+	unlock, err := files.Lock(dir + ".lock")
 	if err != nil {
 		return c, err
 	}
@@ -655,7 +656,7 @@ func cachedBin(m *target.Manifest, kitDir string) (string, func(), error) {
 	step, _ := json.Marshal([]any{m.Build, m.Vars})
 	sum := sha256.Sum256(append([]byte(key), step...))
 	dir := filepath.Join(cache, "bin-"+hex.EncodeToString(sum[:])[:16])
-	unlock, err := proc.Lock(dir + ".lock")
+	unlock, err := files.Lock(dir + ".lock")
 	if err != nil {
 		return "", nil, err
 	}
@@ -692,7 +693,7 @@ func sweepStaleSuites(cache, keep string) {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() && d != keep && time.Since(fi.ModTime()) > 24*time.Hour && !strings.HasSuffix(d, ".lock") {
 			// Under its key's lock, and only when no one holds it: a run building or starting
 			// from this folder right now keeps it.
-			unlock, ok, err := proc.TryLock(d + ".lock")
+			unlock, ok, err := files.TryLock(d + ".lock")
 			if err != nil || !ok {
 				continue
 			}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/classproof/classproof/helpers/proc"
+	"github.com/classproof/classproof/helpers/files"
 )
 
 // The sweep removes a keyed build unused for a day only under its key's lock: one a run holds
@@ -23,7 +23,7 @@ func TestTheSweepTakesTheKeysLock(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	unlock, err := proc.Lock(held + ".lock")
+	unlock, err := files.Lock(held + ".lock")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/classproof/classproof/helpers/files"
+
 	"golang.org/x/mod/modfile"
 
 	"github.com/classproof/classproof/helpers/contract"
@@ -43,7 +45,7 @@ func KitDir() (string, error) {
 		if d := filepath.Dir(filepath.Dir(filepath.Dir(file))); isKit(d) == nil {
 			// The path this binary was built from, found again: it must still be a folder no
 			// one else could have made or changed since, for the kit builds and runs from it.
-			if err := proc.TrustedPath(d); err != nil {
+			if err := files.TrustedPath(d); err != nil {
 				return "", fmt.Errorf("the kit's source %s (where this binary was built): %w; refusing to build from it", d, err)
 			}
 			return d, nil
@@ -134,13 +136,13 @@ func CacheDir() (string, error) {
 	// Checked before and after it is made: the kit runs binaries from here, and a folder on the
 	// way that another user made or can write (the /tmp fallback has a name anyone can guess) is
 	// one where they put the binaries.
-	if err := proc.TrustedPath(dir); err != nil {
+	if err := files.TrustedPath(dir); err != nil {
 		return "", fmt.Errorf("the cache folder %s: %w; refusing to build or run anything from it", dir, err)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	if err := proc.TrustedPath(dir); err != nil {
+	if err := files.TrustedPath(dir); err != nil {
 		return "", fmt.Errorf("the cache folder %s: %w; refusing to build or run anything from it", dir, err)
 	}
 	return dir, nil

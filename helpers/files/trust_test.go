@@ -1,4 +1,4 @@
-package proc
+package files
 
 import (
 	"os"

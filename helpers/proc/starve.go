@@ -1,0 +1,20 @@
+package proc
+
+// StarvedFactor bounds how much longer than its timeout the kit waits on a process that is
+// runnable but not given a CPU, or waiting for the disk. Background class (SCHED_IDLE, I/O class
+// idle) means exactly that under a foreground load that fills every core or the disk; such a
+// process is not hung, and failing a spec for it would blame the launcher for keeping its
+// promise. A process asleep on anything else (a hang, a stop) gets no more time.
+const StarvedFactor = 30
+
+// Starved says whether any of pids, or anything below them, has a thread that is runnable but
+// waiting for a CPU (see StarvedFactor), and what the kit read that says so; "" when none has. A
+// harness may itself sleep while it waits for the tool it forked, which is the one starved.
+func Starved(pids ...int) string {
+	for _, pid := range append(pids, Descendants(pids...)...) {
+		if why := starved(pid); why != "" {
+			return why
+		}
+	}
+	return ""
+}

@@ -1,0 +1,124 @@
+package proc
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DescribeAll says what each process is doing, for a message ("none" for no process).
+func DescribeAll(pids []int) string {
+	if len(pids) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, pid := range pids {
+		parts = append(parts, fmt.Sprintf("pid %d (%s)", pid, describeState(pid)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// describeState says what a process that would not die is doing, for the cleanup's message.
+func describeState(pid int) string {
+	in, ok := Lookup(pid)
+	if !ok {
+		return "gone"
+	}
+	return fmt.Sprintf("%s, parent %d", stateOf(pid), in.Ppid)
+}
+
+// Descendants lists the live descendants of the given processes (not the processes themselves).
+func Descendants(roots ...int) []int {
+	all, err := Table()
+	if err != nil {
+		return nil
+	}
+	var out []int
+	walk(all, roots, func(_ int, child Info) { out = append(out, child.Pid) })
+	return out
+}
+
+// Started lists the live descendants of roots whose arguments mention marker: the processes a
+// launcher started for one session (the harness, or a trampoline on its way to it, carries the
+// session's report path). A launcher's own helpers (a poll loop's sleep) are not among them.
+func Started(marker string, roots ...int) []int {
+	var out []int
+	for _, pid := range Descendants(roots...) {
+		if args, err := Args(pid); err == nil && strings.Contains(strings.Join(args, "\x00"), marker) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// walk visits every live descendant of roots in the table once, parents before children, by pid
+// and ppid.
+func walk(all map[int]Info, roots []int, visit func(parent int, child Info)) {
+	children := map[int][]Info{}
+	for _, in := range all {
+		if !in.Zombie {
+			children[in.Ppid] = append(children[in.Ppid], in)
+		}
+	}
+	seen := map[int]bool{}
+	queue := append([]int(nil), roots...)
+	for _, r := range roots {
+		seen[r] = true
+	}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, c := range children[pid] {
+			if seen[c.Pid] {
+				continue
+			}
+			seen[c.Pid] = true
+			visit(pid, c)
+			queue = append(queue, c.Pid)
+		}
+	}
+}
+
+// Alive says whether pid is a live process; a zombie is dead (it runs nothing, it only waits to
+// be reaped by a parent that may not be ours).
+func Alive(pid int) bool {
+	in, ok := Lookup(pid)
+	return ok && !in.Zombie
+}
+
+// ParentOf returns pid's parent as the kernel lists it.
+func ParentOf(pid int) (int, error) {
+	in, ok := Lookup(pid)
+	if !ok {
+		return 0, fmt.Errorf("pid %d: no such process", pid)
+	}
+	return in.Ppid, nil
+}
+
+// Chain returns pid and its ancestors up to init, matched by pid and ppid only: go-ps truncates
+// names, so names are never used to decide anything.
+func Chain(pid int) ([]int, error) {
+	chain := []int{pid}
+	for cur := pid; cur > 1; {
+		pp, err := ParentOf(cur)
+		if err != nil {
+			return chain, err
+		}
+		chain = append(chain, pp)
+		if pp == cur || len(chain) > 256 {
+			break
+		}
+		cur = pp
+	}
+	return chain, nil
+}
+
+// Descends says whether ancestor is pid itself or one of its ancestors.
+func Descends(pid, ancestor int) (bool, []int, error) {
+	chain, err := Chain(pid)
+	for _, p := range chain {
+		if p == ancestor {
+			return true, chain, nil
+		}
+	}
+	return false, chain, err
+}

@@ -11,7 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/target"
+	"github.com/classproof/classproof/helpers/build"
 )
 
 // command is one of the CLI's commands: what `classproof help NAME` and `NAME --help` print.
@@ -207,7 +207,7 @@ func versionCmd(args []string) int {
 
 // checkoutCommit names the commit of the kit's own checkout, when git can say.
 func checkoutCommit() string {
-	dir, err := target.KitDir()
+	dir, err := build.KitDir()
 	if err != nil {
 		return ""
 	}

@@ -12,13 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/classproof/classproof/helpers/build"
+
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
 	modzip "golang.org/x/mod/zip"
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/readonly"
-	"github.com/classproof/classproof/helpers/target"
 )
 
 // selfTestVersion is the version the self-test serves this checkout as.
@@ -37,7 +38,7 @@ func TestGoRunAtAVersionFromAnotherRepository(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the CLI from a module proxy and starts a run")
 	}
-	kit, err := target.KitDir()
+	kit, err := build.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestGoRunAtAVersionFromAnotherRepository(t *testing.T) {
 		// Offline there is no checksum database: this module is new to it, and the dependencies
 		// are checked below against the kit's go.sum instead (which the database vouched for when
 		// they were added).
-		"GONOSUMDB="+strings.Join(append([]string{target.Module}, required(t, kit)...), ","),
+		"GONOSUMDB="+strings.Join(append([]string{build.Module}, required(t, kit)...), ","),
 		"GONOPROXY=", "GOPRIVATE=",
 		"GOWORK=off", "GOTOOLCHAIN=local",
 		"GOCACHE="+goEnv(t, "GOCACHE"), // the build cache is not what this is about, and keeps it fast
@@ -91,7 +92,7 @@ func TestGoRunAtAVersionFromAnotherRepository(t *testing.T) {
 		c.Env, c.Dir = env, sub
 		return c
 	}
-	pkg := target.Module + "/cmd/classproof@" + selfTestVersion
+	pkg := build.Module + "/cmd/classproof@" + selfTestVersion
 	// The first go run downloads the kit (as any first use does); then its folder is read-only.
 	out, err := goCmd("run", pkg, "version").CombinedOutput()
 	if err != nil {
@@ -101,7 +102,7 @@ func TestGoRunAtAVersionFromAnotherRepository(t *testing.T) {
 		t.Errorf("version does not name the module version:\n%s", out)
 	}
 	checkSums(t, kit, modcache)
-	kitInCache := filepath.Join(modcache, target.Module+"@"+selfTestVersion)
+	kitInCache := filepath.Join(modcache, build.Module+"@"+selfTestVersion)
 	undo, err := readonly.Make(kitInCache)
 	if err != nil {
 		t.Fatalf("making the kit's folder in the module cache read-only: %v", err)
@@ -157,10 +158,10 @@ func serveModule(t *testing.T, kit, proxy string) {
 			files = append(files, checkoutFile{kit, n})
 		}
 	}
-	dir := filepath.Join(proxy, target.Module, "@v")
+	dir := filepath.Join(proxy, build.Module, "@v")
 	must(t, os.MkdirAll(dir, 0o755))
 	var zip bytes.Buffer
-	must(t, modzip.Create(&zip, module.Version{Path: target.Module, Version: selfTestVersion}, files))
+	must(t, modzip.Create(&zip, module.Version{Path: build.Module, Version: selfTestVersion}, files))
 	must(t, os.WriteFile(filepath.Join(dir, selfTestVersion+".zip"), zip.Bytes(), 0o644))
 	mod, err := os.ReadFile(filepath.Join(kit, "go.mod"))
 	must(t, err)
@@ -203,7 +204,7 @@ func checkSums(t *testing.T, kit, modcache string) {
 		rel, _ := filepath.Rel(download, h)
 		mod, ver := filepath.ToSlash(filepath.Dir(filepath.Dir(rel))), strings.TrimSuffix(filepath.Base(h), ".ziphash")
 		path, err := module.UnescapePath(mod)
-		if err != nil || path == target.Module {
+		if err != nil || path == build.Module {
 			return err
 		}
 		sum, err := os.ReadFile(h)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/classproof/classproof/helpers/target"
+	"github.com/classproof/classproof/helpers/build"
 )
 
 // Ctrl-C during `classproof mutants` after its first cell: no further cell starts, the CLI says it
@@ -19,7 +19,7 @@ func TestAnInterruptedMatrixSaysSoAndCatchesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the CLI and runs the suites")
 	}
-	kit, err := target.KitDir()
+	kit, err := build.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}

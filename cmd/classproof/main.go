@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/classproof/classproof/helpers/build"
+
 	"github.com/classproof/classproof/helpers/actions"
 
 	"github.com/classproof/classproof/fixtures/targets"
@@ -27,7 +29,6 @@ import (
 	"github.com/classproof/classproof/helpers/redgreen"
 	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
-	"github.com/classproof/classproof/helpers/target"
 )
 
 // Exit codes, documented in README.md.
@@ -80,7 +81,7 @@ func runCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}
-	if o.KitDir, err = target.KitDir(); err != nil {
+	if o.KitDir, err = build.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}
@@ -89,8 +90,18 @@ func runCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}
+	printRun(res, o.DryRun)
+	if !res.Passed() {
+		return exitFailed
+	}
+	return exitPassed
+}
+
+// printRun prints a run's summary, its leaks, refusals and lane problems, its counts, and in
+// GitHub Actions its annotations and step summary.
+func printRun(res *runner.Result, dryRun bool) {
 	fmt.Println()
-	if res.Run != nil && o.DryRun {
+	if res.Run != nil && dryRun {
 		c := res.Run.Count()
 		fmt.Printf("classproof: dry run of lane %s: %d specs selected, %d left out by the filter; nothing was executed, nothing is proved\n", res.Lane, c.Ran, c.Filtered)
 	} else if res.Run != nil {
@@ -108,7 +119,7 @@ func runCmd(args []string) int {
 		fmt.Printf("FAILED LANE: %s\n", p)
 	}
 	fmt.Printf("reports: %s, %s (%.1fs)\n", res.ReportPath, res.JUnitPath, res.Duration.Seconds())
-	if res.Run != nil && !o.DryRun {
+	if res.Run != nil && !dryRun {
 		c := res.Run.Count()
 		fmt.Printf("classproof: %d passed, %d failed, %d skipped\n", c.Passed, c.Failed, c.Skipped)
 		if actions.On() {
@@ -121,10 +132,6 @@ func runCmd(args []string) int {
 			}
 		}
 	}
-	if !res.Passed() {
-		return exitFailed
-	}
-	return exitPassed
 }
 
 func redgreenCmd(args []string) int {
@@ -160,7 +167,7 @@ func redgreenCmd(args []string) int {
 			return exitUsage
 		}
 	}
-	if o.KitDir, err = target.KitDir(); err != nil {
+	if o.KitDir, err = build.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}
@@ -211,7 +218,7 @@ func mutantsCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "classproof mutants: --values-file:", err)
 		return exitUsage
 	}
-	if o.KitDir, err = target.KitDir(); err != nil {
+	if o.KitDir, err = build.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}
@@ -317,7 +324,7 @@ func doctorCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "classproof doctor:", err)
 		return exitUsage
 	}
-	if o.KitDir, err = target.KitDir(); err != nil {
+	if o.KitDir, err = build.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}
@@ -352,7 +359,7 @@ func requiredCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "classproof required-specs:", err)
 		return exitFailed
 	}
-	dir, err := target.KitDir()
+	dir, err := build.KitDir()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
@@ -402,7 +409,7 @@ func benchCmd(args []string) int {
 		}
 	}
 	var err error
-	if o.KitDir, err = target.KitDir(); err != nil {
+	if o.KitDir, err = build.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}
@@ -451,7 +458,7 @@ func ioBenchCmd(fs *flag.FlagSet, cpu bench.Options, noLoop, smoke bool, args []
 		o.N, o.Runs, o.Duration = 1, 1, 300*time.Millisecond
 	}
 	var err error
-	if o.KitDir, err = target.KitDir(); err != nil {
+	if o.KitDir, err = build.KitDir(); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}

@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/classproof/classproof/helpers/build"
+
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/runner"
@@ -30,7 +32,7 @@ import (
 
 // Packages the bench builds.
 const (
-	ProbePackage = target.Module + "/fixtures/probe"
+	ProbePackage = build.Module + "/fixtures/probe"
 )
 
 // Class is one way of starting the load.
@@ -123,7 +125,7 @@ func Bench(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	d, probe, err := build(ctx, o, m, work)
+	d, probe, err := launcher(ctx, o, m, work)
 	if err != nil {
 		return nil, err
 	}
@@ -161,13 +163,13 @@ func launch(d *target.Driver) (*target.Launcher, func(), error) {
 	return l, stop, err
 }
 
-// build makes the probe, the harness and the target in work, and a driver for the target.
-func build(ctx context.Context, o Options, m *target.Manifest, work string) (*target.Driver, string, error) {
+// launcher makes the probe, the harness and the target in work, and a driver for the target.
+func launcher(ctx context.Context, o Options, m *target.Manifest, work string) (*target.Driver, string, error) {
 	bin := filepath.Join(work, "bin")
 	logf(o, "building the target, the harness and the probe")
 	probe, harness := filepath.Join(bin, "probe"), filepath.Join(bin, "harness")
-	for pkg, out := range map[string]string{ProbePackage: probe, target.HarnessPackage: harness} {
-		if err := target.GoBuild(ctx, o.KitDir, pkg, out); err != nil {
+	for pkg, out := range map[string]string{ProbePackage: probe, build.HarnessPackage: harness} {
+		if err := build.GoBuild(ctx, o.KitDir, pkg, out); err != nil {
 			return nil, "", err
 		}
 	}

@@ -107,7 +107,7 @@ func IOBench(ctx context.Context, o IOOptions) (*IOResult, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	d, probe, err := build(ctx, Options{KitDir: o.KitDir, Log: o.Log}, m, work)
+	d, probe, err := launcher(ctx, Options{KitDir: o.KitDir, Log: o.Log}, m, work)
 	if err != nil {
 		return nil, err
 	}

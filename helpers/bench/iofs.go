@@ -66,38 +66,55 @@ func newImage(path string, size int64) error {
 // otherwise a folder under out on the filesystem it is on.
 func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 	f := &ioFS{log: func(format string, a ...any) { ioLogf(o, format, a...) }}
-	plain := func(why string) (*ioFS, error) {
-		f.dir = filepath.Join(out, "io-work")
-		if err := os.MkdirAll(f.dir, 0o755); err != nil {
+	why := loopUnavailable(o)
+	if why == "" {
+		var err error
+		if why, err = f.loopDisk(ctx, out); err != nil || why == "" {
 			return f, err
 		}
-		f.undo = append(f.undo, func() error { return os.RemoveAll(f.dir) })
-		f.why = why
-		f.describe, f.scheduler = describeDir(f.dir)
-		return f, nil
 	}
+	// A folder under out on the filesystem it is on, labelled with why it is not the loop disk.
+	f.dir = filepath.Join(out, "io-work")
+	if err := os.MkdirAll(f.dir, 0o755); err != nil {
+		return f, err
+	}
+	f.undo = append(f.undo, func() error { return os.RemoveAll(f.dir) })
+	f.why = why
+	f.describe, f.scheduler = describeDir(f.dir)
+	return f, nil
+}
+
+// loopUnavailable says why this machine cannot make the loop disk; "" when it can try.
+func loopUnavailable(o IOOptions) string {
 	switch {
 	case o.NoLoop:
-		return plain("--no-loop")
+		return "--no-loop"
 	case runtime.GOOS != "linux":
-		return plain("a loop device with bfq is Linux-only")
+		return "a loop device with bfq is Linux-only"
 	case os.Geteuid() != 0:
-		return plain("not root: cannot make a loop device")
+		return "not root: cannot make a loop device"
 	}
 	for _, tool := range []string{"losetup", "mkfs.ext4", "mount", "umount"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			return plain(tool + " not found")
+			return tool + " not found"
 		}
 	}
+	return ""
+}
+
+// loopDisk makes the 1 GiB ext4 on a loop device with bfq and mounts it under out. why says why
+// it could not, having undone what it did (the bench then runs on a plain folder); err is a
+// refusal the bench stops for.
+func (f *ioFS) loopDisk(ctx context.Context, out string) (why string, err error) {
 	img := filepath.Join(out, "io-disk.img")
 	if err := newImage(img, 1<<30); err != nil {
-		return f, err
+		return "", err
 	}
 	f.undo = append(f.undo, func() error { return os.Remove(img) })
 	dev, err := runIn(ctx, "losetup", "--find", "--show", "--direct-io=on", img)
 	if err != nil {
 		f.remove()
-		return plain("no loop device: " + err.Error())
+		return "no loop device: " + err.Error(), nil
 	}
 	f.undo = append(f.undo, func() error {
 		// After an interrupt too: never with the run's context.
@@ -107,41 +124,43 @@ func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 	sched := filepath.Join("/sys/block", filepath.Base(dev), "queue", "scheduler")
 	if err := os.WriteFile(sched, []byte("bfq"), 0); err != nil {
 		f.remove()
-		return plain(fmt.Sprintf("%s: cannot select bfq: %v", sched, err))
+		return fmt.Sprintf("%s: cannot select bfq: %v", sched, err), nil
 	}
 	if _, err := runIn(ctx, "mkfs.ext4", "-q", "-F", dev); err != nil {
 		f.remove()
-		return plain(err.Error())
+		return err.Error(), nil
 	}
 	mnt := filepath.Join(out, "io-mnt")
 	if err := os.Mkdir(mnt, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		f.remove()
-		return f, err
+		return "", err
 	}
 	if fi, err := os.Lstat(mnt); err != nil || !fi.IsDir() {
 		f.remove()
-		return f, fmt.Errorf("%s is not a folder (a symlink?); refusing to mount the bench's disk there", mnt)
+		return "", fmt.Errorf("%s is not a folder (a symlink?); refusing to mount the bench's disk there", mnt)
 	}
 	f.undo = append(f.undo, func() error { return os.Remove(mnt) })
 	if _, err := runIn(ctx, "mount", dev, mnt); err != nil {
 		f.remove()
-		return plain(err.Error())
+		return err.Error(), nil
 	}
-	f.undo = append(f.undo, func() error {
-		// A load process the cleanup is still reaping can hold it for a moment.
-		var err error
-		for i := 0; i < 50; i++ {
-			if err = syscall.Unmount(mnt, 0); err == nil {
-				return nil
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		return fmt.Errorf("umount %s: %w (left mounted; umount it, then losetup --detach %s)", mnt, err, dev)
-	})
+	f.undo = append(f.undo, func() error { return unmount(mnt, dev) })
 	f.dir = mnt
 	f.describe = fmt.Sprintf("ext4 on %s (1 GiB, backed by a file under %s, direct I/O)", dev, out)
 	f.scheduler = readScheduler(sched)
-	return f, nil
+	return "", nil
+}
+
+// unmount retries for a while: a load process the cleanup is still reaping can hold the mount.
+func unmount(mnt, dev string) error {
+	var err error
+	for i := 0; i < 50; i++ {
+		if err = syscall.Unmount(mnt, 0); err == nil {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("umount %s: %w (left mounted; umount it, then losetup --detach %s)", mnt, err, dev)
 }
 
 // runIn runs a setup command, its output in the error.

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/build"
+
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/runner"
@@ -76,7 +78,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer os.RemoveAll(work)
 	harness := filepath.Join(work, "harness")
-	if err := target.GoBuild(ctx, o.KitDir, target.HarnessPackage, harness); err != nil {
+	if err := build.GoBuild(ctx, o.KitDir, build.HarnessPackage, harness); err != nil {
 		return nil, err
 	}
 	d, err := target.Open(m, target.Paths{Kit: o.KitDir, Bin: bin, Repo: o.Repo}, harness)

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/classproof/classproof/helpers/build"
+
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/target"
 )
 
 // The doctor drives a real launcher once: what it finds in shmux (its own wording, no spawn-spec
@@ -19,7 +20,7 @@ func TestDoctorOnTheShellLauncher(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a launcher")
 	}
-	kit, err := target.KitDir()
+	kit, err := build.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestDoctorOnTheShellLauncher(t *testing.T) {
 
 // A launcher that is not there is an error before anything starts.
 func TestDoctorRefusesAMissingLauncher(t *testing.T) {
-	kit, err := target.KitDir()
+	kit, err := build.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}

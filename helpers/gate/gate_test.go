@@ -10,8 +10,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/classproof/classproof/helpers/build"
+
 	"github.com/classproof/classproof/helpers/runner"
-	"github.com/classproof/classproof/helpers/target"
 )
 
 // The gate is tested on real reports: the cpuclass suite run against refmux, a broken refmux, a
@@ -29,7 +30,7 @@ func runLane(t *testing.T, name string, o runner.Options) (string, *runner.Resul
 		t.Skip("runs the cpuclass suite")
 	}
 	once.Do(func() {
-		kitDir, kitErr = target.KitDir()
+		kitDir, kitErr = build.KitDir()
 	})
 	if kitErr != nil {
 		t.Fatal(kitErr)

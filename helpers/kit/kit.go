@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/classproof/classproof/helpers/build"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -68,14 +70,14 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 func (env *Env) buildOnce(ctx SpecContext) []byte {
 	m, sh, err := loadManifest(env.defaults, env.defaultName)
 	Must(err, "the target manifest is not usable; no spec can run")
-	sh.KitDir, err = target.KitDir()
+	sh.KitDir, err = build.KitDir()
 	Must(err)
 	if sh.Harness = contract.Current().Harness; sh.Harness == "" {
 		// Run by ginkgo or go test directly, without the CLI that builds it once per run.
 		dir, err := os.MkdirTemp("", "classproof-harness")
 		Must(err, "making a folder for the fixture harness")
 		env.ownHarness, sh.Harness = dir, filepath.Join(dir, "harness")
-		Must(target.GoBuild(ctx, sh.KitDir, target.HarnessPackage, sh.Harness), "building the fixture harness")
+		Must(build.GoBuild(ctx, sh.KitDir, build.HarnessPackage, sh.Harness), "building the fixture harness")
 	}
 	if sh.BinDir = contract.Current().Bin; sh.BinDir == "" || m.Build == nil {
 		if sh.BinDir == "" {

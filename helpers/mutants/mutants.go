@@ -327,6 +327,13 @@ func Markdown(m *Matrix) string {
 		}
 		fmt.Fprintf(&b, " %s |\n", verdict)
 	}
+	b.WriteString(caughtBy(m))
+	return b.String()
+}
+
+// caughtBy lists, per variant, the specs that caught it (or why it did not run).
+func caughtBy(m *Matrix) string {
+	var b strings.Builder
 	b.WriteString("\nSpecs that caught each variant:\n\n")
 	for _, r := range m.Rows {
 		if r.LeftOut != "" {

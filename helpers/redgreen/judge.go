@@ -86,18 +86,28 @@ type Verdict struct {
 func Judge(sel *Selection, red, green *report.Run, repeats []*report.Run) Verdict {
 	v := Verdict{}
 	// A side whose suite setup failed ran no spec fairly: that cause alone is the verdict.
+	if setup := setupFailures(red, green); setup != "" {
+		v.Reason = "not proven: " + setup
+		return v
+	}
+	v.conclude(sel, v.judgeSpecs(sel, red, green, repeats))
+	return v
+}
+
+// setupFailures names every suite setup node that failed on either side; "" when none did.
+func setupFailures(red, green *report.Run) string {
 	var setup []string
 	for side, run := range map[string]*report.Run{"red": red, "green": green} {
 		for _, s := range run.Setups {
 			setup = append(setup, fmt.Sprintf("a suite setup node failed on %s (%s in %s): %s", side, s.Node, s.Suite, report.FirstLine(s.Reason)))
 		}
 	}
-	if len(setup) > 0 {
-		sort.Strings(setup)
-		v.Reason = "not proven: " + strings.Join(setup, "; ")
-		return v
-	}
-	var why []string
+	sort.Strings(setup)
+	return strings.Join(setup, "; ")
+}
+
+// judgeSpecs pairs every spec across the sides and returns why the selection is not proven.
+func (v *Verdict) judgeSpecs(sel *Selection, red, green *report.Run, repeats []*report.Run) (why []string) {
 	redByName, greenByName := index(red), index(green)
 	for _, g := range green.Specs {
 		if g.Filtered {
@@ -107,64 +117,65 @@ func Judge(sel *Selection, red, green *report.Run, repeats []*report.Run) Verdic
 		r, onRed := redByName[g.Name]
 		o := pair(g, r, onRed, repeats)
 		v.sort(o, g, r, onRed)
-		if sel.Empty() {
+		switch {
+		case sel.Empty():
 			// The whole lane: fail-to-pass is the proof; a regression is a spec that passed on
 			// red and does not on green; one that did not pass on red either is listed as broken.
-			switch {
-			case o.RedProof && o.GreenOK:
+			if o.RedProof && o.GreenOK {
 				v.Outcomes = append(v.Outcomes, o)
-			case g.Outcome() == report.Failed && !(onRed && r.Outcome() == report.Passed):
-			default:
+			} else if !(g.Outcome() == report.Failed && !(onRed && r.Outcome() == report.Passed)) {
 				v.judgeOther(g, r, onRed)
 			}
-			continue
-		}
-		if !sel.Selects(g) {
+		case !sel.Selects(g):
 			v.judgeOther(g, r, onRed)
-			continue
+		default:
+			if !o.RedProof {
+				why = append(why, fmt.Sprintf("%q: %s", g.Name, o.RedWhy))
+			}
+			if !o.GreenOK {
+				why = append(why, fmt.Sprintf("%q: %s", g.Name, o.GreenWhy))
+			}
+			v.Outcomes = append(v.Outcomes, o)
 		}
-		if !o.RedProof {
-			why = append(why, fmt.Sprintf("%q: %s", g.Name, o.RedWhy))
-		}
-		if !o.GreenOK {
-			why = append(why, fmt.Sprintf("%q: %s", g.Name, o.GreenWhy))
-		}
-		v.Outcomes = append(v.Outcomes, o)
 	}
-	for name := range redByName {
-		if _, ok := greenByName[name]; !ok && !redByName[name].Filtered {
-			if !sel.Empty() && sel.Selects(redByName[name]) {
+	for name, r := range redByName {
+		if _, ok := greenByName[name]; !ok && !r.Filtered {
+			if !sel.Empty() && sel.Selects(r) {
 				why = append(why, fmt.Sprintf("%q exists on red but not on green", name))
 			}
-			v.Broken = append(v.Broken, fmt.Sprintf("%s: %s on red, absent on green", name, redByName[name].State))
+			v.Broken = append(v.Broken, fmt.Sprintf("%s: %s on red, absent on green", name, r.State))
 		}
 	}
+	return why
+}
+
+// conclude adds the verdict-wide reasons to why and sets Proven and Reason.
+func (v *Verdict) conclude(sel *Selection, why []string) {
 	switch {
 	case sel.Empty() && len(v.Outcomes) == 0:
 		why = append(why, "no spec failed on red by its own assertion and passed on green: the fail-to-pass set is empty")
 	case len(v.Outcomes) == 0:
 		why = append(why, "the selection matches no spec that ran on green")
 	}
+	sort.Strings(v.FailToPass)
 	if !sel.Empty() && len(why) > 0 && len(v.FailToPass) > 0 {
 		why = append(why, fmt.Sprintf("the fail-to-pass set is %d spec(s): %s", len(v.FailToPass), strings.Join(v.FailToPass, "; ")))
 	}
 	if len(v.Regressions) > 0 {
 		why = append(why, fmt.Sprintf("%d regression(s) outside the selection", len(v.Regressions)))
 	}
-	sort.Strings(v.Regressions)
-	sort.Strings(v.AlsoFixed)
-	sort.Strings(v.FailToPass)
-	sort.Strings(v.PassedBoth)
-	sort.Strings(v.Broken)
+	for _, l := range [][]string{v.Regressions, v.AlsoFixed, v.PassedBoth, v.Broken} {
+		sort.Strings(l)
+	}
 	v.Proven = len(why) == 0
-	v.Reason = "proven"
-	if sel.Empty() {
-		v.Reason = fmt.Sprintf("proven: %d spec(s) fail on red and pass on green, %d pass on both, none that passed on red fails on green", len(v.FailToPass), len(v.PassedBoth))
-	}
-	if !v.Proven {
+	switch {
+	case !v.Proven:
 		v.Reason = "not proven: " + strings.Join(why, "; ")
+	case sel.Empty():
+		v.Reason = fmt.Sprintf("proven: %d spec(s) fail on red and pass on green, %d pass on both, none that passed on red fails on green", len(v.FailToPass), len(v.PassedBoth))
+	default:
+		v.Reason = "proven"
 	}
-	return v
 }
 
 // sort files a spec into the fail-to-pass, pass-to-pass or broken lists, whatever the selection.

@@ -192,7 +192,7 @@ func checkout(o Options, s *Side, work string) (string, error) {
 // buildAndRun builds both sides, runs each that built, then repeats green as asked.
 func buildAndRun(ctx context.Context, o Options, p *Proof) error {
 	for _, s := range []*Side{p.Red, p.Green} {
-		if err := build(ctx, o, s); err != nil {
+		if err := buildSide(ctx, o, s); err != nil {
 			return err
 		}
 	}
@@ -284,8 +284,8 @@ func checkReadsRepo(o Options) error {
 	return nil
 }
 
-// build runs the manifest's build step for one side, in its worktree.
-func build(ctx context.Context, o Options, s *Side) error {
+// buildSide runs the manifest's build step for one side, in its worktree.
+func buildSide(ctx context.Context, o Options, s *Side) error {
 	m, err := runner.LoadTarget(o.Catalog, s.Target, o.Vars)
 	if err != nil {
 		return err

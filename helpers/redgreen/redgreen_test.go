@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/classproof/classproof/helpers/build"
+
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/fixtures/tiny"
-	"github.com/classproof/classproof/helpers/target"
 )
 
 // The self-test: throwaway repositories with a tiny launcher, a red commit without the class step
@@ -48,7 +49,7 @@ func history(t *testing.T, redSrc, greenSrc string) string {
 // shows first (no selection: the proof is the fail-to-pass set).
 func prove(t *testing.T, repo, focus string) *Proof {
 	t.Helper()
-	kitDir, err := target.KitDir()
+	kitDir, err := build.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func TestNotProvenWhenGreenStillFails(t *testing.T) {
 // edits it, both prebuilt from the kit (no repository), on the cpuclass suite.
 func proveTwoTargets(t *testing.T, editGreen func(string) string) *Proof {
 	t.Helper()
-	kitDir, err := target.KitDir()
+	kitDir, err := build.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestNotProvenWhenGreenCannotBeDriven(t *testing.T) {
 // uncommitted changes to tracked files, are refused; the user's own stale worktree entries stay.
 func TestRefsAreCheckedAndTheUsersWorktreesKept(t *testing.T) {
 	repo := history(t, tiny.Source(false), tiny.Source(true))
-	kitDir, err := target.KitDir()
+	kitDir, err := build.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +277,7 @@ func TestRefsAreCheckedAndTheUsersWorktreesKept(t *testing.T) {
 // proof refuses it before building anything.
 func TestAProofRefusesABuildThatDoesNotReadTheRepo(t *testing.T) {
 	repo := history(t, tiny.Source(false), tiny.Source(true))
-	kitDir, err := target.KitDir()
+	kitDir, err := build.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}

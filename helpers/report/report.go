@@ -106,39 +106,44 @@ func FromReports(reports []types.Report, filter string) (*Run, error) {
 				}
 				continue
 			}
-			s := Spec{
-				Suite:    rep.SuiteDescription,
-				Name:     sr.FullText(),
-				Labels:   sr.Labels(),
-				State:    sr.State.String(),
-				Reason:   sr.Failure.Message,
-				Location: sr.LeafNodeLocation.String(),
-				Duration: sr.RunTime,
-				FailNode: sr.Failure.FailureNodeType.String(),
-				InSpec:   sr.Failure.FailureNodeType == types.NodeTypeIt,
-			}
-			for _, e := range sr.ReportEntries {
-				if name, ok := strings.CutPrefix(e.Name, contract.PhaseEntry); ok {
-					var ns int64
-					if json.Unmarshal([]byte(e.Value.AsJSON), &ns) == nil {
-						if s.Phases == nil {
-							s.Phases = map[string]time.Duration{}
-						}
-						s.Phases[name] += time.Duration(ns)
-					}
-				}
-			}
-			// A spec that never started is recorded as skipped with no failure location; a
-			// runtime Skip() has a location and its reason.
-			if sr.State == types.SpecStateSkipped && sr.Failure.Location.FileName == "" {
-				s.Unfocused = selects(s.Labels) && !focused(s.Name)
-				s.Filtered = !selects(s.Labels) || s.Unfocused
-				s.NotRun = !s.Filtered
-			}
-			r.Specs = append(r.Specs, s)
+			r.Specs = append(r.Specs, specOf(rep.SuiteDescription, sr, func(s Spec) bool { return selects(s.Labels) }, focused))
 		}
 	}
 	return r, nil
+}
+
+// specOf is one spec of a suite's report. A spec that never started is recorded as skipped with
+// no failure location (a runtime Skip() has a location and its reason): it was left out by the
+// label filter or the focus when labelled or focused so does not select it, else cut off.
+func specOf(suite string, sr types.SpecReport, labelled func(Spec) bool, focused func(string) bool) Spec {
+	s := Spec{
+		Suite:    suite,
+		Name:     sr.FullText(),
+		Labels:   sr.Labels(),
+		State:    sr.State.String(),
+		Reason:   sr.Failure.Message,
+		Location: sr.LeafNodeLocation.String(),
+		Duration: sr.RunTime,
+		FailNode: sr.Failure.FailureNodeType.String(),
+		InSpec:   sr.Failure.FailureNodeType == types.NodeTypeIt,
+	}
+	for _, e := range sr.ReportEntries {
+		if name, ok := strings.CutPrefix(e.Name, contract.PhaseEntry); ok {
+			var ns int64
+			if json.Unmarshal([]byte(e.Value.AsJSON), &ns) == nil {
+				if s.Phases == nil {
+					s.Phases = map[string]time.Duration{}
+				}
+				s.Phases[name] += time.Duration(ns)
+			}
+		}
+	}
+	if sr.State == types.SpecStateSkipped && sr.Failure.Location.FileName == "" {
+		s.Unfocused = labelled(s) && !focused(s.Name)
+		s.Filtered = !labelled(s) || s.Unfocused
+		s.NotRun = !s.Filtered
+	}
+	return s
 }
 
 // focusOf is Ginkgo's --focus and --skip as the suite ran them: a spec whose text no focus matches,

@@ -7,24 +7,21 @@ package runner
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/classproof/classproof/helpers/build"
 
 	"github.com/classproof/classproof/helpers/contract"
 	"github.com/classproof/classproof/helpers/files"
@@ -115,27 +112,81 @@ func LaneFor(m *target.Manifest, asked string) (string, error) {
 // whose specs failed returns a Result with GinkgoErr set.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	start := time.Now()
-	m, ln, filter, err := plan(&o)
+	res, m, out, err := begin(&o)
 	if err != nil {
 		return nil, err
+	}
+	ledger := filepath.Join(out, "pids.ledger")
+	c, cleanBin, stopped, err := prepare(ctx, &o, res, m, start)
+	defer cleanBin()
+	if stopped || err != nil {
+		return resultOr(res, stopped), err
+	}
+	// The run's token: the suites hand it to the launcher and the harness, and the sweep signals
+	// only what carries it or descends from what does (proc.Tied).
+	token := proc.NewRunToken()
+	cmd, err := ginkgoCommand(o, res.Filter, out, ledger, token, c)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(o.Log, "classproof: lane %s, target %s (%s), label filter %q\n", res.Lane, m.Name, m.Source, res.Filter)
+	t := time.Now()
+	if res.GinkgoErr, res.Interrupted, err = supervise(ctx, cmd, o.Log); err != nil {
+		return nil, err
+	}
+	res.phase("ginkgo", t)
+	t = time.Now()
+	res.Leaks, res.Refused, err = proc.Sweep(ledger, token)
+	res.phase("sweep", t)
+	if err != nil {
+		return res, fmt.Errorf("sweeping the pid ledger %s: %w", ledger, err)
+	}
+	res.Duration = time.Since(start)
+	return res, finish(res, m, o, out)
+}
+
+// resultOr is res for a run stopped before Ginkgo started (it says why), nil for one that failed.
+func resultOr(res *Result, stopped bool) *Result {
+	if stopped {
+		return res
+	}
+	return nil
+}
+
+// begin plans the run and makes its --out folder, clear of an earlier run's files.
+func begin(o *Options) (*Result, *target.Manifest, string, error) {
+	m, ln, filter, err := plan(o)
+	if err != nil {
+		return nil, nil, "", err
 	}
 	out, err := OutFolder(o.OutDir)
 	if err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
 	res := &Result{Lane: ln, Filter: filter, Target: m, ReportPath: filepath.Join(out, "report.json"), JUnitPath: filepath.Join(out, "junit.xml"),
 		Phases: map[string]float64{}}
-	phase := func(name string, since time.Time) { res.Phases[name] = float64(time.Since(since).Microseconds()) / 1e3 }
-	ledger := filepath.Join(out, "pids.ledger")
 	// Nothing of an earlier run in this folder may be read as this one's.
-	for _, stale := range []string{res.ReportPath, res.JUnitPath, filepath.Join(out, "run.json"), ledger} {
+	for _, stale := range []string{res.ReportPath, res.JUnitPath, filepath.Join(out, "run.json"), filepath.Join(out, "pids.ledger")} {
 		if err := os.Remove(stale); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("removing %s, left by an earlier run: %w", stale, err)
+			return nil, nil, "", fmt.Errorf("removing %s, left by an earlier run: %w", stale, err)
 		}
 	}
-	// Every phase answers an interrupt and the run's --timeout: before Ginkgo starts (it has its
-	// own signal handling, in supervise), SIGINT and SIGTERM cancel the build and the compile,
-	// which take their process groups down; what is left of the timeout then goes to Ginkgo.
+	return res, m, out, nil
+}
+
+// phase records how long a step of the run took, in ms (see Meta.Phases).
+func (r *Result) phase(name string, since time.Time) {
+	r.Phases[name] = float64(time.Since(since).Microseconds()) / 1e3
+}
+
+// prepare builds the launcher (one preflight before any suite compiles: a missing or unusable
+// binary is one error naming the manifest, the field and the value) and finds or builds the
+// suites. Both answer an interrupt and the run's --timeout: before Ginkgo starts (it has its own
+// signal handling, in supervise), SIGINT and SIGTERM cancel them and take their process groups
+// down; what is left of the timeout then goes to Ginkgo. stopped says the run ended here (res
+// says why); cleanup removes a temporary bin folder once the run is over.
+func prepare(ctx context.Context, o *Options, res *Result, m *target.Manifest, start time.Time) (c build.Compiled, cleanup func(), stopped bool, err error) {
+	cleanup = func() {}
 	prep, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 	if o.Timeout > 0 {
@@ -143,68 +194,51 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		prep, cancel = context.WithDeadline(prep, start.Add(o.Timeout))
 		defer cancel()
 	}
-	// One preflight before any suite compiles: the launcher is built once for every suite, and a
-	// missing or unusable binary is one error naming the manifest, the field and the value.
 	t := time.Now()
 	if !o.DryRun {
-		bin, cleanBin, err := Preflight(prep, m, o.KitDir, o.Repo, o.BinDir, o.Log)
-		defer cleanBin()
-		if stopped := interruptedBefore(prep, res, "the launcher's build"); stopped {
-			return res, nil
+		var bin string
+		bin, cleanup, err = Preflight(prep, res.Target, o.KitDir, o.Repo, o.BinDir, o.Log)
+		if interruptedBefore(prep, res, "the launcher's build") {
+			return c, cleanup, true, nil
 		}
 		if err != nil {
-			return nil, err
+			return c, cleanup, false, err
 		}
 		o.BinDir = bin
 	}
-	phase("preflight", t)
+	res.phase("preflight", t)
 	t = time.Now()
 	// The suites, the harness and the ginkgo CLI: built once per kit build key, shared.
-	c, err := compileSuites(prep, o.KitDir, o.Suites, !o.DryRun)
-	if stopped := interruptedBefore(prep, res, "compiling the suites"); stopped {
-		return res, nil
+	c, err = build.Suites(prep, o.KitDir, o.Suites, !o.DryRun)
+	if interruptedBefore(prep, res, "compiling the suites") {
+		return c, cleanup, true, nil
 	}
 	if err != nil {
-		return nil, err
+		return c, cleanup, false, err
 	}
-	phase("compile", t)
-	stopSignals() // from here supervise forwards them to the test processes
+	res.phase("compile", t)
 	if o.Timeout > 0 {
 		o.Timeout = max(time.Until(start.Add(o.Timeout)), time.Second)
 	}
-	// The run's token: the suites hand it to the launcher and the harness, and the sweep signals
-	// only what carries it or descends from what does (proc.Tied).
-	token := proc.NewRunToken()
-	cmd, err := ginkgoCommand(o, filter, out, ledger, token, c)
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(o.Log, "classproof: lane %s, target %s (%s), label filter %q\n", ln, m.Name, m.Source, filter)
-	t = time.Now()
-	if res.GinkgoErr, res.Interrupted, err = supervise(ctx, cmd, o.Log); err != nil {
-		return nil, err
-	}
-	phase("ginkgo", t)
-	t = time.Now()
-	res.Leaks, res.Refused, err = proc.Sweep(ledger, token)
-	phase("sweep", t)
-	if err != nil {
-		return res, fmt.Errorf("sweeping the pid ledger %s: %w", ledger, err)
-	}
-	res.Duration = time.Since(start)
-	if res.Run, err = report.Load(res.ReportPath, filter); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return res, err
+	return c, cleanup, false, nil
+}
+
+// finish reads the report, decides the lane's problems and writes run.json.
+func finish(res *Result, m *target.Manifest, o Options, out string) error {
+	var err error
+	if res.Run, err = report.Load(res.ReportPath, res.Filter); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
 	}
 	if res.Run != nil {
-		p, _ := lane.ByLabel(ln)
-		res.Run.Reasons, res.Run.Lane = m.LeftOut(p.Meaning), ln
+		p, _ := lane.ByLabel(res.Lane)
+		res.Run.Reasons, res.Run.Lane = m.LeftOut(p.Meaning), res.Lane
 	}
-	res.Problems = laneProblems(o, res.Run, ln, filter)
-	meta := report.Meta{Lane: ln, Target: m.Source, Filter: filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
-		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Refused: res.Refused, Passed: res.Passed(), Duration: res.Duration,
-		Phases: res.Phases}
+	res.Problems = laneProblems(o, res.Run, res.Lane, res.Filter)
+	meta := report.Meta{Lane: res.Lane, Target: m.Source, Filter: res.Filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
+		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Refused: res.Refused, Passed: res.Passed(),
+		Duration: res.Duration, Phases: res.Phases}
 	b, _ := json.MarshalIndent(meta, "", "  ")
-	return res, files.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
+	return files.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
 }
 
 // plan loads the target and decides the lane and the label filter: the lane's platform labels,
@@ -265,9 +299,9 @@ func OutFolder(dir string) (string, error) {
 	return out, nil
 }
 
-// ginkgoCommand is the ginkgo CLI at the version go.mod pins, over the compiled suites, with the
+// ginkgoCommand is the ginkgo CLI at the version go.mod pins, over the build.Compiled suites, with the
 // run's environment for the suites.
-func ginkgoCommand(o Options, filter, out, ledger, token string, c compiled) (*exec.Cmd, error) {
+func ginkgoCommand(o Options, filter, out, ledger, token string, c build.Compiled) (*exec.Cmd, error) {
 	args := []string{
 		"--label-filter", filter,
 		// Not --fail-on-empty: a suite may rightly select nothing for a target that lacks what it
@@ -293,11 +327,11 @@ func ginkgoCommand(o Options, filter, out, ledger, token string, c compiled) (*e
 	if o.DryRun {
 		args = append(args, "--dry-run")
 	}
-	cmd := exec.Command(c.ginkgo, append(args, c.suites...)...)
+	cmd := exec.Command(c.Ginkgo, append(args, c.Suites...)...)
 	cmd.Dir = o.KitDir
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
 	spec := o.Target // absolute since plan
-	run := contract.Run{Target: spec, Vars: o.Vars, Bin: o.BinDir, Repo: o.Repo, Kit: o.KitDir, Harness: c.harness,
+	run := contract.Run{Target: spec, Vars: o.Vars, Bin: o.BinDir, Repo: o.Repo, Kit: o.KitDir, Harness: c.Harness,
 		Ledger: ledger, Supervisor: proc.Supervisor(), Token: token, Scale: contract.Current().Scale}
 	cmd.Env = append(run.Over(os.Environ()), "GOWORK=off")
 	// Its own group, so that an interrupt reaches the test processes too: the ginkgo CLI does
@@ -405,184 +439,12 @@ func platformRan(r *report.Run, label string) bool {
 	return false
 }
 
-// ginkgoPackage is the ginkgo CLI, built at the version go.mod pins (go run each time would link
-// it again).
-const ginkgoPackage = "github.com/onsi/ginkgo/v2/ginkgo"
-
-// compiled is what a run builds once for all its suites.
-type compiled struct {
-	suites  []string // each suite's test binary
-	harness string   // the fixture harness; empty for a dry run
-	ginkgo  string   // the ginkgo CLI at the version go.mod pins
-}
-
-// compileSuites gives each suite's test binary (go test -c) and the fixture harness, from a
-// folder in the user's cache keyed by everything they are built from: the kit's files and the Go
-// toolchain's settings. Two lanes, a kill matrix's every variant and the next run share one build
-// (the binaries do not depend on the target: the manifest reaches them through the environment).
-// Never the kit's own folder, which is read-only in the module cache; never the suites' folders,
-// where ginkgo's own compile would put them and two runs at once would delete each other's.
-func compileSuites(ctx context.Context, kitDir string, suites []string, harness bool) (compiled, error) {
-	var c compiled
-	if len(suites) == 0 {
-		found, err := filepath.Glob(filepath.Join(kitDir, "suites", "*", "*_suite_test.go"))
-		if err != nil {
-			return c, err
-		}
-		for _, f := range found {
-			rel, _ := filepath.Rel(kitDir, filepath.Dir(f))
-			suites = append(suites, "./"+rel)
-		}
-		sort.Strings(suites)
-	}
-	cache, err := target.CacheDir()
-	if err != nil {
-		return c, err
-	}
-	if err := files.Private(cache, true); err != nil {
-		return c, fmt.Errorf("the cache folder %s: %w; refusing to run test binaries from it", cache, err)
-	}
-	key, err := buildKey(kitDir)
-	if err != nil {
-		return c, err
-	}
-	dir := filepath.Join(cache, "suites-"+key)
-	// One builder at a time per key: a second run waits for the first's binaries instead of
-	// linking the same ones again.
-	unlock, err := files.Lock(dir + ".lock")
-	if err != nil {
-		return c, err
-	}
-	defer unlock()
-	sweepStaleSuites(cache, dir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return c, err
-	}
-	now := time.Now()
-	_ = os.Chtimes(dir, now, now) // last used, for the sweep
-	var missing []string
-	for _, s := range suites {
-		// A folder per suite: ginkgo names each suite's partial reports after its folder.
-		bin := filepath.Join(dir, filepath.Base(s), filepath.Base(s)+".test")
-		c.suites = append(c.suites, bin)
-		if _, err := os.Stat(bin); err != nil {
-			missing = append(missing, s)
-		}
-	}
-	if len(missing) > 0 {
-		// One go command links them side by side; each lands under a temporary name and is
-		// renamed into place, so a binary in the folder is always whole.
-		tmp, err := os.MkdirTemp(cache, ".suites-")
-		if err != nil {
-			return c, err
-		}
-		defer os.RemoveAll(tmp)
-		if err := os.WriteFile(filepath.Join(tmp, "owner"), []byte(proc.Supervisor()), 0o644); err != nil {
-			return c, err
-		}
-		cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-c", "-o", tmp + string(filepath.Separator)}, missing...)...)
-		proc.Command(cmd)
-		cmd.Dir = kitDir
-		cmd.Env = append(os.Environ(), "GOWORK=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return c, fmt.Errorf("compiling suites %s: %v\n%s", strings.Join(missing, " "), err, out)
-		}
-		for _, s := range missing {
-			name := filepath.Base(s)
-			if err := os.MkdirAll(filepath.Join(dir, name), 0o700); err != nil {
-				return c, err
-			}
-			if err := os.Rename(filepath.Join(tmp, name+".test"), filepath.Join(dir, name, name+".test")); err != nil {
-				return c, fmt.Errorf("compiling suite %s: %w", s, err)
-			}
-		}
-	}
-	c.ginkgo = filepath.Join(dir, "ginkgo")
-	built := map[string]string{ginkgoPackage: c.ginkgo}
-	if harness {
-		c.harness = filepath.Join(dir, "harness")
-		built[target.HarnessPackage] = c.harness
-	}
-	for pkg, bin := range built {
-		if _, err := os.Stat(bin); err == nil {
-			continue
-		}
-		if err := target.GoBuild(ctx, kitDir, pkg, bin+".tmp"); err != nil {
-			return c, err
-		}
-		if err := os.Rename(bin+".tmp", bin); err != nil {
-			return c, err
-		}
-	}
-	return c, nil
-}
-
-// buildKey names a build of the suites: a hash of the Go toolchain's settings and of every file
-// of the kit a build could read (its Go files, go.mod and go.sum, and the fixtures it embeds).
-// Worked out once per process and kit folder: a run asks for it twice (the launcher's build and
-// the suites'), a kill matrix once per cell.
-func buildKey(kitDir string) (string, error) {
-	keys.Lock()
-	defer keys.Unlock()
-	if k, ok := keys.m[kitDir]; ok {
-		return k, nil
-	}
-	k, err := hashKit(kitDir)
-	if err == nil {
-		keys.m[kitDir] = k
-	}
-	return k, err
-}
-
-var keys = struct {
-	sync.Mutex
-	m map[string]string
-}{m: map[string]string{}}
-
-func hashKit(kitDir string) (string, error) {
-	h := sha256.New()
-	env, err := exec.Command("go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS", "CGO_ENABLED", "GOEXPERIMENT", "GOAMD64", "GOARM64").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env: %w", err)
-	}
-	h.Write(env)
-	// The folder too: a test binary records its source paths, and a failure's location must name
-	// this checkout, not another one with the same files.
-	h.Write([]byte(kitDir + "\x00"))
-	err = filepath.WalkDir(kitDir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(kitDir, path)
-		if d.IsDir() {
-			switch rel {
-			case ".git", "out", "bin", "docs", ".github":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || strings.HasSuffix(rel, ".md") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(h, "%s %d\n", filepath.ToSlash(rel), len(b))
-		h.Write(b)
-		return nil
-	})
-	if err != nil {
-		return "", fmt.Errorf("hashing the kit's files in %s: %w", kitDir, err)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
-}
-
 // PreflightError is a target that cannot be driven at all: reported once, before any suite
 // compiles (the CLI exits 2).
 type PreflightError struct{ Err error }
 
 func (e *PreflightError) Error() string { return e.Err.Error() }
+
 func (e *PreflightError) Unwrap() error { return e.Err }
 
 // Preflight builds the target once, where its manifest has a build step and no bin folder was
@@ -590,20 +452,20 @@ func (e *PreflightError) Unwrap() error { return e.Err }
 // bin folder the suites use and how to remove it if Preflight made it.
 func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir string, log io.Writer) (string, func(), error) {
 	cleanup := func() {}
-	build := binDir == "" && m.Build != nil
+	mustBuild := binDir == "" && m.Build != nil
 	var complete string // the marker of a cached build, written once it succeeded
 	switch {
-	case build && strings.HasPrefix(m.Source, target.EmbeddedPrefix) && (m.Build.Dir == "" || m.Build.Dir == "{kit}"):
+	case mustBuild && strings.HasPrefix(m.Source, target.EmbeddedPrefix) && (m.Build.Dir == "" || m.Build.Dir == "{kit}"):
 		// A manifest the kit ships builds from the kit's files only: its build is kept in the
 		// cache under their hash and the build step, and shared (two lanes, the next run).
-		dir, unlock, err := cachedBin(m, kitDir)
+		dir, unlock, err := build.LauncherBin(m, kitDir)
 		if err != nil {
 			return "", cleanup, err
 		}
 		defer unlock()
 		binDir, complete = dir, filepath.Join(dir, ".complete")
 		if _, err := os.Stat(complete); err == nil && builtWhole(m, kitDir, repo, dir) {
-			build, complete = false, ""
+			mustBuild, complete = false, ""
 			now := time.Now()
 			_ = os.Chtimes(dir, now, now) // last used, for the sweep
 		} else {
@@ -624,7 +486,7 @@ func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir str
 	d, err := target.New(m, target.Paths{Kit: kitDir, Bin: binDir, Repo: repo}, "")
 	switch {
 	case err != nil:
-	case build:
+	case mustBuild:
 		fmt.Fprintf(log, "classproof: building target %s: %s\n", m.Name, strings.Join(m.Build.Run, " "))
 		err = d.Build(ctx, io.Discard) // it checks the binaries it made
 	default:
@@ -642,65 +504,8 @@ func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir str
 	return binDir, cleanup, nil
 }
 
-// cachedBin is the cache folder of an embedded manifest's launcher build, named by the kit's
-// build key and the build step with its vars, locked for the caller.
-func cachedBin(m *target.Manifest, kitDir string) (string, func(), error) {
-	cache, err := target.CacheDir()
-	if err != nil {
-		return "", nil, err
-	}
-	key, err := buildKey(kitDir)
-	if err != nil {
-		return "", nil, err
-	}
-	step, _ := json.Marshal([]any{m.Build, m.Vars})
-	sum := sha256.Sum256(append([]byte(key), step...))
-	dir := filepath.Join(cache, "bin-"+hex.EncodeToString(sum[:])[:16])
-	unlock, err := files.Lock(dir + ".lock")
-	if err != nil {
-		return "", nil, err
-	}
-	return dir, unlock, nil
-}
-
 // builtWhole says whether a cached launcher build still has every binary the manifest names.
 func builtWhole(m *target.Manifest, kitDir, repo, dir string) bool {
 	d, err := target.New(m, target.Paths{Kit: kitDir, Bin: dir, Repo: repo}, "")
 	return err == nil && d.CheckBinaries() == nil
-}
-
-// sweepStaleSuites removes, in the cache folder, the temporary build folders of runs that are
-// gone (their owner, pid and start time, no longer exists; or, with no owner file, over an hour
-// old), and keyed builds other than keep unused for a day.
-func sweepStaleSuites(cache, keep string) {
-	dirs, _ := filepath.Glob(filepath.Join(cache, ".suites-*"))
-	for _, d := range dirs {
-		b, err := os.ReadFile(filepath.Join(d, "owner"))
-		if err != nil {
-			if fi, serr := os.Stat(d); serr == nil && time.Since(fi.ModTime()) > time.Hour {
-				os.RemoveAll(d)
-			}
-			continue
-		}
-		if !proc.Exists(string(b)) {
-			os.RemoveAll(d)
-		}
-	}
-	keyed, _ := filepath.Glob(filepath.Join(cache, "suites-*"))
-	bins, _ := filepath.Glob(filepath.Join(cache, "bin-*"))
-	keyed = append(keyed, bins...)
-	for _, d := range keyed {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() && d != keep && time.Since(fi.ModTime()) > 24*time.Hour && !strings.HasSuffix(d, ".lock") {
-			// Under its key's lock, and only when no one holds it: a run building or starting
-			// from this folder right now keeps it.
-			unlock, ok, err := files.TryLock(d + ".lock")
-			if err != nil || !ok {
-				continue
-			}
-			if fi, err := os.Stat(d); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
-				os.RemoveAll(d)
-			}
-			unlock()
-		}
-	}
 }

@@ -6,9 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/classproof/classproof/helpers/actions"
-	"github.com/classproof/classproof/helpers/contract"
-	"github.com/classproof/classproof/helpers/report"
 	"io"
 	"os"
 	"os/exec"
@@ -21,6 +18,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/classproof/classproof/helpers/actions"
+	"github.com/classproof/classproof/helpers/build"
+	"github.com/classproof/classproof/helpers/contract"
+	"github.com/classproof/classproof/helpers/report"
+
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/lane"
@@ -31,7 +33,7 @@ import (
 
 func kitDir(t *testing.T) string {
 	t.Helper()
-	dir, err := target.KitDir()
+	dir, err := build.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +42,7 @@ func kitDir(t *testing.T) string {
 
 func cacheDir(t *testing.T) string {
 	t.Helper()
-	dir, err := target.CacheDir()
+	dir, err := build.CacheDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +77,7 @@ session: {direct: ["/nonexistent/gone", session, "{profile}"]}
 	}
 	after, _ := filepath.Glob(filepath.Join(cacheDir(t), ".suites-*"))
 	if len(after) > len(before) {
-		t.Errorf("a suite was compiled before the preflight refused the target: %v", after)
+		t.Errorf("a suite was build.Compiled before the preflight refused the target: %v", after)
 	}
 }
 
@@ -138,7 +140,7 @@ func TestAConventionsFreeLauncherPassesItsLane(t *testing.T) {
 
 // kill -9 of classproof mid-run: the suites see their supervisor gone, interrupt themselves and
 // run their cleanups, so within a few seconds no process of that run is left, and the next run
-// removes the compiled suites it left behind.
+// removes the build.Compiled suites it left behind.
 func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the CLI and starts a run")
@@ -231,7 +233,7 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 	}
 	for _, d := range suites {
 		if _, err := os.Stat(d); err == nil {
-			t.Errorf("the killed run's compiled suites %s are still there after the next run", d)
+			t.Errorf("the killed run's build.Compiled suites %s are still there after the next run", d)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package runner
+package build
 
 import (
 	"os"
@@ -28,7 +28,7 @@ func TestTheSweepTakesTheKeysLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unlock()
-	sweepStaleSuites(cache, "")
+	sweepStale(cache, "")
 	if _, err := os.Stat(held); err != nil {
 		t.Errorf("a build whose lock is held was swept: %v", err)
 	}

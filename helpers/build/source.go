@@ -1,4 +1,10 @@
-package target
+// Package build gives the kit's own source and builds: where the kit is (a checkout or the module
+// cache), its version, the user's cache folder, and the binaries built there once and shared under
+// a hash of what they are built from: the suites' test binaries, the fixture harness, the ginkgo
+// CLI, and an embedded manifest's launcher. It is about the kit, not a target or a run.
+//
+// It must not import the Ginkgo DSL, Gomega, helpers/kit or fixtures/ (ci/layers.rules).
+package build
 
 import (
 	"context"
@@ -29,7 +35,7 @@ const Module = "github.com/classproof/classproof"
 // KitDir is the classproof module's root, where the suites live and the embedded manifests'
 // build steps run: a checkout, or the read-only module cache when the CLI was started with
 // `go run github.com/classproof/classproof/cmd/classproof@VERSION`. Found, in order: from
-// $CLASSPROOF_KIT (set by the CLI for its suites); from the source this binary was compiled from
+// $CLASSPROOF_KIT (set by the CLI for its suites); from the source this binary was Compiled from
 // (its path is recorded in the binary unless it was built with -trimpath); from the module
 // version this binary is (go mod download prints where the module cache holds it); from the
 // module of the current folder (a checkout, with go list).
@@ -41,7 +47,7 @@ func KitDir() (string, error) {
 		return d, nil
 	}
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
-		// this file is helpers/target/run.go
+		// this file is helpers/build/source.go
 		if d := filepath.Dir(filepath.Dir(filepath.Dir(file))); isKit(d) == nil {
 			// The path this binary was built from, found again: it must still be a folder no
 			// one else could have made or changed since, for the kit builds and runs from it.
@@ -117,7 +123,7 @@ func Version() string {
 	return bi.Main.Version
 }
 
-// CacheDir is where the kit writes what it builds (compiled suites, the harness): the user's
+// CacheDir is where the kit writes what it builds (Compiled suites, the harness): the user's
 // cache folder, keyed by the kit's version so that two versions never share it ("devel" for a
 // checkout, whose builds inside it are keyed by a hash of its files). Never the kit's own
 // folder, which is read-only in the module cache.

@@ -82,11 +82,13 @@ bench-io: bin/classproof
 unit:
 	$(GO) test ./helpers/... ./cmd/... ./fixtures/...
 
-## static: gofmt, go vet on linux, and the import layers (ci/layers.rules)
+## static: gofmt, go vet on linux, the import layers (ci/layers.rules), and the code's sizes
+## (ci/size: no function in helpers/ or cmd/ over 60 lines, no file in helpers/ over 400)
 static: layers
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run ./ci/size
 
 ## darwin: macOS code compiles and vets, and every suite's test binary builds (compiled, not run)
 darwin:

@@ -1,10 +1,11 @@
 package report
 
 import (
-	"github.com/onsi/ginkgo/v2/types"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
 )
 
 const linuxIdle = "!darwin && !linux-ignore"

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -23,7 +22,6 @@ import (
 
 	"github.com/classproof/classproof/helpers/build"
 
-	"github.com/classproof/classproof/helpers/contract"
 	"github.com/classproof/classproof/helpers/files"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/proc"
@@ -299,89 +297,6 @@ func OutFolder(dir string) (string, error) {
 	return out, nil
 }
 
-// ginkgoCommand is the ginkgo CLI at the version go.mod pins, over the build.Compiled suites, with the
-// run's environment for the suites.
-func ginkgoCommand(o Options, filter, out, ledger, token string, c build.Compiled) (*exec.Cmd, error) {
-	args := []string{
-		"--label-filter", filter,
-		// Not --fail-on-empty: a suite may rightly select nothing for a target that lacks what it
-		// needs (compat without a spawn-spec interface); an empty run as a whole fails instead.
-		"--fail-on-pending", "--randomize-all", "--keep-going",
-		"--poll-progress-after", "60s", "--poll-progress-interval", "30s",
-		"--json-report", "report.json", "--junit-report", "junit.xml", "--output-dir", out,
-	}
-	if o.Timeout > 0 {
-		args = append(args, "--timeout", o.Timeout.String())
-	}
-	// Ginkgo dry-runs only in series (it refuses --procs with --dry-run), so a lane's own command
-	// line, --procs and all, still rehearses.
-	if o.Procs > 1 && !o.DryRun {
-		args = append(args, "--procs", fmt.Sprint(o.Procs))
-	}
-	if o.Focus != "" {
-		args = append(args, "--focus", o.Focus)
-	}
-	if !IsTerminal(o.Log) {
-		args = append(args, "--no-color")
-	}
-	if o.DryRun {
-		args = append(args, "--dry-run")
-	}
-	cmd := exec.Command(c.Ginkgo, append(args, c.Suites...)...)
-	cmd.Dir = o.KitDir
-	cmd.Stdout, cmd.Stderr = o.Log, o.Log
-	spec := o.Target // absolute since plan
-	run := contract.Run{Target: spec, Vars: o.Vars, Bin: o.BinDir, Repo: o.Repo, Kit: o.KitDir, Harness: c.Harness,
-		Ledger: ledger, Supervisor: proc.Supervisor(), Token: token, Scale: contract.Current().Scale}
-	cmd.Env = append(run.Over(os.Environ()), "GOWORK=off")
-	// Its own group, so that an interrupt reaches the test processes too: the ginkgo CLI does
-	// not forward signals to them, and their DeferCleanups are what kill the launchers.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	return cmd, nil
-}
-
-// supervise runs the ginkgo command to its end, forwarding an interrupt (SIGINT, then SIGKILL on
-// a second one) or the context's end to its whole process group.
-func supervise(ctx context.Context, cmd *exec.Cmd, log io.Writer) (ginkgoErr error, interrupted bool, err error) {
-	if err := cmd.Start(); err != nil {
-		return nil, false, err
-	}
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	// One Ctrl-C reaches us twice when the caller's context listens for it too (the CLI's
-	// commands do): the first of the two sends SIGINT, a second signal escalates to SIGKILL, and
-	// a cancelled context never counts as a second one.
-	signals, sentInt := 0, false
-	interrupt := func() {
-		interrupted = true
-		if !sentInt {
-			sentInt = true
-			fmt.Fprintf(log, "\nclassproof: interrupted: sending %v to the run (again to kill it)\n", syscall.SIGINT)
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
-		}
-	}
-	cancelled := ctx.Done()
-	for {
-		select {
-		case err := <-done:
-			return err, interrupted, nil
-		case <-sigs:
-			if signals++; signals > 1 {
-				fmt.Fprintf(log, "\nclassproof: interrupted again: sending %v to the run\n", syscall.SIGKILL)
-				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-				continue
-			}
-			interrupt()
-		case <-cancelled:
-			cancelled = nil // once: the run's own cleanups take it from here
-			interrupt()
-		}
-	}
-}
-
 // interruptedBefore says whether prep ended (an interrupt, or the run's --timeout) and records it
 // in res as a run that stopped during what, before any spec ran.
 func interruptedBefore(prep context.Context, res *Result, what string) bool {
@@ -415,16 +330,6 @@ func laneProblems(o Options, run *report.Run, ln, filter string) []string {
 	return nil
 }
 
-// IsTerminal says whether w is a terminal (colour, progress lines) rather than a log or a pipe.
-func IsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 func platformRan(r *report.Run, label string) bool {
 	for _, s := range r.Specs {
 		if o := s.Outcome(); o != report.Passed && o != report.Failed {
@@ -439,73 +344,6 @@ func platformRan(r *report.Run, label string) bool {
 	return false
 }
 
-// PreflightError is a target that cannot be driven at all: reported once, before any suite
-// compiles (the CLI exits 2).
-type PreflightError struct{ Err error }
-
 func (e *PreflightError) Error() string { return e.Err.Error() }
 
 func (e *PreflightError) Unwrap() error { return e.Err }
-
-// Preflight builds the target once, where its manifest has a build step and no bin folder was
-// handed in, and checks that every command's binary exists and may be executed. It returns the
-// bin folder the suites use and how to remove it if Preflight made it.
-func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir string, log io.Writer) (string, func(), error) {
-	cleanup := func() {}
-	mustBuild := binDir == "" && m.Build != nil
-	var complete string // the marker of a cached build, written once it succeeded
-	switch {
-	case mustBuild && strings.HasPrefix(m.Source, target.EmbeddedPrefix) && (m.Build.Dir == "" || m.Build.Dir == "{kit}"):
-		// A manifest the kit ships builds from the kit's files only: its build is kept in the
-		// cache under their hash and the build step, and shared (two lanes, the next run).
-		dir, unlock, err := build.LauncherBin(m, kitDir)
-		if err != nil {
-			return "", cleanup, err
-		}
-		defer unlock()
-		binDir, complete = dir, filepath.Join(dir, ".complete")
-		if _, err := os.Stat(complete); err == nil && builtWhole(m, kitDir, repo, dir) {
-			mustBuild, complete = false, ""
-			now := time.Now()
-			_ = os.Chtimes(dir, now, now) // last used, for the sweep
-		} else {
-			// Never built, cut short, or a binary gone since (a cleaner, a disk full): built
-			// again, not failed on every run.
-			os.RemoveAll(dir) // a build that did not finish
-			if err := os.MkdirAll(dir, 0o700); err != nil {
-				return "", cleanup, err
-			}
-		}
-	case binDir == "":
-		dir, err := os.MkdirTemp("", "classproof-bin")
-		if err != nil {
-			return "", cleanup, err
-		}
-		binDir, cleanup = dir, func() { os.RemoveAll(dir) }
-	}
-	d, err := target.New(m, target.Paths{Kit: kitDir, Bin: binDir, Repo: repo}, "")
-	switch {
-	case err != nil:
-	case mustBuild:
-		fmt.Fprintf(log, "classproof: building target %s: %s\n", m.Name, strings.Join(m.Build.Run, " "))
-		err = d.Build(ctx, io.Discard) // it checks the binaries it made
-	default:
-		err = d.CheckBinaries()
-	}
-	if err != nil {
-		if complete != "" {
-			os.RemoveAll(binDir)
-		}
-		return binDir, cleanup, &PreflightError{err}
-	}
-	if complete != "" {
-		return binDir, cleanup, os.WriteFile(complete, nil, 0o600)
-	}
-	return binDir, cleanup, nil
-}
-
-// builtWhole says whether a cached launcher build still has every binary the manifest names.
-func builtWhole(m *target.Manifest, kitDir, repo, dir string) bool {
-	d, err := target.New(m, target.Paths{Kit: kitDir, Bin: dir, Repo: repo}, "")
-	return err == nil && d.CheckBinaries() == nil
-}

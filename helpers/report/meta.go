@@ -1,0 +1,46 @@
+package report
+
+import (
+	"strings"
+	"time"
+)
+
+// Fence puts text inside a Markdown code fence that no line of it can close: a fence of
+// backticks longer than the longest run of backticks in the text (CommonMark 0.31, 4.5: a
+// closing fence must be at least as long as the opening one). Launcher output goes into step
+// summaries and receipts this way.
+func Fence(text string) string {
+	longest, run := 0, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", max(3, longest+1))
+	return f + "\n" + strings.TrimRight(text, "\n") + "\n" + f + "\n"
+}
+
+// Meta is run.json, written beside report.json: what the gate needs to know about the run.
+type Meta struct {
+	Lane   string   `json:"lane"`
+	Target string   `json:"target"`
+	Filter string   `json:"filter"`
+	GOOS   string   `json:"goos"`
+	GOARCH string   `json:"goarch"`
+	Procs  int      `json:"procs"`
+	DryRun bool     `json:"dry_run,omitempty"`
+	Forced bool     `json:"forced,omitempty"`
+	Leaks  []string `json:"leaks,omitempty"`
+	// Refused are ledger lines the sweep would not act on: a process not tied to this run (the
+	// launcher can append to the ledger), or a line that is no entry. Each fails the run.
+	Refused  []string      `json:"refused,omitempty"`
+	Passed   bool          `json:"passed"`
+	Duration time.Duration `json:"duration_ns"`
+	// Phases is where the run's time went, in ms: the CLI's own steps (preflight: the
+	// launcher's build; compile: the suites and harness, or finding them built; ginkgo: the
+	// suites running; sweep: the ledger).
+	Phases map[string]float64 `json:"phases_ms,omitempty"`
+}

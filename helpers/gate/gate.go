@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/classproof/classproof/helpers/label"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/classproof/classproof/helpers/report"
@@ -31,7 +33,7 @@ type Required struct {
 type Policy struct {
 	AllowRuntimeSkips bool     `yaml:"allow_runtime_skips"`
 	Specs             []string `yaml:"specs"`
-	// Conventions a launcher commits to (target.Conv* labels without their "conv-" prefix, e.g.
+	// Conventions a launcher commits to (label.Conv* labels without their "conv-" prefix, e.g.
 	// fold-case, names-profile): every spec carrying one must run and pass in the lane, so a
 	// manifest that stops declaring it blocks the release instead of quietly leaving them out.
 	Conventions []string `yaml:"conventions,omitempty"`
@@ -231,9 +233,9 @@ func (l *Lane) checkSpecs(run *report.Run, policy *Policy) {
 // did not pass.
 func (l *Lane) checkConventions(run *report.Run, policy *Policy) {
 	for _, conv := range policy.Conventions {
-		label, ran := "conv-"+conv, 0
+		name, ran := label.ConventionPrefix+conv, 0
 		for _, s := range run.Specs {
-			if !hasLabel(s, label) {
+			if !hasLabel(s, name) {
 				continue
 			}
 			if s.Outcome() == report.LeftOut {
@@ -243,7 +245,7 @@ func (l *Lane) checkConventions(run *report.Run, policy *Policy) {
 			}
 		}
 		if ran == 0 {
-			l.add("convention %s is required, but no spec labelled %s ran and passed", conv, label)
+			l.add("convention %s is required, but no spec labelled %s ran and passed", conv, name)
 		}
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/classproof/classproof/helpers/label"
+
 	"github.com/classproof/classproof/helpers/build"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -279,7 +281,7 @@ const (
 func RefusalNames(kinds ...string) Labels {
 	var l Labels
 	for _, k := range kinds {
-		l = append(l, target.NamesLabel(k))
+		l = append(l, label.Names(k))
 	}
 	return l
 }
@@ -287,7 +289,7 @@ func RefusalNames(kinds ...string) Labels {
 // ForMode labels a spec for a session mode: a hosted one needs the target's hosted sessions.
 func ForMode(m target.Mode) Labels {
 	if m == target.Hosted {
-		return Label(target.NeedsHosted)
+		return Label(label.NeedsHosted)
 	}
 	return Label()
 }

@@ -10,30 +10,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/label"
+
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/contract"
 )
 
-// Platform labels. Each platform-bound spec carries exactly one of them.
-const (
-	Darwin      = "darwin"
-	LinuxIdle   = "linux-idle"
-	LinuxIgnore = "linux-ignore"
-)
-
-// Area labels.
-const (
-	DirectArea  = "direct"
-	HostedArea  = "hosted"
-	InheritArea = "inherit"
-	OptOutArea  = "optout"
-	ResolveArea = "resolve"
-	EnvRefArea  = "envref"
-	ConfigArea  = "config"
-	CompatArea  = "compat"
-	IsolateArea = "isolation"
-	LoadArea    = "concurrency"
-)
+// The lanes are named after the platform labels (helpers/label): a lane selects its platform's
+// specs, and its own name is that label.
 
 // Platform is an OS together with what background means there for the target.
 type Platform struct {
@@ -60,11 +44,11 @@ func ByLabel(label string) (Platform, bool) {
 
 // Platforms are the three the suites are written for.
 var Platforms = []Platform{
-	{Label: Darwin, GOOS: "darwin", Meaning: class.DarwinBG, Title: "on macOS (PRIO_DARWIN_BG)", Class: "background class",
+	{Label: label.Darwin, GOOS: "darwin", Meaning: class.DarwinBG, Title: "on macOS (PRIO_DARWIN_BG)", Class: "background class",
 		Needs: "needs macOS (PRIO_DARWIN_BG): runs in the darwin lane"},
-	{Label: LinuxIdle, GOOS: "linux", Meaning: class.LinuxIdle, Title: "on Linux, idle mode (SCHED_IDLE + I/O idle)", Class: "background class",
+	{Label: label.LinuxIdle, GOOS: "linux", Meaning: class.LinuxIdle, Title: "on Linux, idle mode (SCHED_IDLE + I/O idle)", Class: "background class",
 		Needs: "needs a target whose Linux background is idle (SCHED_IDLE): runs in the linux-idle lane"},
-	{Label: LinuxIgnore, GOOS: "linux", Meaning: class.Ignored, Title: "on Linux, ignore mode (class read, not applied)", Class: "the control's class",
+	{Label: label.LinuxIgnore, GOOS: "linux", Meaning: class.Ignored, Title: "on Linux, ignore mode (class read, not applied)", Class: "the control's class",
 		Needs: "needs a target whose Linux background is ignore: runs in the linux-ignore lane"},
 }
 

@@ -6,36 +6,16 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/classproof/classproof/helpers/label"
+
 	"github.com/classproof/classproof/helpers/class"
 )
 
 // A spec is either a promise of the seed, checked on every launcher, or a convention that a target
-// declares in its manifest when it keeps it. A spec that needs an optional capability (a hosted
-// path, config commands, explain, env references, a raw spawn-spec interface) or a convention
-// carries a label below; a target that lacks it has those specs left out before the run, with the
-// reason, like a lane's platform filter (never skipped at run time, never failed). A spec with
-// no conv- label is a promise.
-const (
-	NeedsHosted    = "needs-hosted"     // session.hosted
-	NeedsConfig    = "needs-config"     // config: set, get, unset, file
-	NeedsExplain   = "needs-explain"    // explain
-	NeedsEnvRef    = "needs-env-ref"    // env_ref
-	NeedsSpawnSpec = "needs-spawn-spec" // host and spawn_spec
-	// ReadsResolved marks a spec that checks which class a session resolved to. Where the target
-	// applies the class, the harness's class shows it; where it ignores the class (the seed on
-	// Linux), only explain can: a target that ignores it there and declares no explain has these
-	// specs left out in that lane, and every spec that observes still runs.
-	ReadsResolved = "reads-resolved"
-
-	ConvFoldCase     = "conv-fold-case"     // conventions.fold_case
-	ConvEmptyUnset   = "conv-empty-unset"   // conventions.empty_is_unset
-	ConvKeySpellings = "conv-key-spellings" // config.key_alt
-	// ConvNamesPrefix + a mention kind: what a refusal names (conventions.refusals_name).
-	ConvNamesPrefix = "conv-names-"
-)
-
-// ConventionPrefix marks a convention's label; every other spec is a promise.
-const ConventionPrefix = "conv-"
+// declares in its manifest when it keeps it. A spec that needs an optional capability or a
+// convention carries a label (helpers/label); a target that lacks it has those specs left out
+// before the run, with the reason, like a lane's platform filter (never skipped at run time, never
+// failed).
 
 // Mention kinds a refusal may name (conventions.refusals_name).
 const (
@@ -104,45 +84,42 @@ func (c Conventions) validate(m *Manifest, add func(string, ...any)) {
 // Names says whether refusals name this kind (a Mention* constant).
 func (c Conventions) Names(kind string) bool { return contains(c.RefusalsName, kind) }
 
-// NamesLabel is the label of a spec that checks a refusal names kind.
-func NamesLabel(kind string) string { return ConvNamesPrefix + kind }
-
 // LeftOut is, for each label whose specs this target cannot run in a lane where background means
 // meaning, why: a capability it lacks or a convention it does not declare.
 func (m *Manifest) LeftOut(meaning class.Meaning) map[string]string {
 	out := map[string]string{}
 	no := func(label, format string, a ...any) { out[label] = fmt.Sprintf(format, a...) }
 	if len(m.Session.Hosted) == 0 {
-		no(NeedsHosted, "target %s declares no hosted session (session.hosted)", m.Name)
+		no(label.NeedsHosted, "target %s declares no hosted session (session.hosted)", m.Name)
 	}
 	if m.Config == nil {
-		no(NeedsConfig, "target %s declares no config commands (config)", m.Name)
+		no(label.NeedsConfig, "target %s declares no config commands (config)", m.Name)
 	}
 	if m.Explain == nil {
-		no(NeedsExplain, "target %s declares no explain command (explain)", m.Name)
+		no(label.NeedsExplain, "target %s declares no explain command (explain)", m.Name)
 		if meaning == class.Ignored {
-			no(ReadsResolved, "target %s ignores the class here and declares no explain command (explain): which class a session resolved to cannot be read, only that every process keeps the control's class", m.Name)
+			no(label.ReadsResolved, "target %s ignores the class here and declares no explain command (explain): which class a session resolved to cannot be read, only that every process keeps the control's class", m.Name)
 		}
 	}
 	if m.EnvRef == nil {
-		no(NeedsEnvRef, "target %s declares no env references (env_ref)", m.Name)
+		no(label.NeedsEnvRef, "target %s declares no env references (env_ref)", m.Name)
 	}
 	if m.Host == nil || len(m.SpawnSpec) == 0 {
-		no(NeedsSpawnSpec, "target %s declares no agent host with a raw spawn-spec command (host, spawn_spec)", m.Name)
+		no(label.NeedsSpawnSpec, "target %s declares no agent host with a raw spawn-spec command (host, spawn_spec)", m.Name)
 	}
 	c := m.Conventions
 	if !c.FoldCase {
-		no(ConvFoldCase, "convention not declared: values in any case with surrounding spaces (conventions.fold_case)")
+		no(label.ConvFoldCase, "convention not declared: values in any case with surrounding spaces (conventions.fold_case)")
 	}
 	if !c.EmptyIsUnset {
-		no(ConvEmptyUnset, "convention not declared: an empty value counts as unset (conventions.empty_is_unset)")
+		no(label.ConvEmptyUnset, "convention not declared: an empty value counts as unset (conventions.empty_is_unset)")
 	}
 	if m.Config == nil || len(m.Config.KeyAlt) == 0 {
-		no(ConvKeySpellings, "convention not declared: other spellings of the config key (config.key_alt)")
+		no(label.ConvKeySpellings, "convention not declared: other spellings of the config key (config.key_alt)")
 	}
 	for _, k := range mentionKinds {
 		if !c.Names(k) {
-			no(NamesLabel(k), "convention not declared: a refusal names %s (conventions.refusals_name: %s)", mentionMeaning[k], k)
+			no(label.Names(k), "convention not declared: a refusal names %s (conventions.refusals_name: %s)", mentionMeaning[k], k)
 		}
 	}
 	return out

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/classproof/classproof/helpers/label"
+
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/contract"
 	"github.com/classproof/classproof/helpers/proc"
@@ -151,13 +153,13 @@ func TestLeftOutNamesWhatTheTargetLacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	lo := m.LeftOut(class.LinuxIdle)
-	for _, l := range []string{NeedsHosted, NeedsConfig, NeedsExplain, NeedsEnvRef, NeedsSpawnSpec, ConvFoldCase, ConvEmptyUnset, ConvKeySpellings, NamesLabel(MentionProfile)} {
+	for _, l := range []string{label.NeedsHosted, label.NeedsConfig, label.NeedsExplain, label.NeedsEnvRef, label.NeedsSpawnSpec, label.ConvFoldCase, label.ConvEmptyUnset, label.ConvKeySpellings, label.Names(MentionProfile)} {
 		if lo[l] == "" {
 			t.Errorf("%s not left out: %v", l, lo)
 		}
 	}
-	if lo[ReadsResolved] != "" {
-		t.Errorf("where the class is applied, the harness's class shows what resolved; yet left out: %s", lo[ReadsResolved])
+	if lo[label.ReadsResolved] != "" {
+		t.Errorf("where the class is applied, the harness's class shows what resolved; yet left out: %s", lo[label.ReadsResolved])
 	}
 	if f := m.LeftOutFilter(class.LinuxIdle); !strings.Contains(f, "!needs-hosted") || !strings.Contains(f, "!conv-fold-case") {
 		t.Errorf("filter %q", f)
@@ -180,11 +182,11 @@ func TestIgnoreWithoutExplainIsValid(t *testing.T) {
 		t.Fatalf("ignore mode without explain refused: %v", err)
 	}
 	lo := m.LeftOut(class.Ignored)
-	if !strings.Contains(lo[ReadsResolved], "ignores the class here and declares no explain") {
+	if !strings.Contains(lo[label.ReadsResolved], "ignores the class here and declares no explain") {
 		t.Errorf("reads-resolved not left out in the ignore lane: %v", lo)
 	}
-	if lo := m.LeftOut(class.DarwinBG); lo[ReadsResolved] != "" {
-		t.Errorf("on macOS the class is applied and shows what resolved; yet left out: %s", lo[ReadsResolved])
+	if lo := m.LeftOut(class.DarwinBG); lo[label.ReadsResolved] != "" {
+		t.Errorf("on macOS the class is applied and shows what resolved; yet left out: %s", lo[label.ReadsResolved])
 	}
 }
 

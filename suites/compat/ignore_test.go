@@ -3,6 +3,8 @@ package compat_test
 import (
 	"fmt"
 
+	"github.com/classproof/classproof/helpers/label"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -16,7 +18,7 @@ import (
 // shows: every process keeps the control's class, whichever value came from whichever source.
 // What a launcher with explain shows too: that it read the class (explain reports the resolved
 // value); without explain that half is left out, with its reason, and the first still runs.
-var _ = Describe("compat: a target that reads the class and ignores it", Label(lane.LinuxIgnore, lane.CompatArea), func() {
+var _ = Describe("compat: a target that reads the class and ignores it", Label(label.LinuxIgnore, label.CompatArea), func() {
 	var control class.Observation
 	BeforeEach(func() {
 		p, err := lane.Current(class.Ignored)
@@ -49,7 +51,7 @@ var _ = Describe("compat: a target that reads the class and ignores it", Label(l
 		for _, source := range []string{"profile env", "daemon env", "config"} {
 			config := Label()
 			if source == "config" {
-				config = Label(target.NeedsConfig)
+				config = Label(label.NeedsConfig)
 			}
 			read = append(read, Entry(fmt.Sprintf("%s from the %s", value, source), config, value, source))
 			for _, mode := range []target.Mode{target.Direct, target.Hosted} {
@@ -64,7 +66,7 @@ var _ = Describe("compat: a target that reads the class and ignores it", Label(l
 			s := env.Session(l, mode, profileEnv)
 			Expect(kit.Observe(s.Subjects()...)).To(kit.HaveControlClass(control), "ignored")
 		}, kept)
-	DescribeTable("reads the class it ignores: explain reports the resolved value", Label(target.NeedsExplain),
+	DescribeTable("reads the class it ignores: explain reports the resolved value", Label(label.NeedsExplain),
 		func(value, source string) {
 			l, profileEnv := launch(value, source)
 			x, err := l.Explain(profileEnv)

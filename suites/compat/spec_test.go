@@ -4,13 +4,14 @@ import (
 	"errors"
 	"io/fs"
 
+	"github.com/classproof/classproof/helpers/label"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/classproof/classproof/fixtures/specs"
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/kit"
-	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/target"
 )
@@ -23,7 +24,7 @@ func spec(name string) []byte {
 }
 
 // Spawn specs handed straight to the agent host, as daemons of each generation write them.
-var _ = Describe("compat: spawn specs from every daemon generation", Label(lane.CompatArea, lane.HostedArea, target.NeedsSpawnSpec), func() {
+var _ = Describe("compat: spawn specs from every daemon generation", Label(label.CompatArea, label.HostedArea, label.NeedsSpawnSpec), func() {
 	var (
 		control class.Observation
 		l       *target.Launcher

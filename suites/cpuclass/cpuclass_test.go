@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/classproof/classproof/helpers/label"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -30,7 +32,7 @@ var _ = Describe("cpuclass", func() {
 				l = env.Launch(target.LaunchOptions{})
 			})
 
-			Describe("a direct session", Label(lane.DirectArea), func() {
+			Describe("a direct session", Label(label.DirectArea), func() {
 				It("starts the direct harness and its tool sleep at "+p.Class, func() {
 					s := env.Session(l, target.Direct, nil)
 					kit.ExpectDescends(s)
@@ -38,7 +40,7 @@ var _ = Describe("cpuclass", func() {
 				})
 			})
 
-			Describe("a hosted session", Label(lane.HostedArea, target.NeedsHosted), func() {
+			Describe("a hosted session", Label(label.HostedArea, label.NeedsHosted), func() {
 				It("starts the hosted harness and its tool sleep at "+p.Class, func() {
 					s := env.Session(l, target.Hosted, nil)
 					kit.ExpectDescends(s)
@@ -46,7 +48,7 @@ var _ = Describe("cpuclass", func() {
 				})
 			})
 
-			Describe("a tool started after the harness has run a while", Label(lane.InheritArea), func() {
+			Describe("a tool started after the harness has run a while", Label(label.InheritArea), func() {
 				for _, mode := range []target.Mode{target.Direct, target.Hosted} {
 					It(fmt.Sprintf("starts the %s harness's later tool at %s too", mode, p.Class), kit.ForMode(mode), func() {
 						s := env.Session(l, mode, nil)
@@ -62,7 +64,7 @@ var _ = Describe("cpuclass", func() {
 				}
 			})
 
-			Describe("many sessions at once", Label(lane.LoadArea, lane.DirectArea, lane.HostedArea, target.NeedsHosted), func() {
+			Describe("many sessions at once", Label(label.LoadArea, label.DirectArea, label.HostedArea, label.NeedsHosted), func() {
 				It("starts 8 sessions asked for at once, half direct and half hosted, all at "+p.Class, func() {
 					var (
 						wg       sync.WaitGroup
@@ -113,7 +115,7 @@ var _ = Describe("cpuclass, on every platform", func() {
 		l = env.Launch(target.LaunchOptions{})
 	})
 
-	Describe("the launcher's own processes", Label(lane.IsolateArea), func() {
+	Describe("the launcher's own processes", Label(label.IsolateArea), func() {
 		It("leaves the daemon, the agent host and the kit at their own class while sessions start at background", func() {
 			env.Session(l, target.Direct, nil)
 			if len(env.Driver.Manifest.Session.Hosted) > 0 {
@@ -130,7 +132,7 @@ var _ = Describe("cpuclass, on every platform", func() {
 		})
 	})
 
-	Describe("the normal opt-out in a profile's env", Label(lane.OptOutArea), func() {
+	Describe("the normal opt-out in a profile's env", Label(label.OptOutArea), func() {
 		for _, mode := range []target.Mode{target.Direct, target.Hosted} {
 			It(fmt.Sprintf("starts the %s harness and its tool sleep at the control's class", mode), kit.ForMode(mode), func() {
 				s := env.Session(l, mode, map[string]string{env.Driver.Manifest.ClassEnv: "normal"})

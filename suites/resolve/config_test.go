@@ -9,12 +9,13 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/classproof/classproof/helpers/label"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/kit"
-	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/readonly"
 	"github.com/classproof/classproof/helpers/target"
 )
@@ -51,7 +52,7 @@ func writeFile(path, content string) {
 	Expect(os.WriteFile(path, []byte(content), 0o600)).To(Succeed())
 }
 
-var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigArea, target.NeedsConfig), func() {
+var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.ConfigArea, label.NeedsConfig), func() {
 	var (
 		control class.Observation
 		l       *target.Launcher
@@ -84,7 +85,7 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 		}
 	})
 
-	It("applies a --set to the next session without a restart, and --unset returns to the default", Label(target.ReadsResolved), func() {
+	It("applies a --set to the next session without a restart, and --unset returns to the default", Label(label.ReadsResolved), func() {
 		expectResolved(l, control, nil, "background", fromDefault)
 		_, err := l.ConfigSet(cfg.Key, "normal")
 		kit.Must(err)
@@ -95,7 +96,7 @@ var _ = Describe("resolve: the config key", Label(lane.ResolveArea, lane.ConfigA
 		expectResolved(l, control, nil, "background", fromDefault)
 	})
 
-	It("takes every spelling of the key the target documents", Label(target.ConvKeySpellings), func() {
+	It("takes every spelling of the key the target documents", Label(label.ConvKeySpellings), func() {
 		for _, alt := range cfg.KeyAlt {
 			_, err := l.ConfigSet(alt, "normal")
 			kit.Must(err)

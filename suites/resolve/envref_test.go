@@ -3,16 +3,17 @@ package resolve_test
 import (
 	"strings"
 
+	"github.com/classproof/classproof/helpers/label"
+
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/kit"
-	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/target"
 )
 
 // The reference syntax is the target's own (env_ref in its manifest); refmux's is ${env:NAME}.
-var _ = Describe("resolve: env references in a profile's env", Label(lane.ResolveArea, lane.EnvRefArea, target.NeedsEnvRef), func() {
+var _ = Describe("resolve: env references in a profile's env", Label(label.ResolveArea, label.EnvRefArea, label.NeedsEnvRef), func() {
 	var (
 		control  class.Observation
 		classEnv string
@@ -26,12 +27,12 @@ var _ = Describe("resolve: env references in a profile's env", Label(lane.Resolv
 		classEnv, ref = env.Driver.Manifest.ClassEnv, env.Driver.Manifest.Ref
 	})
 
-	It("opts out when the profile's reference resolves to normal", Label(target.ReadsResolved), func() {
+	It("opts out when the profile's reference resolves to normal", Label(label.ReadsResolved), func() {
 		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "normal"}})
 		expectResolved(l, control, map[string]string{classEnv: ref("CP_REF")}, "normal", fromProfile)
 	})
 
-	It("starts at background when the reference resolves to background, over a config that says normal", Label(target.ReadsResolved), func() {
+	It("starts at background when the reference resolves to background, over a config that says normal", Label(label.ReadsResolved), func() {
 		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "background"}})
 		if env.Driver.Manifest.Config != nil {
 			_, err := l.ConfigSet(env.Driver.Manifest.Config.Key, "normal")

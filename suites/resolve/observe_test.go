@@ -3,6 +3,8 @@ package resolve_test
 import (
 	"time"
 
+	"github.com/classproof/classproof/helpers/label"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -36,7 +38,7 @@ func expectResolved(l *target.Launcher, control class.Observation, profileEnv ma
 		}
 	} else if env.Platform.Meaning == class.Ignored {
 		// Labelled reads-resolved: a lane leaves it out for such a target, with the reason.
-		Fail("this target ignores the class on this OS and declares no explain: nothing can show what it resolved (this spec is labelled " + target.ReadsResolved + ", which its lane should have left out)")
+		Fail("this target ignores the class on this OS and declares no explain: nothing can show what it resolved (this spec is labelled " + label.ReadsResolved + ", which its lane should have left out)")
 	}
 	start := time.Now()
 	s := env.Session(l, target.Direct, profileEnv)

@@ -3,12 +3,13 @@ package resolve_test
 import (
 	"fmt"
 
+	"github.com/classproof/classproof/helpers/label"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/kit"
-	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/target"
 )
 
@@ -33,7 +34,7 @@ func word(v string) string {
 	return v
 }
 
-var _ = Describe("resolve: the first source that sets the class wins", Label(lane.ResolveArea), func() {
+var _ = Describe("resolve: the first source that sets the class wins", Label(label.ResolveArea), func() {
 	var control class.Observation
 	BeforeEach(func() { control = env.Control() })
 
@@ -43,9 +44,9 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lan
 		for _, d := range values {
 			for _, c := range values {
 				want, src := decide(p, d, c)
-				needs := Label(target.ReadsResolved)
+				needs := Label(label.ReadsResolved)
 				if c != "" {
-					needs = Label(target.ReadsResolved, target.NeedsConfig)
+					needs = Label(label.ReadsResolved, label.NeedsConfig)
 				}
 				rows = append(rows, Entry(fmt.Sprintf("profile env %s, daemon env %s, config %s: %s from the %s", word(p), word(d), word(c), want, src), needs, p, d, c))
 			}
@@ -70,12 +71,12 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lan
 		expectResolved(l, control, profileEnv, want, src)
 	}, rows)
 
-	It("takes a value in any case with surrounding spaces", Label(target.ConvFoldCase, target.ReadsResolved), func() {
+	It("takes a value in any case with surrounding spaces", Label(label.ConvFoldCase, label.ReadsResolved), func() {
 		l := env.Launch(target.LaunchOptions{})
 		expectResolved(l, control, map[string]string{env.Driver.Manifest.ClassEnv: "  NoRmAl "}, "normal", fromProfile)
 	})
 
-	It("treats an empty value as unset, so the next source decides", Label(target.ConvEmptyUnset, target.ReadsResolved), func() {
+	It("treats an empty value as unset, so the next source decides", Label(label.ConvEmptyUnset, label.ReadsResolved), func() {
 		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "normal"}})
 		expectResolved(l, control, map[string]string{env.Driver.Manifest.ClassEnv: ""}, "normal", fromDaemon)
 	})

@@ -1,0 +1,58 @@
+// Package label is the kit's one label vocabulary: every Ginkgo label a spec carries, spelled
+// here and nowhere else. A lane selects with them (helpers/lane), a target's manifest decides
+// which it lacks (helpers/target), the suites attach them (helpers/kit and suites/).
+//
+// It is a bottom layer: it imports nothing.
+package label
+
+// Platform labels: each platform-bound spec carries exactly one, and a lane of the same name
+// selects it.
+const (
+	Darwin      = "darwin"
+	LinuxIdle   = "linux-idle"
+	LinuxIgnore = "linux-ignore"
+)
+
+// Area labels: what part of the promise a spec is about, for selecting a part.
+const (
+	DirectArea  = "direct"
+	HostedArea  = "hosted"
+	InheritArea = "inherit"
+	OptOutArea  = "optout"
+	ResolveArea = "resolve"
+	EnvRefArea  = "envref"
+	ConfigArea  = "config"
+	CompatArea  = "compat"
+	IsolateArea = "isolation"
+	LoadArea    = "concurrency"
+)
+
+// Capability labels: a spec that needs an optional part of a target's contract carries one; a
+// target that lacks it has the spec left out before the run, with the reason.
+const (
+	NeedsHosted    = "needs-hosted"     // session.hosted
+	NeedsConfig    = "needs-config"     // config: set, get, unset, file
+	NeedsExplain   = "needs-explain"    // explain
+	NeedsEnvRef    = "needs-env-ref"    // env_ref
+	NeedsSpawnSpec = "needs-spawn-spec" // host and spawn_spec
+	// ReadsResolved marks a spec that checks which class a session resolved to. Where the target
+	// applies the class, the harness's class shows it; where it ignores the class (the seed on
+	// Linux), only explain can: a target that ignores it there and declares no explain has these
+	// specs left out in that lane, and every spec that observes still runs.
+	ReadsResolved = "reads-resolved"
+)
+
+// Convention labels: a spec that checks a target's own choice, run only where its manifest
+// declares it. Every label with ConventionPrefix is a convention; every spec without one checks
+// a promise of the seed.
+const (
+	ConventionPrefix = "conv-"
+	ConvFoldCase     = "conv-fold-case"     // conventions.fold_case
+	ConvEmptyUnset   = "conv-empty-unset"   // conventions.empty_is_unset
+	ConvKeySpellings = "conv-key-spellings" // config.key_alt
+	// ConvNamesPrefix + a mention kind: what a refusal names (conventions.refusals_name).
+	ConvNamesPrefix = "conv-names-"
+)
+
+// Names is the label of a spec that checks a refusal names kind (a target.Mention* kind).
+func Names(kind string) string { return ConvNamesPrefix + kind }

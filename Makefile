@@ -8,7 +8,7 @@ CLASSPROOF := bin/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: tools bin/classproof bench bench-kit bench-io bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants clean
+.PHONY: tools tools-verify bin/classproof bench bench-kit bench-io bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -25,6 +25,10 @@ space := $(empty) $(empty)
 tools:
 	@sh ci/tools
 
+## tools-verify: what make verify needs beyond Go (ps)
+tools-verify:
+	@sh ci/tools verify
+
 ## bin/classproof: the CLI, built once (go build is incremental)
 bin/classproof:
 	$(GO) build -o $@ ./cmd/classproof
@@ -33,7 +37,7 @@ bin/classproof:
 ## machine has: on Linux, idle mode (refmux.yaml) and ignore mode (refmux-seed.yaml)
 ## (on Linux the two lanes run side by side, each printing its log when it ends; the suites, the
 ## harness and refmux are built once into the user's cache and shared)
-verify: tools bin/classproof
+verify: tools-verify bin/classproof
 ifeq ($(shell uname -s),Linux)
 	@mkdir -p out; \
 	$(CLASSPROOF) run --out out/verify >out/verify.log 2>&1 & idle=$$!; \

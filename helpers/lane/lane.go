@@ -65,12 +65,8 @@ func Current(m class.Meaning) (Platform, error) {
 // Needs says why a lane leaves out a spec labelled for another platform; ok is false for a label
 // that names no platform.
 func Needs(label string) (string, bool) {
-	for _, p := range Platforms {
-		if p.Label == label {
-			return p.Needs, true
-		}
-	}
-	return "", false
+	p, ok := ByLabel(label)
+	return p.Needs, ok
 }
 
 // Names are the lanes, in the order the kit lists them.

@@ -272,9 +272,10 @@ func kill(e Entry) {
 // untied splits entries into those the kit may signal and a line for each it may not (see
 // Tied): a process the kit started and waits for itself is always its own.
 func untied(es []Entry, token string) (keep []Entry, refused []string) {
+	tied := tie(token)
 	for _, e := range es {
 		if !e.Owned && e.live() {
-			if ok, why := Tied(e.Pid, token); !ok {
+			if ok, why := tied(e.Pid); !ok {
 				// One that exited while it was being read (a launcher's short-lived helper) has
 				// nothing left to signal: only a live process that cannot be tied is refused.
 				if e.live() {

@@ -45,11 +45,16 @@ func carries(words []byte, token string) bool {
 // Tied says whether the kit may signal pid, and if not, why. It may when pid carries the run's
 // token, or descends from a process that does, or from this process; never pid 1 or below, this
 // process, or any of its ancestors.
-func Tied(pid int, token string) (bool, string) {
+func Tied(pid int, token string) (bool, string) { return tie(token)(pid) }
+
+// tie is Tied for many pids: the kit's own chain of parents is read once.
+func tie(token string) func(pid int) (bool, string) {
 	me := os.Getpid()
 	mine, _ := Chain(me)
-	chain, _ := Chain(pid)
-	return tiedBy(pid, me, mine, chain, identity, token)
+	return func(pid int) (bool, string) {
+		chain, _ := Chain(pid)
+		return tiedBy(pid, me, mine, chain, identity, token)
+	}
 }
 
 // tiedBy is Tied's rule on what was read: mine is this process's chain of parents, chain pid's

@@ -116,14 +116,16 @@ func (v *Verdict) judgeSpecs(sel *Selection, red, green *report.Run, repeats []*
 		}
 		r, onRed := redByName[g.Name]
 		o := pair(g, r, onRed, repeats)
-		v.sort(o, g, r, onRed)
+		filed := v.sort(o, g, r, onRed)
 		switch {
 		case sel.Empty():
 			// The whole lane: fail-to-pass is the proof; a regression is a spec that passed on
 			// red and does not on green; one that did not pass on red either is listed as broken.
-			if o.RedProof && o.GreenOK {
+			switch filed {
+			case "fail-to-pass":
 				v.Outcomes = append(v.Outcomes, o)
-			} else if !(g.Outcome() == report.Failed && !(onRed && r.Outcome() == report.Passed)) {
+			case "broken":
+			default:
 				v.judgeOther(g, r, onRed)
 			}
 		case !sel.Selects(g):
@@ -179,15 +181,20 @@ func (v *Verdict) conclude(sel *Selection, why []string) {
 }
 
 // sort files a spec into the fail-to-pass, pass-to-pass or broken lists, whatever the selection.
-func (v *Verdict) sort(o Pair, g, r report.Spec, onRed bool) {
+// It returns the list: fail-to-pass, passed-both, broken, or "" for none of them.
+func (v *Verdict) sort(o Pair, g, r report.Spec, onRed bool) string {
 	switch {
 	case o.RedProof && o.GreenOK:
 		v.FailToPass = append(v.FailToPass, g.Name)
+		return "fail-to-pass"
 	case onRed && r.Outcome() == report.Passed && g.Outcome() == report.Passed:
 		v.PassedBoth = append(v.PassedBoth, g.Name)
+		return "passed-both"
 	case g.Outcome() == report.Failed && !(onRed && r.Outcome() == report.Passed):
 		v.Broken = append(v.Broken, fmt.Sprintf("%s: %s on red, %s on green", g.Name, map[bool]string{true: r.State, false: "absent"}[onRed], g.State))
+		return "broken"
 	}
+	return ""
 }
 
 // judgeOther sorts a spec outside the selection: a failure on green is a regression (whatever

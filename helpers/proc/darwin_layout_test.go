@@ -142,7 +142,7 @@ func distinct(v reflect.Value, next *uint64) {
 	}
 }
 
-func image[T any](t *testing.T, v *T) []byte {
+func image[T any](t testing.TB, v *T) []byte {
 	t.Helper()
 	var probe uint16 = 1
 	if unsafe.Sizeof(uintptr(0)) != 8 || *(*byte)(unsafe.Pointer(&probe)) != 1 {
@@ -152,7 +152,7 @@ func image[T any](t *testing.T, v *T) []byte {
 }
 
 // a kinfo_proc image with a distinct value in every field; fields named in set are then set.
-func kinfoImage(t *testing.T, start uint64, set func(*mKinfoProc)) (*mKinfoProc, []byte) {
+func kinfoImage(t testing.TB, start uint64, set func(*mKinfoProc)) (*mKinfoProc, []byte) {
 	k := &mKinfoProc{}
 	distinct(reflect.ValueOf(k).Elem(), &start)
 	if set != nil {
@@ -273,7 +273,7 @@ func TestKinfoMeaning(t *testing.T) {
 	}
 }
 
-func taskImage(t *testing.T, set func(*mProcTaskinfo)) (*mProcTaskinfo, []byte) {
+func taskImage(t testing.TB, set func(*mProcTaskinfo)) (*mProcTaskinfo, []byte) {
 	ti := &mProcTaskinfo{}
 	start := uint64(300)
 	distinct(reflect.ValueOf(ti).Elem(), &start)

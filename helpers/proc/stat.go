@@ -40,8 +40,14 @@ func ParseStat(stat []byte) (Stat, error) {
 		return v
 	}
 	st.Ppid, st.Pgrp, st.Session, st.Policy = num(4), num(5), num(6), num(41)
-	if st.Start, err = strconv.ParseUint(string(field(22)), 10, 64); err != nil {
-		return Stat{}, fmt.Errorf("/proc stat field 22 %q: %w", field(22), err)
+	if err != nil {
+		return Stat{}, err
 	}
-	return st, err
+	// Its own error: assigning field 22's to err would drop one from a field above.
+	start, serr := strconv.ParseUint(string(field(22)), 10, 64)
+	if serr != nil {
+		return Stat{}, fmt.Errorf("/proc stat field 22 %q: %w", field(22), serr)
+	}
+	st.Start = start
+	return st, nil
 }

@@ -207,3 +207,17 @@ func TestParseMeaning(t *testing.T) {
 		t.Errorf("got %v %v", m, err)
 	}
 }
+
+// On Linux the scheduling policy is the class: two processes with the same ps pri and nice but
+// another policy (cls) do not share a class.
+func TestLinuxControlComparisonReadsThePolicy(t *testing.T) {
+	o := Observation{Pid: 7, GOOS: "linux", Cls: "IDL", Nice: "-", Pri: 19}
+	control := Observation{Pid: 8, GOOS: "linux", Cls: "TS", Nice: "-", Pri: 19}
+	same, why := SameClass(o, control)
+	if same || !strings.Contains(why, "ps cls IDL, control's TS") {
+		t.Errorf("SameClass = %v, %q; want a difference in ps cls", same, why)
+	}
+	if same, why := SameClass(o, o); !same {
+		t.Errorf("an observation differs from itself: %q", why)
+	}
+}

@@ -1,10 +1,12 @@
 package lane
 
 import (
-	"github.com/classproof/classproof/helpers/contract"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/classproof/classproof/helpers/contract"
 )
 
 func TestFiltersLeaveOutTheOtherPlatforms(t *testing.T) {
@@ -37,4 +39,24 @@ func TestScale(t *testing.T) {
 		}
 	}()
 	Scale(time.Second)
+}
+
+// A time scale of zero would turn every Eventually into an immediate failure: refused, like a
+// negative one, naming the variable.
+func TestScaleRefusesZeroAndBelow(t *testing.T) {
+	for _, v := range []string{"0", "-1", "x"} {
+		t.Run(v, func(t *testing.T) {
+			t.Setenv(contract.ScaleEnv, v)
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), contract.ScaleEnv) {
+					t.Errorf("%s=%s: recovered %v, want a panic naming the variable", contract.ScaleEnv, v, r)
+				}
+			}()
+			Scale(time.Second)
+		})
+	}
+	t.Setenv(contract.ScaleEnv, "2.5")
+	if got := Scale(2 * time.Second); got != 5*time.Second {
+		t.Errorf("2s scaled by 2.5 is %v", got)
+	}
 }

@@ -45,7 +45,7 @@ func FuzzParseStat(f *testing.F) {
 // whole structs, each read as the compiler lays out the mirror of struct kinfo_proc, or an error.
 func FuzzDecodeKinfos(f *testing.F) {
 	_, one := kinfoImage(f, 1000, nil)
-	_, two := kinfoImage(f, 7000, func(k *mKinfoProc) { k.Proc.P_pid, k.Eproc.Ppid = -1, 1<<31 - 1 })
+	_, two := kinfoImage(f, 7000, func(k *mKinfoProc) { k.Proc.P_pid, k.Eproc.Ppid = -1, 1<<31-1 })
 	f.Add(one)
 	f.Add(append(append([]byte(nil), one...), two...))
 	f.Add(one[:kinfoSize-1])

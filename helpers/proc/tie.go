@@ -84,12 +84,15 @@ func tiedBy(pid, me int, mine, chain []int, identity func(int) ([]byte, error), 
 
 // group says whether e may be killed as a group: it leads its group now, the group is not the
 // kit's own, and it is no group of pid 1 or below (kill(-1) signals every process).
-func group(e Entry) bool {
+func group(e Entry) bool { return groupBy(e, unix.Getpgid, unix.Getpgrp()) }
+
+// groupBy is group's rule on what getpgid reads; mine is the kit's own group.
+func groupBy(e Entry, getpgid func(int) (int, error), mine int) bool {
 	if !e.Leader || e.Pid <= 1 {
 		return false
 	}
-	pgid, err := unix.Getpgid(e.Pid)
-	return err == nil && pgid == e.Pid && pgid != unix.Getpgrp()
+	pgid, err := getpgid(e.Pid)
+	return err == nil && pgid == e.Pid && pgid != mine
 }
 
 func contains(list []int, x int) bool {

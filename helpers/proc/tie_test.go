@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // A ledger line or a harness report is a claim: the kit signals only what it can tie to the run.
@@ -20,6 +23,7 @@ func TestTiedByTheRule(t *testing.T) {
 		43: "sleep\x00CLASSPROOF_RUN=cp-9999\x00",                   // another run's token
 		44: "harness\x00--run\x00cp-01234\x00",                      // a token with the run's as a prefix
 	}
+	words[1] = "init\x00CLASSPROOF_RUN=cp-0123\x00"
 	identity := func(pid int) ([]byte, error) {
 		if w, ok := words[pid]; ok {
 			return []byte(w), nil
@@ -43,6 +47,8 @@ func TestTiedByTheRule(t *testing.T) {
 		{"pid 0", 0, []int{0}, "pid 0 is never signalled"},
 		{"the kit itself", me, mine, "it is the kit itself"},
 		{"the kit's parent", 900, []int{900, 1}, "it is an ancestor of the kit"},
+		// init carries whatever it was started with; a chain reaching it ties nothing
+		{"a stranger whose chain reaches an init that names the token", 45, []int{45, 1}, "carries no token of this run"},
 	} {
 		ok, why := tiedBy(c.pid, me, mine, c.chain, identity, token)
 		if ok != (c.want == "") || !strings.Contains(why, c.want) {
@@ -91,4 +97,105 @@ func initStart(t *testing.T) uint64 {
 		t.Skip("cannot read pid 1")
 	}
 	return in.Start
+}
+
+// A chain ends at init (never asks for its parent), at a process that is its own parent, or
+// after 256 links.
+func TestChainStopsAtInitAndOnALoop(t *testing.T) {
+	table := map[int]int{40: 30, 30: 1, 1: 0, 7: 7, 8: 9, 9: 8}
+	parentOf := func(pid int) (int, error) {
+		if pid <= 1 {
+			t.Fatalf("asked for pid %d's parent", pid)
+		}
+		pp, ok := table[pid]
+		if !ok {
+			return 0, fmt.Errorf("pid %d: no such process", pid)
+		}
+		return pp, nil
+	}
+	if got, err := chainBy(40, parentOf); err != nil || fmt.Sprint(got) != "[40 30 1]" {
+		t.Errorf("chain of 40: %v, %v; want [40 30 1]", got, err)
+	}
+	if got, _ := chainBy(7, parentOf); fmt.Sprint(got) != "[7 7]" {
+		t.Errorf("a process that is its own parent: %v, want [7 7]", got)
+	}
+	if got, _ := chainBy(8, parentOf); len(got) != 257 {
+		t.Errorf("a loop 8 -> 9 -> 8: %d links, want 257 (stopped after 256)", len(got))
+	}
+	if got, err := chainBy(50, parentOf); err == nil || fmt.Sprint(got) != "[50]" {
+		t.Errorf("a gone process: %v, %v; want [50] and an error", got, err)
+	}
+	if got, err := Chain(os.Getpid()); err != nil || got[0] != os.Getpid() || got[len(got)-1] != 1 {
+		t.Errorf("this test's chain: %v, %v; want it to start here and end at init", got, err)
+	}
+}
+
+// A group is killed only when its leader leads it now, it is not the kit's own group, and it is
+// no group of pid 1 (kill(-1) signals every process).
+func TestGroupKillNeedsALeaderOfAnotherGroup(t *testing.T) {
+	leader := exec.Command("sleep", "30")
+	leader.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	member := exec.Command("sleep", "30")
+	for _, c := range []*exec.Cmd{leader, member} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	}
+	for _, c := range []struct {
+		name string
+		e    Entry
+		want bool
+	}{
+		{"a leader of its own group", Entry{Pid: leader.Process.Pid, Leader: true}, true},
+		{"the same process, recorded as no leader", Entry{Pid: leader.Process.Pid}, false},
+		{"a process in the kit's group, recorded as a leader", Entry{Pid: member.Process.Pid, Leader: true}, false},
+		{"pid 1, recorded as a leader", Entry{Pid: 1, Leader: true}, false},
+		{"pid 0, recorded as a leader", Entry{Pid: 0, Leader: true}, false},
+	} {
+		if got := group(c.e); got != c.want {
+			t.Errorf("%s: group %v, want %v", c.name, got, c.want)
+		}
+	}
+	// The rule on a table read: pid 1 leads its group on most systems (not in every container).
+	pgids := map[int]int{1: 1, 60: 60, 61: 60, 70: 70}
+	getpgid := func(pid int) (int, error) {
+		if g, ok := pgids[pid]; ok {
+			return g, nil
+		}
+		return -1, syscall.ESRCH
+	}
+	for _, c := range []struct {
+		name string
+		pid  int
+		want bool
+	}{
+		{"pid 1 leading its group", 1, false},
+		{"a leader", 60, true},
+		{"a member of another group", 61, false},
+		{"the kit's own group's leader", 70, false},
+		{"a gone process", 80, false},
+	} {
+		if got := groupBy(Entry{Pid: c.pid, Leader: true}, getpgid, 70); got != c.want {
+			t.Errorf("%s (pid %d): group %v, want %v", c.name, c.pid, got, c.want)
+		}
+	}
+}
+
+// Descendants finds a tool below a shell.
+func TestDescendantsFindsAGrandchild(t *testing.T) {
+	sh := exec.Command("sh", "-c", "sleep 30 & wait")
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(sh.Process.Pid, syscall.SIGKILL); _ = sh.Wait() })
+	err := Until(time.Now().Add(5*time.Second), 10*time.Millisecond, func() (bool, error) {
+		return len(Descendants(sh.Process.Pid)) > 0, nil
+	})
+	if err != nil {
+		t.Fatalf("no descendant of sh (pid %d) seen: %v", sh.Process.Pid, err)
+	}
+	for _, d := range Descendants(sh.Process.Pid) {
+		_ = syscall.Kill(d, syscall.SIGKILL)
+	}
 }

@@ -96,10 +96,14 @@ func ParentOf(pid int) (int, error) {
 
 // Chain returns pid and its ancestors up to init, matched by pid and ppid only: go-ps truncates
 // names, so names are never used to decide anything.
-func Chain(pid int) ([]int, error) {
+func Chain(pid int) ([]int, error) { return chainBy(pid, ParentOf) }
+
+// chainBy is Chain on what parentOf reads. It stops at init, at a process that is its own parent
+// and after 256 links: a table read while processes come and go may hold a loop.
+func chainBy(pid int, parentOf func(int) (int, error)) ([]int, error) {
 	chain := []int{pid}
 	for cur := pid; cur > 1; {
-		pp, err := ParentOf(cur)
+		pp, err := parentOf(cur)
 		if err != nil {
 			return chain, err
 		}

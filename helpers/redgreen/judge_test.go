@@ -117,3 +117,33 @@ func TestFirstLineKeepsTheErrorBehindAGomegaHeader(t *testing.T) {
 		}
 	}
 }
+
+// A label filter narrows the selection as --label-filter does in ginkgo.
+func TestALabelFilterSelects(t *testing.T) {
+	s := &Selection{LabelFilter: "conv-fold-case"}
+	if err := s.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Selects(report.Spec{Name: "folds case", Labels: []string{"conv-fold-case"}}) || s.Selects(report.Spec{Name: "other", Labels: []string{"linux"}}) {
+		t.Error("--label-filter conv-fold-case selects the wrong specs")
+	}
+	if err := (&Selection{LabelFilter: "a &&"}).Compile(); err == nil || !strings.Contains(err.Error(), `--label-filter "a &&"`) {
+		t.Errorf("a bad label filter: %v", err)
+	}
+}
+
+// A selected proof that fails with an empty fail-to-pass set says nothing about that set; a spec
+// outside the selection is "also fixed" only when it failed on red and passes on green.
+func TestTheReasonNamesOnlyWhatIsThere(t *testing.T) {
+	red := judgeRun(report.Spec{Name: "a starts at background", State: "passed"},
+		report.Spec{Name: "c reads the config", State: "failed", FailNode: "BeforeEach", Reason: "no config dir"})
+	green := judgeRun(report.Spec{Name: "a starts at background", State: "passed"},
+		report.Spec{Name: "c reads the config", State: "passed"}, report.Spec{Name: "d is new", State: "passed"})
+	v := Judge(sel(t, "at background"), red, green, nil)
+	if v.Proven || strings.Contains(v.Reason, "fail-to-pass set is") {
+		t.Errorf("no spec fails to pass, yet: %q", v.Reason)
+	}
+	if len(v.AlsoFixed) != 1 || !strings.HasPrefix(v.AlsoFixed[0], "c reads the config: failed on red") {
+		t.Errorf("also fixed: %v; want only the spec that failed on red and passes on green", v.AlsoFixed)
+	}
+}

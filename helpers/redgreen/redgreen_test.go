@@ -1,3 +1,5 @@
+//go:build !kitmutants
+
 package redgreen
 
 import (

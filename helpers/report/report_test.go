@@ -132,3 +132,88 @@ func TestAFocusLeavesOutWhatItDidNotAskFor(t *testing.T) {
 		t.Errorf("summary:\n%s", sum)
 	}
 }
+
+// The summary accounts for every spec that did not simply pass, each in its own section, and
+// prints a section only when it has something in it.
+func TestSummaryAccountsForEverySpec(t *testing.T) {
+	r := &Run{Specs: []Spec{
+		{Name: "passes", State: "passed"},
+		{Name: "fails", State: "failed", Location: "a_test.go:9", Reason: "ps said TS"},
+		{Name: "was cut off", State: "skipped", NotRun: true},
+		{Name: "is pending", State: "pending"},
+		{Name: "was skipped", State: "skipped", Reason: "needs a tty"},
+		{Name: "needs darwin", State: "skipped", Filtered: true, Labels: []string{"darwin"}},
+		{Name: "not asked for", State: "skipped", Filtered: true, Unfocused: true},
+	}, Lane: "linux-idle"}
+	got := r.Summary("!darwin")
+	for _, want := range []string{
+		"FAILED fails\n  a_test.go:9\n  ps said TS\n",
+		"SKIPPED was cut off\n",
+		"PENDING is pending\n",
+		"skipped at run time (1):\n  was skipped\n    reason: needs a tty\n",
+		"left out before the run by the label filter \"!darwin\":\n  1 labelled darwin: ",
+		"    needs darwin\n",
+		"left out by the run's --focus or --skip: 1 specs\n",
+		"not run: 1 selected specs never started (the run stopped first)\n",
+		"specs: 2 ran, 1 passed, 1 failed, 1 skipped at run time, 2 left out by the filter\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "passes") {
+		t.Errorf("a passed spec is listed:\n%s", got)
+	}
+	clean := (&Run{Specs: []Spec{{Name: "passes", State: "passed"}}}).Summary("")
+	if want := "specs: 1 ran, 1 passed, 0 failed, 0 skipped at run time, 0 left out by the filter\n"; clean != want {
+		t.Errorf("a clean run's summary is\n%q\nwant only\n%q", clean, want)
+	}
+}
+
+// A suite node is recorded only when it did not pass; a failure says whether it was in the It.
+func TestSetupsAndWhereAFailureHappened(t *testing.T) {
+	it := func(name string, failedIn types.NodeType) types.SpecReport {
+		return types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: name, State: types.SpecStateFailed,
+			Failure: types.Failure{Message: "x", FailureNodeType: failedIn}}
+	}
+	rep := types.Report{SuiteDescription: "cpuclass", SuiteSucceeded: false, SpecReports: []types.SpecReport{
+		{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStatePassed},
+		{LeafNodeType: types.NodeTypeAfterSuite, State: types.SpecStateFailed, Failure: types.Failure{Message: "cleanup"}},
+		it("in the It", types.NodeTypeIt), it("in a BeforeEach", types.NodeTypeBeforeEach),
+		{LeafNodeType: types.NodeTypeIt, LeafNodeText: "pending", State: types.SpecStatePending},
+	}}
+	r, err := FromReports([]types.Report{rep}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Setups) != 1 || r.Setups[0].Node != "AfterSuite" || r.Setups[0].Reason != "cleanup" {
+		t.Errorf("setups: %+v; want only the failed AfterSuite", r.Setups)
+	}
+	if !r.Specs[0].InSpec || r.Specs[1].InSpec || r.Specs[1].FailNode != "BeforeEach" {
+		t.Errorf("in the It: InSpec %v; in a BeforeEach: InSpec %v, node %q", r.Specs[0].InSpec, r.Specs[1].InSpec, r.Specs[1].FailNode)
+	}
+	if c := r.Count(); c.Pending != 1 || c.Failed != 2 || c.Ran != 2 {
+		t.Errorf("count %+v; want 2 failed (ran) and 1 pending", c)
+	}
+}
+
+// The lane's own platform label never explains a left-out spec: a linux-idle lane's spec left
+// out there was left out for another reason.
+func TestALeftOutSpecIsNotBlamedOnItsOwnLane(t *testing.T) {
+	r := &Run{Lane: "linux", Reasons: map[string]string{"needs-hosted": "target t declares no host"}}
+	if l, why := r.LeftOutReason(Spec{Labels: []string{"linux", "needs-hosted"}}); l != "needs-hosted" || why != "target t declares no host" {
+		t.Errorf("blamed on %q (%s)", l, why)
+	}
+	if l, _ := r.LeftOutReason(Spec{Labels: []string{"darwin", "needs-hosted"}}); l != "darwin" {
+		t.Errorf("another platform's spec blamed on %q", l)
+	}
+}
+
+// A fence is as short as it can be: three backticks unless the text holds a run as long.
+func TestFenceIsNoLongerThanItMustBe(t *testing.T) {
+	for text, want := range map[string]int{"plain text with no ticks": 3, "a `x` b": 3, "a ```` b": 5} {
+		if got := len(Fence(text)) - len(strings.TrimLeft(Fence(text), "`")); got != want {
+			t.Errorf("Fence(%q) opens with %d backticks, want %d", text, got, want)
+		}
+	}
+}

@@ -335,3 +335,22 @@ func TestAVarThatExplodesIsRefusedByName(t *testing.T) {
 		t.Fatalf("an exploding var: %v", err)
 	}
 }
+
+// A host alone is not enough for the raw spawn-spec specs: they need the command that hands
+// the host a spec as is.
+func TestAHostWithoutASpawnSpecCommandLeavesOutTheSpawnSpecSpecs(t *testing.T) {
+	m, err := LoadFS(shipped, "refmux.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Host == nil || len(m.SpawnSpec) == 0 {
+		t.Fatal("refmux.yaml declares a host and a spawn_spec command; this test needs both")
+	}
+	if lo := m.LeftOut(class.LinuxIdle); lo[label.NeedsSpawnSpec] != "" {
+		t.Fatalf("left out with both declared: %s", lo[label.NeedsSpawnSpec])
+	}
+	m.SpawnSpec = nil
+	if lo := m.LeftOut(class.LinuxIdle); lo[label.NeedsSpawnSpec] == "" {
+		t.Errorf("a host with no spawn_spec command: %s not left out: %v", label.NeedsSpawnSpec, lo)
+	}
+}

@@ -490,3 +490,15 @@ func repoDir(flag string) (string, error) {
 	}
 	return os.Getwd()
 }
+
+// needsGo wraps a command that builds with Go: with no go on PATH it says so plainly and exits 2
+// (a release archive runs run, redgreen, gate and doctor without one).
+func needsGo(cmd, why string, run func([]string) int) func([]string) int {
+	return func(args []string) int {
+		if _, err := exec.LookPath("go"); err != nil {
+			fmt.Fprintf(os.Stderr, "classproof %s needs Go (%s), and there is no go on PATH. run, redgreen, gate and doctor work without it from the release archive.\n", cmd, why)
+			return exitUsage
+		}
+		return run(args)
+	}
+}

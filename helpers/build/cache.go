@@ -31,13 +31,17 @@ type Compiled struct {
 	Ginkgo  string   // the ginkgo CLI at the version go.mod pins
 }
 
-// Suites builds each suite's test binary (go test -c) and the fixture harness, from a
+// Suites builds each suite's test binary (go test -c) and the fixture harness (or, run from a
+// release archive, finds them there: Prebuilt), from a
 // folder in the user's cache keyed by everything they are built from: the kit's files and the Go
 // toolchain's settings. Two lanes, a kill matrix's every variant and the next run share one build
 // (the binaries do not depend on the target: the manifest reaches them through the environment).
 // Never the kit's own folder, which is read-only in the module cache; never the suites' folders,
 // where ginkgo's own compile would put them and two runs at once would delete each other's.
 func Suites(ctx context.Context, kitDir string, suites []string, harness bool) (Compiled, error) {
+	if root := Prebuilt(); root != "" && root == kitDir {
+		return prebuiltSuites(root, suites, harness)
+	}
 	var c Compiled
 	suites, err := suiteList(kitDir, suites)
 	if err != nil {

@@ -33,18 +33,22 @@ const HarnessPackage = Module + "/fixtures/harness"
 const Module = "github.com/classproof/classproof"
 
 // KitDir is the classproof module's root, where the suites live and the embedded manifests'
-// build steps run: a checkout, or the read-only module cache when the CLI was started with
-// `go run github.com/classproof/classproof/cmd/classproof@VERSION`. Found, in order: from
-// $CLASSPROOF_KIT (set by the CLI for its suites); from the source this binary was Compiled from
+// build steps run: a checkout, the read-only module cache when the CLI was started with
+// `go run github.com/classproof/classproof/cmd/classproof@VERSION`, or a release archive's root.
+// Found, in order: from $CLASSPROOF_KIT (set by the CLI for its suites); from the release archive
+// this binary came in (Prebuilt); from the source this binary was Compiled from
 // (its path is recorded in the binary unless it was built with -trimpath); from the module
 // version this binary is (go mod download prints where the module cache holds it); from the
 // module of the current folder (a checkout, with go list).
 func KitDir() (string, error) {
 	if d := contract.Current().Kit; d != "" {
-		if err := isKit(d); err != nil {
+		if err := isKit(d); err != nil && isPrebuilt(d) != nil {
 			return "", fmt.Errorf("$%s=%s: %w", contract.KitEnv, d, err)
 		}
 		return d, nil
+	}
+	if root := Prebuilt(); root != "" {
+		return root, nil
 	}
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
 		// this file is helpers/build/source.go

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -77,8 +76,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	harness := filepath.Join(work, "harness")
-	if err := build.GoBuild(ctx, o.KitDir, build.HarnessPackage, harness); err != nil {
+	harness, err := build.Harness(ctx, o.KitDir, work)
+	if err != nil {
 		return nil, err
 	}
 	d, err := target.Open(m, target.Paths{Kit: o.KitDir, Bin: bin, Repo: o.Repo}, harness)

@@ -3,12 +3,14 @@ package redgreen
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"text/template"
 	"time"
 
+	"github.com/classproof/classproof/helpers/build"
 	"github.com/classproof/classproof/helpers/files"
 	"github.com/classproof/classproof/helpers/report"
 )
@@ -231,9 +233,15 @@ func nonempty(a, b string) string {
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 
 // Reproduce is the command that runs the same proof again, as printed, from any folder: it goes to
-// the kit's folder (go run needs its module) and names every path absolutely.
+// the kit's folder (go run needs its module) and names every path absolutely. Run from a release
+// archive, it is the archive's own CLI, which needs no Go.
 func Reproduce(o Options) string {
 	args := []string{"cd", shellQuote(o.KitDir), "&&", "go", "run", "./cmd/classproof", "redgreen"}
+	if build.Prebuilt() != "" {
+		if exe, err := os.Executable(); err == nil {
+			args = []string{shellQuote(exe), "redgreen"}
+		}
+	}
 	add := func(flag, v string) {
 		if v != "" {
 			args = append(args, flag, shellQuote(v))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -25,8 +26,13 @@ func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir str
 	cleanup := func() {}
 	mustBuild := binDir == "" && m.Build != nil
 	var complete string // the marker of a cached build, written once it succeeded
+	embedded := mustBuild && strings.HasPrefix(m.Source, target.EmbeddedPrefix) && (m.Build.Dir == "" || m.Build.Dir == "{kit}")
+	archive := build.Prebuilt()
+	if embedded && archive != "" {
+		binDir, mustBuild, embedded = fromArchive(archive, m)
+	}
 	switch {
-	case mustBuild && strings.HasPrefix(m.Source, target.EmbeddedPrefix) && (m.Build.Dir == "" || m.Build.Dir == "{kit}"):
+	case embedded:
 		// A manifest the kit ships builds from the kit's files only: its build is kept in the
 		// cache under their hash and the build step, and shared (two lanes, the next run).
 		dir, unlock, err := build.LauncherBin(m, kitDir)
@@ -59,7 +65,7 @@ func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir str
 	case err != nil:
 	case mustBuild:
 		fmt.Fprintf(log, "classproof: building target %s: %s\n", m.Name, strings.Join(m.Build.Run, " "))
-		err = d.Build(ctx, io.Discard) // it checks the binaries it made
+		err = needsGo(d.Build(ctx, io.Discard), m, archive) // Build checks the binaries it made
 	default:
 		err = d.CheckBinaries()
 	}
@@ -79,4 +85,26 @@ func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir str
 func builtWhole(m *target.Manifest, kitDir, repo, dir string) bool {
 	d, err := target.New(m, target.Paths{Kit: kitDir, Bin: dir, Repo: repo}, "")
 	return err == nil && d.CheckBinaries() == nil
+}
+
+// fromArchive is an embedded manifest's launcher in a release archive, built there with its
+// default vars: none for another --var, which is then built like a launcher of the user's, in a
+// temporary folder.
+func fromArchive(archive string, m *target.Manifest) (binDir string, mustBuild, embedded bool) {
+	if dir := build.PrebuiltLauncher(archive, m); dir != "" {
+		return dir, false, false
+	}
+	return "", true, false
+}
+
+// needsGo says plainly why an embedded launcher's build failed when it was run from a release
+// archive on a machine with no Go.
+func needsGo(err error, m *target.Manifest, archive string) error {
+	if err == nil || archive == "" || m.Build.Run[0] != "go" {
+		return err
+	}
+	if _, goErr := exec.LookPath("go"); goErr == nil {
+		return err
+	}
+	return fmt.Errorf("target %s builds with go, and there is no Go toolchain on PATH: the release archive at %s holds %s built with its default vars only; install Go to build it with other vars (%w)", m.Name, archive, m.Name, err)
 }

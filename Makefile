@@ -8,7 +8,7 @@ CLASSPROOF := bin/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: tools tools-verify bin/classproof bench bench-kit bench-io bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-kit fuzz clean
+.PHONY: tools tools-verify bin/classproof bench bench-kit bench-io bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-kit fuzz dist clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -84,7 +84,7 @@ bench-io: bin/classproof
 
 ## unit: the kit's own unit tests (parsers, manifest checks, process tracking)
 unit:
-	$(GO) test ./helpers/... ./cmd/... ./fixtures/...
+	$(GO) test ./helpers/... ./cmd/... ./fixtures/... ./ci/dist
 
 ## static: gofmt, go vet on linux, the import layers (ci/layers.rules), and the code's sizes
 ## (ci/size: no function in helpers/, cmd/ or fixtures/refmux/ over 60 lines, no file in helpers/
@@ -114,7 +114,7 @@ layers:
 ## scripts: what runs on a macOS runner's shell is POSIX sh (bash 3.2 there, BSD userland):
 ## shellcheck -s sh, and ci/lane's command lines checked under dash
 scripts:
-	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/layers ci/tools
+	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/layers ci/tools ci/fetch-release
 	shellcheck -s bash fixtures/shmux/shmux
 	CLASSPROOF_TEST_SHELL=dash dash ci/lane-check
 	dash ci/tools
@@ -195,5 +195,10 @@ fuzz:
 	  done; \
 	done
 
+## dist: the kit prebuilt for darwin/arm64, darwin/amd64, linux/amd64 and linux/arm64, one
+## reproducible archive each plus checksums.txt, in dist/ (ci/dist; VERSION=... names the release)
+dist:
+	$(GO) run ./ci/dist $(if $(VERSION),--version $(VERSION))
+
 clean:
-	rm -rf out
+	rm -rf out dist

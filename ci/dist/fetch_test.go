@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The workflow's download step (ci/fetch-release, run under dash as on a runner's /bin/sh)
+// against an archive in make dist's format, served by a loopback HTTP server: it extracts a
+// release whose checksum matches, refuses one whose checksum does not, and says "not available"
+// (exit 3, so the caller builds from source) only when the archive is not there.
+func TestFetchReleaseAgainstALoopbackServer(t *testing.T) {
+	shell := "dash"
+	if _, err := exec.LookPath(shell); err != nil {
+		shell = "sh"
+	}
+	const version = "v9.9.9-test"
+	name := fmt.Sprintf("classproof-%s-%s-%s", version, runtime.GOOS, runtime.GOARCH)
+	stage, dist := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(stage, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stage, "bin", "classproof"), []byte("#!/bin/sh\necho prebuilt\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stage, "VERSION"), []byte(version+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	archive := filepath.Join(dist, name+".tar.gz")
+	if err := writeTarGz(archive, stage, name, time.Unix(1764547200, 0)); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := sha256File(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checksums := filepath.Join(dist, "checksums.txt")
+	writeSums := func(s string) {
+		if err := os.WriteFile(checksums, []byte(s+"  "+name+".tar.gz\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(dist)))
+	defer srv.Close()
+	fetch := func(base string) (string, string, int) {
+		dest := t.TempDir()
+		cmd := exec.Command(shell, "../fetch-release", version, dest, base)
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(out.String()), errOut.String(), cmd.ProcessState.ExitCode()
+	}
+
+	writeSums(sum)
+	root, stderr, code := fetch(srv.URL)
+	if code != 0 || filepath.Base(root) != name {
+		t.Fatalf("a good release: exit %d, printed %q, stderr %q", code, root, stderr)
+	}
+	if b, err := exec.Command(filepath.Join(root, "bin", "classproof")).Output(); err != nil || string(b) != "prebuilt\n" {
+		t.Errorf("the extracted CLI: %q, %v", b, err)
+	}
+
+	writeSums(strings.Repeat("0", 64))
+	root, stderr, code = fetch(srv.URL)
+	if code != 1 || root != "" || !strings.Contains(stderr, "has sha256 "+sum+", but checksums.txt says "+strings.Repeat("0", 64)+": not extracted") {
+		t.Errorf("a wrong checksum: exit %d, printed %q, stderr %q; want exit 1 naming both sums", code, root, stderr)
+	}
+
+	writeSums(sum)
+	root, stderr, code = fetch(srv.URL + "/no-such-release")
+	if code != 3 || root != "" || !strings.Contains(stderr, "has no "+name+".tar.gz") {
+		t.Errorf("a missing release: exit %d, printed %q, stderr %q; want exit 3", code, root, stderr)
+	}
+}

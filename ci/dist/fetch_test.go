@@ -52,9 +52,11 @@ func TestFetchReleaseAgainstALoopbackServer(t *testing.T) {
 	}
 	srv := httptest.NewServer(http.FileServer(http.Dir(dist)))
 	defer srv.Close()
-	fetch := func(base string) (string, string, int) {
+	githubEnv := filepath.Join(t.TempDir(), "github_env")
+	fetch := func(base string, flags ...string) (string, string, int) {
 		dest := t.TempDir()
-		cmd := exec.Command(shell, "../fetch-release", version, dest, base)
+		cmd := exec.Command(shell, append(append([]string{"../fetch-release"}, flags...), version, dest, base)...)
+		cmd.Env = append(os.Environ(), "GITHUB_ENV="+githubEnv)
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		err := cmd.Run()
@@ -84,5 +86,25 @@ func TestFetchReleaseAgainstALoopbackServer(t *testing.T) {
 	root, stderr, code = fetch(srv.URL + "/no-such-release")
 	if code != 3 || root != "" || !strings.Contains(stderr, "has no "+name+".tar.gz") {
 		t.Errorf("a missing release: exit %d, printed %q, stderr %q; want exit 3", code, root, stderr)
+	}
+
+	// --github-env, as the workflow and the action run it: the CLI for the next steps, or no
+	// CLI and exit 0 (build from source), or the checksum's failure.
+	envFile := func() string { b, _ := os.ReadFile(githubEnv); return string(b) }
+	root, stderr, code = fetch(srv.URL, "--github-env")
+	if code != 0 || envFile() != "CLASSPROOF_CLI="+root+"/bin/classproof\n" {
+		t.Errorf("--github-env, a good release: exit %d, GITHUB_ENV %q, stderr %q", code, envFile(), stderr)
+	}
+	if err := os.Remove(githubEnv); err != nil {
+		t.Fatal(err)
+	}
+	root, stderr, code = fetch(srv.URL+"/no-such-release", "--github-env")
+	if code != 0 || envFile() != "" || !strings.Contains(stderr, "building from source") {
+		t.Errorf("--github-env, a missing release: exit %d, GITHUB_ENV %q, stderr %q; want exit 0 and no CLI", code, envFile(), stderr)
+	}
+	writeSums(strings.Repeat("0", 64))
+	_, stderr, code = fetch(srv.URL, "--github-env")
+	if code != 1 || envFile() != "" || !strings.Contains(stderr, "not extracted") {
+		t.Errorf("--github-env, a wrong checksum: exit %d, GITHUB_ENV %q, stderr %q; want exit 1", code, envFile(), stderr)
 	}
 }

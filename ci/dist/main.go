@@ -87,7 +87,11 @@ func archive(path, version, goos, goarch string, mtime time.Time) error {
 		return err
 	}
 	defer os.RemoveAll(stage)
-	env := append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0", "GOFLAGS=-trimpath -buildvcs=false", "GOWORK=off")
+	goEnv := map[string]string{"GOOS": goos, "GOARCH": goarch, "CGO_ENABLED": "0", "GOFLAGS": "-trimpath -buildvcs=false", "GOWORK": "off"}
+	env := os.Environ()
+	for k, v := range goEnv {
+		env = append(env, k+"="+v)
+	}
 	ldflags := "-ldflags=-s -w -buildid= -X " + build.Module + "/helpers/build.DistVersion=" + version
 	steps := [][]string{
 		{"go", "build", ldflags, "-o", filepath.Join(stage, "bin", "classproof"), "./cmd/classproof"},
@@ -107,7 +111,7 @@ func archive(path, version, goos, goarch string, mtime time.Time) error {
 			return err
 		}
 	}
-	if err := launchers(stage, env); err != nil {
+	if err := launchers(stage, goEnv); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(stage, "VERSION"), []byte(version+"\n"), 0o644); err != nil {
@@ -117,8 +121,8 @@ func archive(path, version, goos, goarch string, mtime time.Time) error {
 }
 
 // launchers builds each embedded manifest's launcher with its own build step and default vars,
-// for this platform (the step's go build reads GOOS and GOARCH from the environment).
-func launchers(stage string, env []string) error {
+// for this platform: goEnv joins the step's build.env, so its go build cross-compiles.
+func launchers(stage string, goEnv map[string]string) error {
 	kit, err := os.Getwd()
 	if err != nil {
 		return err
@@ -135,19 +139,26 @@ func launchers(stage string, env []string) error {
 		if m.Build == nil || (m.Build.Dir != "" && m.Build.Dir != "{kit}") {
 			continue
 		}
-		dir := filepath.Join(stage, "launchers", build.LauncherKey(m))
+		dir := filepath.Join(stage, "launchers", build.LauncherKey(m)) // named before build.env changes
 		if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
 			continue // another manifest with the same step and vars (refmux and refmux-seed)
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
+		env := map[string]string{}
+		for k, v := range m.Build.Env {
+			env[k] = v
+		}
+		for k, v := range goEnv {
+			env[k] = v
+		}
+		m.Build.Env = env
 		d, err := target.New(m, target.Paths{Kit: kit, Bin: dir}, "")
 		if err != nil {
 			return err
 		}
-		withEnv(env, func() { err = d.Build(context.Background(), io.Discard) })
-		if err != nil {
+		if err := d.Build(context.Background(), io.Discard); err != nil {
 			return fmt.Errorf("building %s's launcher: %w", n, err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644); err != nil {
@@ -155,22 +166,6 @@ func launchers(stage string, env []string) error {
 		}
 	}
 	return nil
-}
-
-// withEnv runs f with the process environment set to env (a manifest's build step inherits it).
-func withEnv(env []string, f func()) {
-	old := os.Environ()
-	set := func(kv []string) {
-		os.Clearenv()
-		for _, e := range kv {
-			if k, v, ok := strings.Cut(e, "="); ok {
-				os.Setenv(k, v)
-			}
-		}
-	}
-	set(env)
-	defer set(old)
-	f()
 }
 
 func run(env []string, argv ...string) error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -233,8 +232,7 @@ func LauncherBin(m *target.Manifest, kitDir string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	step, _ := json.Marshal([]any{m.Build, m.Vars})
-	sum := sha256.Sum256(append([]byte(key), step...))
+	sum := sha256.Sum256(append([]byte(key), launcherStep(m)...))
 	dir := filepath.Join(cache, "bin-"+hex.EncodeToString(sum[:])[:16])
 	unlock, err := files.Lock(dir + ".lock")
 	if err != nil {

@@ -105,9 +105,14 @@ func appendMissing(missing []string, bin string) []string {
 // LauncherKey names an embedded manifest's launcher build by its build step and vars: the same
 // name in the archive (make dist builds each one with its default vars) and at run time.
 func LauncherKey(m *target.Manifest) string {
-	step, _ := json.Marshal([]any{m.Build, m.Vars})
-	sum := sha256.Sum256(step)
+	sum := sha256.Sum256(launcherStep(m))
 	return hex.EncodeToString(sum[:])[:16]
+}
+
+// launcherStep is what names a launcher build: the manifest's build step and its vars.
+func launcherStep(m *target.Manifest) []byte {
+	step, _ := json.Marshal([]any{m.Build, m.Vars})
+	return step
 }
 
 // PrebuiltLauncher is the archive's build of an embedded manifest's launcher with these vars, or

@@ -28,8 +28,9 @@ func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir str
 	var complete string // the marker of a cached build, written once it succeeded
 	embedded := mustBuild && strings.HasPrefix(m.Source, target.EmbeddedPrefix) && (m.Build.Dir == "" || m.Build.Dir == "{kit}")
 	archive := build.Prebuilt()
-	if embedded && archive != "" {
-		binDir, mustBuild, embedded = fromArchive(archive, m)
+	if embedded && archive != "" { // the archive's build with default vars, else a temporary one
+		binDir = build.PrebuiltLauncher(archive, m)
+		mustBuild, embedded = binDir == "", false
 	}
 	switch {
 	case embedded:
@@ -85,16 +86,6 @@ func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir str
 func builtWhole(m *target.Manifest, kitDir, repo, dir string) bool {
 	d, err := target.New(m, target.Paths{Kit: kitDir, Bin: dir, Repo: repo}, "")
 	return err == nil && d.CheckBinaries() == nil
-}
-
-// fromArchive is an embedded manifest's launcher in a release archive, built there with its
-// default vars: none for another --var, which is then built like a launcher of the user's, in a
-// temporary folder.
-func fromArchive(archive string, m *target.Manifest) (binDir string, mustBuild, embedded bool) {
-	if dir := build.PrebuiltLauncher(archive, m); dir != "" {
-		return dir, false, false
-	}
-	return "", true, false
 }
 
 // needsGo says plainly why an embedded launcher's build failed when it was run from a release

@@ -64,6 +64,16 @@ var _ = Describe("cpuclass", func() {
 				}
 			})
 
+			Describe("the harness's whole life", Label(label.InheritArea, label.DirectArea), func() {
+				It(fmt.Sprintf("keeps the direct and the hosted harness, their tools and a tool each starts late at %s for %s", p.Class, kit.LifeWindowTitle), func() {
+					sessions := []*target.Session{env.Session(l, target.Direct, nil)}
+					if len(env.Driver.Manifest.Session.Hosted) > 0 {
+						sessions = append(sessions, env.Session(l, target.Hosted, nil))
+					}
+					kit.WatchLife(sessions, kit.BeAtBackground(p.Meaning, control))
+				})
+			})
+
 			Describe("many sessions at once", Label(label.LoadArea, label.DirectArea, label.HostedArea, label.NeedsHosted), func() {
 				It("starts 8 sessions asked for at once, half direct and half hosted, all at "+p.Class, func() {
 					var (
@@ -123,12 +133,13 @@ var _ = Describe("cpuclass, on every platform", func() {
 			}
 			subjects := []class.Subject{
 				{Role: "daemon", Pid: l.DaemonPid},
-				{Role: "kit (this test process)", Pid: os.Getpid()},
+				{Role: kit.OwnRole, Pid: os.Getpid()},
 			}
 			if l.HostPid != 0 {
 				subjects = append(subjects, class.Subject{Role: "agent host", Pid: l.HostPid})
 			}
 			Expect(kit.Observe(subjects...)).To(kit.HaveControlClass(control))
+			kit.ExpectOwnClass()
 		})
 	})
 

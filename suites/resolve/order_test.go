@@ -1,6 +1,7 @@
 package resolve_test
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/classproof/classproof/helpers/label"
@@ -81,6 +82,25 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lab
 		expectResolved(l, control, map[string]string{env.Driver.Manifest.ClassEnv: ""}, "normal", fromDaemon)
 	})
 
+	// A declared convention holds for every source it covers, not only the profile's env.
+	DescribeTable("takes a value in any case with surrounding spaces from every source", Label(label.ConvFoldCase, label.ReadsResolved),
+		func(at string) {
+			l, profileEnv := setAt(at, "  NoRmAl ")
+			expectResolved(l, control, profileEnv, "normal", at)
+		},
+		Entry("the daemon's env", fromDaemon),
+		Entry("the config file", Label(label.NeedsConfig), fromConfig),
+	)
+
+	DescribeTable("treats an empty value as unset in every source, so the next source decides", Label(label.ConvEmptyUnset, label.ReadsResolved),
+		func(at string) {
+			l, profileEnv := setAt(at, "")
+			expectResolved(l, control, profileEnv, "background", fromDefault)
+		},
+		Entry("the daemon's env", fromDaemon),
+		Entry("the config file", Label(label.NeedsConfig), fromConfig),
+	)
+
 	It("refuses an unknown value in a profile's env: a non-zero exit, a message, nothing started", func() {
 		l := env.Launch(target.LaunchOptions{})
 		_, err := l.StartSession(target.Direct, map[string]string{env.Driver.Manifest.ClassEnv: "turbo"})
@@ -107,3 +127,31 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lab
 			kit.ExpectRefused(l, err, kit.DaemonSource, "utility", "normal", "background")
 		})
 })
+
+// setAt launches the target with value at one source (fromProfile, fromDaemon or fromConfig) and
+// returns the profile env for a session. A config value is written into the file the manifest
+// names, as it is: config --set may tidy a value before storing it, and what is checked here is
+// how the daemon reads the file.
+func setAt(at, value string) (*target.Launcher, map[string]string) {
+	GinkgoHelper()
+	m := env.Driver.Manifest
+	opts := target.LaunchOptions{}
+	if at == fromDaemon {
+		opts.DaemonEnv = map[string]string{m.ClassEnv: value}
+	}
+	l := env.Launch(opts)
+	profileEnv := map[string]string{}
+	switch at {
+	case fromProfile:
+		profileEnv[m.ClassEnv] = value
+	case fromConfig:
+		file, err := l.ConfigFile()
+		kit.Must(err)
+		cfg := map[string]any{}
+		setLeaf(cfg, m.Config.FileKey, value)
+		b, err := json.Marshal(cfg)
+		kit.Must(err)
+		writeFile(file, string(b))
+	}
+	return l, profileEnv
+}

@@ -210,3 +210,15 @@ func SameClass(o, control Observation) (bool, string) {
 	}
 	return len(why) == 0, strings.Join(why, "; ")
 }
+
+// SameSettings reports whether o has the class settings that start (a reading of the same
+// process, or of the one it inherits from) had: what a launcher could change in a process it
+// did not start. It is SameClass, except that on macOS ps pri decides nothing: it is the highest
+// current priority of a task's threads (adv_cmds ps/print.c), which decays while the busy test
+// process runs, so there the base priority (where both were read) and nice are the settings.
+func SameSettings(o, start Observation) (bool, string) {
+	if o.GOOS == "darwin" {
+		o.Pri = start.Pri
+	}
+	return SameClass(o, start)
+}

@@ -221,3 +221,26 @@ func TestLinuxControlComparisonReadsThePolicy(t *testing.T) {
 		t.Errorf("an observation differs from itself: %q", why)
 	}
 }
+
+// The kit's own class at the start of a run against itself later: on macOS ps pri moves with a
+// busy thread's decay and decides nothing; every setting (nice, base pri, and on Linux the
+// autogroup's nice) does.
+func TestSameSettingsIgnoresOnlyADecayedPsPri(t *testing.T) {
+	start := Observation{GOOS: "darwin", Pri: 31, Nice: "0", BasePri: 31, BaseRead: true}
+	decayed := start
+	decayed.Pri = 24
+	if same, why := SameSettings(decayed, start); !same {
+		t.Errorf("a decayed ps pri counted as a change: %s", why)
+	}
+	lowered := start
+	lowered.BasePri = 4
+	if same, _ := SameSettings(lowered, start); same {
+		t.Error("base pri 31 -> 4 was not a change")
+	}
+	linux := Observation{GOOS: "linux", Pri: 19, Nice: "0", Cls: "TS", Autogroup: "/autogroup-7"}
+	niced := linux
+	niced.AutogroupNice = 19
+	if same, why := SameSettings(niced, linux); same || !strings.Contains(why, "autogroup nice 19") {
+		t.Errorf("autogroup nice 0 -> 19: same %v, why %q", same, why)
+	}
+}

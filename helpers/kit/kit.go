@@ -117,6 +117,7 @@ func (env *Env) openEach(b []byte) {
 	env.Platform, err = lane.Current(env.Driver.Meaning)
 	Must(err, "this OS's lane")
 	Expect(proc.BecomeSubreaper()).To(Succeed())
+	readOwnStart()
 	if proc.RunToken() == "" {
 		// Run without the CLI: a token for this process's launchers, harnesses and tools.
 		os.Setenv(contract.TokenEnv, proc.NewRunToken())
@@ -134,6 +135,7 @@ func (env *Env) openEach(b []byte) {
 
 // sweepEach runs on every process after its specs: a leak fails the suite.
 func (env *Env) sweepEach() {
+	checkOwn("at the end of the suite")
 	if env.ownLedger == "" {
 		return
 	}
@@ -188,6 +190,7 @@ func (e *Env) Launch(opts target.LaunchOptions) *target.Launcher {
 			os.RemoveAll(l.Dir)
 		}
 		Must(err, "cleanup")
+		checkOwn("after the cleanup of spec " + CurrentSpecReport().FullText())
 	})
 	t := time.Now()
 	l, err := e.Driver.Launch(set, opts, GinkgoWriter, e.Timeout)

@@ -50,9 +50,13 @@ func ginkgoCommand(o Options, filter, out, ledger, token string, c build.Compile
 	run := contract.Run{Target: spec, Vars: o.Vars, Bin: o.BinDir, Repo: o.Repo, Kit: o.KitDir, Harness: c.Harness,
 		Ledger: ledger, Supervisor: proc.Supervisor(), Token: token, Scale: contract.Current().Scale}
 	cmd.Env = append(run.Over(os.Environ()), "GOWORK=off")
-	// Its own group, so that an interrupt reaches the test processes too: the ginkgo CLI does
-	// not forward signals to them, and their DeferCleanups are what kill the launchers.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own session, and so its own process group, so that an interrupt reaches the test
+	// processes too: the ginkgo CLI does not forward signals to them, and their DeferCleanups are
+	// what kill the launchers. A session of its own is also an autogroup of its own on Linux
+	// (sched(7), "The autogroup feature"): a launcher that writes the autogroup it inherits then
+	// changes this lane's, where the kit sees it and fails the run (helpers/kit own.go), and never
+	// the caller's shell, where it would outlive the run and fail every later one.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	return cmd, nil
 }
 

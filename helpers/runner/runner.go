@@ -22,6 +22,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/build"
 
+	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/files"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/proc"
@@ -129,10 +130,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	fmt.Fprintf(o.Log, "classproof: lane %s, target %s (%s), label filter %q\n", res.Lane, m.Name, m.Source, res.Filter)
 	t := time.Now()
+	callerBefore, callerErr := class.ObserveOne("classproof (the caller's process)", os.Getpid())
 	if res.GinkgoErr, res.Interrupted, err = supervise(ctx, cmd, o.Log); err != nil {
 		return nil, err
 	}
 	res.phase("ginkgo", t)
+	if callerErr == nil && !o.DryRun {
+		res.Problems = append(res.Problems, callerMoved(callerBefore)...)
+	}
 	t = time.Now()
 	res.Leaks, res.Refused, err = proc.Sweep(ledger, token)
 	res.phase("sweep", t)
@@ -231,7 +236,7 @@ func finish(res *Result, m *target.Manifest, o Options, out string) error {
 		p, _ := lane.ByLabel(res.Lane)
 		res.Run.Reasons, res.Run.Lane = m.LeftOut(p.Meaning), res.Lane
 	}
-	res.Problems = laneProblems(o, res.Run, res.Lane, res.Filter)
+	res.Problems = append(laneProblems(o, res.Run, res.Lane, res.Filter), res.Problems...)
 	meta := report.Meta{Lane: res.Lane, Target: m.Source, Filter: res.Filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
 		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Refused: res.Refused, Passed: res.Passed(),
 		Duration: res.Duration, Phases: res.Phases}
@@ -347,3 +352,20 @@ func platformRan(r *report.Run, label string) bool {
 func (e *PreflightError) Error() string { return e.Err.Error() }
 
 func (e *PreflightError) Unwrap() error { return e.Err }
+
+// callerMoved reads this process's class again after the suites and says, as a problem of the
+// run, how it changed since before them. The lane runs in a session of its own (ginkgoCommand),
+// so a launcher that writes the autogroup it inherits reaches the lane, not us; one that reaches
+// further (an ancestor's /proc/PID/autogroup) changes the caller's class past the run's end, and
+// the run says so rather than restoring anything behind the caller's back.
+func callerMoved(before class.Observation) []string {
+	now, err := class.ObserveOne(before.Role, os.Getpid())
+	if err != nil {
+		return []string{"reading the caller's class after the run: " + err.Error()}
+	}
+	if same, why := class.SameSettings(now, before); !same {
+		return []string{fmt.Sprintf("the caller's own class changed during the run: %s -- %s; before the run: %s. "+
+			"classproof restored nothing: a process this run started reached outside the lane's session", now, why, before.Summary())}
+	}
+	return nil
+}

@@ -199,6 +199,32 @@ func (e *Env) Launch(opts target.LaunchOptions) *target.Launcher {
 	return l
 }
 
+// ExpectLaunchRefused starts the target as Launch does and checks that its daemon refused to
+// start: it exited before it was ready, with a non-zero code and a message that mentions each of
+// the given strings (a convention spec passes some; see ExpectRefused).
+func (e *Env) ExpectLaunchRefused(opts target.LaunchOptions, mention ...string) {
+	GinkgoHelper()
+	set := proc.NewSet()
+	var l *target.Launcher
+	DeferCleanup(func() {
+		err := set.KillAll(e.Timeout)
+		if l != nil {
+			os.RemoveAll(l.Dir)
+		}
+		Must(err, "cleanup")
+	})
+	l, err := e.Driver.Launch(set, opts, GinkgoWriter, e.Timeout)
+	var exited *target.ExitedError
+	if !errors.As(err, &exited) || exited.Role != "daemon" {
+		Fail(fmt.Sprintf("expected the daemon to refuse to start and exit, got: %v", err))
+	}
+	Expect(exited.Code).NotTo(BeZero(), "a refusal to start exits non-zero: %s", exited)
+	Expect(strings.TrimSpace(exited.Output)).NotTo(BeEmpty(), "a refusal to start says why: the daemon (pid %d) exited %d and printed nothing", exited.Pid, exited.Code)
+	for _, m := range mention {
+		Expect(exited.Output).To(ContainSubstring(m), "the daemon's refusal to start names %q", m)
+	}
+}
+
 // Session starts a session and fails the spec with the launcher's words if it is refused.
 func (e *Env) Session(l *target.Launcher, mode target.Mode, profileEnv map[string]string) *target.Session {
 	t := time.Now()

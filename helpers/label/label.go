@@ -40,6 +40,16 @@ const (
 	// Linux), only explain can: a target that ignores it there and declares no explain has these
 	// specs left out in that lane, and every spec that observes still runs.
 	ReadsResolved = "reads-resolved"
+	// NeedsRawSpawnSpec marks a spec that hands the agent host bytes it must refuse (malformed
+	// JSON, data after the object, a spec cut short or over the size limit). They must reach the
+	// host as they are: a target whose spawn_spec command rewrites specs (spawn_spec_rewrites)
+	// has these left out, since its adapter, not its host, would be judged.
+	NeedsRawSpawnSpec = "needs-raw-spawn-spec"
+	// RefusesClass marks a spec that checks a bad class value is refused. A promise where the
+	// target applies the class; where it reads the class and ignores it (the seed on Linux),
+	// whether it still refuses bad values is its own choice (conventions.refuses_when_ignored),
+	// and undeclared these specs are left out in that lane.
+	RefusesClass = "refuses-class"
 )
 
 // Convention labels: a spec that checks a target's own choice, run only where its manifest
@@ -50,6 +60,12 @@ const (
 	ConvFoldCase     = "conv-fold-case"     // conventions.fold_case
 	ConvEmptyUnset   = "conv-empty-unset"   // conventions.empty_is_unset
 	ConvKeySpellings = "conv-key-spellings" // config.key_alt
+	// Where a bad class in the daemon's own env is refused (conventions.bad_daemon_env).
+	ConvBadDaemonEnvSessions = "conv-bad-daemon-env-sessions" // refuse-sessions: each session
+	ConvBadDaemonEnvStart    = "conv-bad-daemon-env-start"    // refuse-start: the daemon itself
+	// What a session does while the config file does not parse (conventions.malformed_config).
+	ConvMalformedConfigRefuse  = "conv-malformed-config-refuse"   // refuse: it is refused
+	ConvMalformedConfigAsUnset = "conv-malformed-config-as-unset" // as-unset: as if the key were unset
 	// ConvNamesPrefix + a mention kind: what a refusal names (conventions.refusals_name).
 	ConvNamesPrefix = "conv-names-"
 )

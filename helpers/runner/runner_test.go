@@ -25,6 +25,7 @@ import (
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/gate"
+	"github.com/classproof/classproof/helpers/label"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/runner"
@@ -518,4 +519,104 @@ func TestIgnoreModeWithoutExplainRunsWhatObserves(t *testing.T) {
 			t.Errorf("the summary does not leave out, with the reason, %q:\n%s", want, sum)
 		}
 	}
+}
+
+// The seed leaves three things open, and a launcher that chooses otherwise than refmux keeps
+// every promise: each such build of refmux, under a manifest that does not declare refmux's
+// choice, passes its whole lane, the choice's specs left out with their reason. (Declared, each
+// fails the choice's spec: the kill matrix shows that.)
+func TestEachOpenChoicePassesItsLaneUndeclared(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three whole lanes")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the Linux lanes")
+	}
+	// Three lanes at once on two cores, beside make unit's other packages.
+	t.Setenv(contract.ScaleEnv, "3")
+	for _, c := range []struct{ variant, manifest, lane, declaration, label string }{
+		{"malformed-as-unset", "refmux.yaml", "linux-idle", "malformed_config", label.ConvMalformedConfigRefuse},
+		{"daemon-refuses-start", "refmux.yaml", "linux-idle", "bad_daemon_env", label.ConvBadDaemonEnvSessions},
+		{"ignore-unchecked", "refmux-seed.yaml", "linux-ignore", "refuses_when_ignored", label.RefusesClass},
+	} {
+		t.Run(c.variant, func(t *testing.T) {
+			t.Parallel()
+			b, err := targets.FS.ReadFile(c.manifest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			undeclared := regexp.MustCompile(`(?m)^  `+c.declaration+`:.*\n`).ReplaceAllString(string(b), "")
+			if undeclared == string(b) {
+				t.Fatalf("%s declares no %s; this test no longer tests anything", c.manifest, c.declaration)
+			}
+			manifest := filepath.Join(t.TempDir(), "undeclared.yaml")
+			os.WriteFile(manifest, []byte(undeclared), 0o644)
+			res, err := runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: kitDir(t), Target: manifest, Lane: c.lane,
+				Vars: []string{"variant=" + c.variant}, OutDir: filepath.Join(t.TempDir(), "out"), Log: io.Discard})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := res.Run.Count()
+			t.Logf("%s without conventions.%s, %s: %d ran, %d passed, %d left out", c.variant, c.declaration, c.lane, n.Ran, n.Passed, n.Filtered)
+			if !res.Passed() || n.Failed != 0 || n.Skipped != 0 || n.Ran == 0 {
+				t.Fatalf("an open choice failed its lane: %+v, problems %v\n%s", n, res.Problems, res.Run.Summary(res.Filter))
+			}
+			if sum := res.Run.Summary(res.Filter); !strings.Contains(sum, "labelled "+c.label+": convention not declared") {
+				t.Errorf("the choice's specs (%s) were not left out with their reason:\n%s", c.label, sum)
+			}
+		})
+	}
+}
+
+// The other way of each two-way choice is checked when declared: refmux built to choose it passes
+// that spec, and the reference, declared so, fails it by the spec's own assertion.
+func TestTheOtherWayOfAChoiceIsCheckedWhenDeclared(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suites")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the linux-idle lane")
+	}
+	b, err := targets.FS.ReadFile("refmux.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ variant, from, to, label string }{
+		{"daemon-refuses-start", "bad_daemon_env: refuse-sessions", "bad_daemon_env: refuse-start", label.ConvBadDaemonEnvStart},
+		{"malformed-as-unset", "malformed_config: refuse", "malformed_config: as-unset", label.ConvMalformedConfigAsUnset},
+	} {
+		other := strings.Replace(string(b), c.from, c.to, 1)
+		if other == string(b) {
+			t.Fatalf("refmux.yaml does not say %q; this test no longer tests anything", c.from)
+		}
+		manifest := filepath.Join(t.TempDir(), "other-way.yaml")
+		os.WriteFile(manifest, []byte(other), 0o644)
+		for _, variant := range []string{c.variant, ""} {
+			res, err := runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: kitDir(t), Target: manifest, Lane: "linux-idle",
+				LabelFilter: c.label, Vars: []string{"variant=" + variant}, OutDir: filepath.Join(t.TempDir(), "out"), Log: io.Discard})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := res.Run.Count()
+			switch {
+			case n.Ran == 0:
+				t.Errorf("%s declared: no spec labelled %s ran", c.to, c.label)
+			// Passed or not as a lane (a label filter leaves out the lane's platform specs, which
+			// is a problem of its own): what the choice's specs did.
+			case variant != "" && (res.GinkgoErr != nil || n.Failed > 0):
+				t.Errorf("refmux %s, declared %s: the spec failed: %+v\n%s", variant, c.to, n, res.Run.Summary(res.Filter))
+			case variant == "" && (res.GinkgoErr == nil || !failedInSpec(res.Run)):
+				t.Errorf("the reference, declared %s (which it does not do), was not failed by a spec's assertion: %+v", c.to, n)
+			}
+		}
+	}
+}
+
+func failedInSpec(r *report.Run) bool {
+	for _, s := range r.Specs {
+		if s.State == "failed" && s.InSpec {
+			return true
+		}
+	}
+	return false
 }

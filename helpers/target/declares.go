@@ -52,7 +52,24 @@ type Conventions struct {
 	// ConfigGetUnset is what `config --get` does for an unset key: "error" (a non-zero exit) or
 	// "empty" (exit 0, no output). Undeclared: not checked.
 	ConfigGetUnset string `yaml:"config_get_unset"`
+	// BadDaemonEnv is where a bad class in the daemon's own env is refused: "refuse-sessions"
+	// (the daemon starts, each session is refused) or "refuse-start" (the daemon exits, naming
+	// it). The seed says neither. Undeclared: not checked.
+	BadDaemonEnv string `yaml:"bad_daemon_env"`
+	// MalformedConfig is what a session does while the config file does not parse: "refuse" or
+	// "as-unset" (it resolves as if the key were unset). config --set over such a file is refused
+	// and leaves it as it was either way (a promise). Undeclared: not checked.
+	MalformedConfig string `yaml:"malformed_config"`
+	// RefusesWhenIgnored: where the target reads the class and ignores it (background: ignore),
+	// bad class values are still refused. Where it applies the class that is a promise.
+	RefusesWhenIgnored bool `yaml:"refuses_when_ignored"`
 }
+
+// The accepted values of the conventions that choose between ways.
+var (
+	badDaemonEnvWays    = []string{"refuse-sessions", "refuse-start"}
+	malformedConfigWays = []string{"refuse", "as-unset"}
+)
 
 func (c Conventions) validate(m *Manifest, add func(string, ...any)) {
 	for _, k := range c.RefusalsName {
@@ -78,6 +95,18 @@ func (c Conventions) validate(m *Manifest, add func(string, ...any)) {
 	}
 	if c.ConfigGetUnset != "" && m.Config == nil {
 		add("conventions.config_get_unset: declared, but the target has no config commands")
+	}
+	if c.BadDaemonEnv != "" && !contains(badDaemonEnvWays, c.BadDaemonEnv) {
+		add("conventions.bad_daemon_env: %q is not known; accepted: %s", c.BadDaemonEnv, strings.Join(badDaemonEnvWays, ", "))
+	}
+	if c.MalformedConfig != "" && !contains(malformedConfigWays, c.MalformedConfig) {
+		add("conventions.malformed_config: %q is not known; accepted: %s", c.MalformedConfig, strings.Join(malformedConfigWays, ", "))
+	}
+	if c.MalformedConfig != "" && m.Config == nil {
+		add("conventions.malformed_config: declared, but the target has no config commands")
+	}
+	if m.SpawnSpecRewrites && len(m.SpawnSpec) == 0 {
+		add("spawn_spec_rewrites: declared, but the target has no spawn_spec command")
 	}
 }
 
@@ -107,6 +136,9 @@ func (m *Manifest) LeftOut(meaning class.Meaning) map[string]string {
 	if m.Host == nil || len(m.SpawnSpec) == 0 {
 		no(label.NeedsSpawnSpec, "target %s declares no agent host with a raw spawn-spec command (host, spawn_spec)", m.Name)
 	}
+	if m.SpawnSpecRewrites {
+		no(label.NeedsRawSpawnSpec, "target %s's spawn_spec command rewrites each spec (spawn_spec_rewrites): bytes the host must refuse would be judged by its adapter, not its host", m.Name)
+	}
 	c := m.Conventions
 	if !c.FoldCase {
 		no(label.ConvFoldCase, "convention not declared: values in any case with surrounding spaces (conventions.fold_case)")
@@ -116,6 +148,21 @@ func (m *Manifest) LeftOut(meaning class.Meaning) map[string]string {
 	}
 	if m.Config == nil || len(m.Config.KeyAlt) == 0 {
 		no(label.ConvKeySpellings, "convention not declared: other spellings of the config key (config.key_alt)")
+	}
+	if meaning == class.Ignored && !c.RefusesWhenIgnored {
+		no(label.RefusesClass, "convention not declared: bad class values refused where the class is ignored (conventions.refuses_when_ignored); the seed's Linux reads the class and ignores it")
+	}
+	if c.BadDaemonEnv != "refuse-sessions" {
+		no(label.ConvBadDaemonEnvSessions, "convention not declared: a bad class in the daemon's env refuses each session (conventions.bad_daemon_env: refuse-sessions)")
+	}
+	if c.BadDaemonEnv != "refuse-start" {
+		no(label.ConvBadDaemonEnvStart, "convention not declared: a bad class in the daemon's env stops the daemon from starting (conventions.bad_daemon_env: refuse-start)")
+	}
+	if c.MalformedConfig != "refuse" {
+		no(label.ConvMalformedConfigRefuse, "convention not declared: sessions refused while the config file does not parse (conventions.malformed_config: refuse)")
+	}
+	if c.MalformedConfig != "as-unset" {
+		no(label.ConvMalformedConfigAsUnset, "convention not declared: sessions resolve as if the key were unset while the config file does not parse (conventions.malformed_config: as-unset)")
 	}
 	for _, k := range mentionKinds {
 		if !c.Names(k) {

@@ -156,8 +156,7 @@ func (l *Launcher) waitReady(role, field string, pid int, svc *service, r Ready)
 		}
 		select {
 		case <-svc.exited:
-			return false, fmt.Errorf("%s %s (pid %d) exited with code %d before %s; it said:\n%s",
-				l.d.Manifest.Name, role, pid, svc.code, what, svc.out.String())
+			return false, &ExitedError{Target: l.d.Manifest.Name, Role: role, Pid: pid, Code: svc.code, Waiting: what, Output: svc.out.String()}
 		default:
 			return false, nil
 		}
@@ -166,6 +165,20 @@ func (l *Launcher) waitReady(role, field string, pid int, svc *service, r Ready)
 		return fmt.Errorf("%s %s (pid %d): not ready within %v (waiting until %s): %v", l.d.Manifest.Name, role, pid, l.timeout, what, last)
 	}
 	return err
+}
+
+// ExitedError is a daemon or host that exited before it was ready: a crash, or a refusal to
+// start (a bad class in its env, for a target that declares conventions.bad_daemon_env:
+// refuse-start).
+type ExitedError struct {
+	Target, Role string
+	Pid, Code    int
+	Waiting      string // what readiness was being waited for
+	Output       string // the tail of what it printed
+}
+
+func (e *ExitedError) Error() string {
+	return fmt.Sprintf("%s %s (pid %d) exited with code %d before %s; it said:\n%s", e.Target, e.Role, e.Pid, e.Code, e.Waiting, e.Output)
 }
 
 // TailBytes is how much of a launcher's output goes into a message: a daemon that printed 30 MB

@@ -36,6 +36,9 @@ type Manifest struct {
 	Config     *Config           `yaml:"config"`
 	Explain    *Explain          `yaml:"explain"`
 	SpawnSpec  []string          `yaml:"spawn_spec"` // optional: hand the agent host a raw spec file {spec}
+	// SpawnSpecRewrites says spawn_spec is an adapter that re-encodes a spec before the host
+	// sees it, so bytes the host must refuse never reach it: those specs are left out.
+	SpawnSpecRewrites bool `yaml:"spawn_spec_rewrites"`
 	// Conventions are what the target chooses beyond the seed's promises; the specs for one it
 	// does not declare are left out before the run, with the reason (see declares.go).
 	Conventions Conventions `yaml:"conventions"`

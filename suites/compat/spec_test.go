@@ -82,12 +82,12 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 		Expect(kit.Observe(s.Subjects()...)).To(kit.BeAtBackground(env.Platform.Meaning, control))
 	}
 
-	It("refuses an unknown cpu_class and keeps serving", func() {
+	It("refuses an unknown cpu_class and keeps serving", Label(label.RefusesClass), func() {
 		bad, report := l.RenderSpec(spec("bad-unknown-cpu-class.json"))
 		expectRefusedAndServing(bad, report)
 	})
 
-	It("refuses an unknown cpu_class, naming it, and keeps serving", kit.RefusalNames(target.MentionValue), func() {
+	It("refuses an unknown cpu_class, naming it, and keeps serving", kit.RefusalNames(target.MentionValue), Label(label.RefusesClass), func() {
 		bad, report := l.RenderSpec(spec("bad-unknown-cpu-class.json"))
 		expectRefusedAndServing(bad, report, "turbo")
 	})
@@ -97,13 +97,14 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 			bad, report := l.RenderSpec(spec(name))
 			expectRefusedAndServing(bad, report)
 		},
-		Entry("malformed JSON", "bad-malformed-json.json"),
+		Entry("malformed JSON", Label(label.NeedsRawSpawnSpec), "bad-malformed-json.json"),
+		Entry("data after the object, on the next line", Label(label.NeedsRawSpawnSpec), "bad-data-after-object.json"),
 		Entry("no argv", "bad-missing-argv.json"),
 		Entry("an empty argv", "bad-empty-argv.json"),
-		Entry("a connection that closes halfway through the spec", "bad-closed-halfway.json"),
+		Entry("a connection that closes halfway through the spec", Label(label.NeedsRawSpawnSpec), "bad-closed-halfway.json"),
 	)
 
-	It("refuses a spec over 1 MiB and keeps serving", func() {
+	It("refuses a spec over 1 MiB and keeps serving", Label(label.NeedsRawSpawnSpec), func() {
 		good, report := l.RenderSpec(spec("daemon-cpu-class-background.json"))
 		expectRefusedAndServing(target.Pad(good, 1<<20), report)
 	})

@@ -175,31 +175,53 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		}
 	})
 
-	// overMalformed writes a malformed config file, then checks that a --set and a session are
-	// refused and the file is byte for byte as it was; it returns what the two refusals said.
-	overMalformed := func() (setSaid, sessionSaid string) {
+	// overMalformed writes a malformed config file, then checks that a --set is refused and the
+	// file is byte for byte as it was; it returns the file's bytes and what the refusal said.
+	overMalformed := func() (bad []byte, setSaid string) {
 		GinkgoHelper()
-		bad := "{\"session\": {\"cpuClass\": \"normal\",,}\n"
-		writeFile(file, bad)
+		bad = []byte("{\"session\": {\"cpuClass\": \"normal\",,}\n")
+		writeFile(file, string(bad))
 		out, err := l.ConfigSet(cfg.Key, "background")
 		Expect(err).To(HaveOccurred(), "a --set over a malformed file")
 		Expect(strings.TrimSpace(out)).NotTo(BeEmpty(), "the --set refusal says why")
-		Expect(os.ReadFile(file)).To(Equal([]byte(bad)), "the file is byte for byte as it was")
-		_, err = l.StartSession(target.Direct, nil)
-		var se *target.SessionError
-		Expect(err).To(BeAssignableToTypeOf(se), "a session while the config is malformed is refused")
-		Expect(os.ReadFile(file)).To(Equal([]byte(bad)))
-		return out, err.Error()
+		Expect(os.ReadFile(file)).To(Equal(bad), "the file is byte for byte as it was")
+		return bad, out
 	}
 
-	It("leaves a malformed file as it was, and refuses sets and sessions while it is", func() {
+	// sessionOverMalformed asks for a session while the file is malformed and checks the session
+	// left it as it was; what a session does then is the target's choice (malformed_config).
+	sessionOverMalformed := func(bad []byte) (*target.Session, error) {
+		GinkgoHelper()
+		s, err := l.StartSession(target.Direct, nil)
+		Expect(os.ReadFile(file)).To(Equal(bad), "a session leaves the malformed file byte for byte as it was")
+		return s, err
+	}
+
+	It("leaves a malformed file as it was, and refuses a --set while it is", func() {
 		overMalformed()
 	})
 
+	It("refuses sessions while the config file is malformed, and leaves it as it was", Label(label.ConvMalformedConfigRefuse), func() {
+		bad, _ := overMalformed()
+		_, err := sessionOverMalformed(bad)
+		kit.ExpectRefused(l, err)
+	})
+
+	It("starts sessions as if the key were unset while the config file is malformed, and leaves it as it was",
+		Label(label.ConvMalformedConfigAsUnset, label.ReadsResolved), func() {
+			bad, _ := overMalformed()
+			expectResolved(l, control, nil, "background", fromDefault)
+			Expect(os.ReadFile(file)).To(Equal(bad), "a session leaves the malformed file byte for byte as it was")
+		})
+
 	It("leaves a malformed file as it was, and says which file", kit.RefusalNames(target.MentionFile), func() {
-		setSaid, sessionSaid := overMalformed()
+		bad, setSaid := overMalformed()
 		Expect(setSaid).To(ContainSubstring(file))
-		Expect(sessionSaid).To(ContainSubstring(file))
+		if l.Conventions().MalformedConfig == "refuse" {
+			_, err := sessionOverMalformed(bad)
+			Expect(err).To(HaveOccurred(), "a session while the config is malformed is refused (conventions.malformed_config: refuse)")
+			Expect(err.Error()).To(ContainSubstring(file))
+		}
 	})
 
 	// invalid sets the key to an invalid value and checks it is refused with the file unchanged.

@@ -41,14 +41,14 @@ var _ = Describe("resolve: env references in a profile's env", Label(label.Resol
 		expectResolved(l, control, map[string]string{classEnv: ref("CP_REF")}, "background", fromProfile)
 	})
 
-	It("refuses a reference to an unset variable: a non-zero exit, a message, nothing started", func() {
+	It("refuses a reference to an unset variable: a non-zero exit, a message, nothing started", Label(label.RefusesClass), func() {
 		l := env.Launch(target.LaunchOptions{})
 		_, err := l.StartSession(target.Direct, map[string]string{classEnv: ref("CP_NOT_SET")})
 		kit.ExpectRefused(l, err)
 	})
 
 	It("refuses a reference to an unset variable, naming the profile, the key and the reference",
-		kit.RefusalNames(target.MentionProfile, target.MentionKey, target.MentionValue), func() {
+		kit.RefusalNames(target.MentionProfile, target.MentionKey, target.MentionValue), Label(label.RefusesClass), func() {
 			l := env.Launch(target.LaunchOptions{})
 			_, err := l.StartSession(target.Direct, map[string]string{classEnv: ref("CP_NOT_SET")})
 			kit.ExpectRefused(l, err, kit.ProfileName, classEnv, ref("CP_NOT_SET"))
@@ -72,36 +72,36 @@ var _ = Describe("resolve: env references in a profile's env", Label(label.Resol
 
 	DescribeTable("refuses a malformed reference: a non-zero exit, a message, nothing started", func(raw string) {
 		refusedWith(map[string]string{"CP_REF": "normal"}, raw)
-	}, malformed)
+	}, Label(label.RefusesClass), malformed)
 
 	DescribeTable("refuses a malformed reference, naming the profile, the key and the reference", func(raw string) {
 		refusedWith(map[string]string{"CP_REF": "normal"}, raw, kit.ProfileName, classEnv, raw)
-	}, kit.RefusalNames(target.MentionProfile, target.MentionKey, target.MentionValue), malformed)
+	}, kit.RefusalNames(target.MentionProfile, target.MentionKey, target.MentionValue), Label(label.RefusesClass), malformed)
 
-	It("refuses a reference that resolves to an invalid value", func() {
+	It("refuses a reference that resolves to an invalid value", Label(label.RefusesClass), func() {
 		refusedWith(map[string]string{"CP_REF": "turbo"}, ref("CP_REF"))
 	})
 
 	It("names both the reference and the variable when the reference resolves to an invalid value",
-		kit.RefusalNames(target.MentionProfile, target.MentionValue), func() {
+		kit.RefusalNames(target.MentionProfile, target.MentionValue), Label(label.RefusesClass), func() {
 			refusedWith(map[string]string{"CP_REF": "turbo"}, ref("CP_REF"), kit.ProfileName, ref("CP_REF"), "turbo")
 		})
 
-	It("expands once: a variable that holds another reference is refused, not expanded again", func() {
+	It("expands once: a variable that holds another reference is refused, not expanded again", Label(label.RefusesClass), func() {
 		refusedWith(map[string]string{"CP_REF": ref("CP_INNER"), "CP_INNER": "normal"}, ref("CP_REF"))
 	})
 
 	It("expands once: a variable that holds another reference is not expanded again",
-		kit.RefusalNames(target.MentionProfile, target.MentionValue), func() {
+		kit.RefusalNames(target.MentionProfile, target.MentionValue), Label(label.RefusesClass), func() {
 			inner := ref("CP_INNER")
 			refusedWith(map[string]string{"CP_REF": inner, "CP_INNER": "normal"}, ref("CP_REF"), kit.ProfileName, inner)
 		})
 
-	It("never expands through a shell: a value with a command substitution is refused", func() {
+	It("never expands through a shell: a value with a command substitution is refused", Label(label.RefusesClass), func() {
 		refusedWith(map[string]string{"CP_REF": "$(echo normal)"}, ref("CP_REF"))
 	})
 
-	It("never expands through a shell", kit.RefusalNames(target.MentionProfile, target.MentionValue), func() {
+	It("never expands through a shell", kit.RefusalNames(target.MentionProfile, target.MentionValue), Label(label.RefusesClass), func() {
 		refusedWith(map[string]string{"CP_REF": "$(echo normal)"}, ref("CP_REF"), kit.ProfileName, "$(echo normal)")
 	})
 })

@@ -101,31 +101,41 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lab
 		Entry("the config file", Label(label.NeedsConfig), fromConfig),
 	)
 
-	It("refuses an unknown value in a profile's env: a non-zero exit, a message, nothing started", func() {
+	It("refuses an unknown value in a profile's env: a non-zero exit, a message, nothing started", Label(label.RefusesClass), func() {
 		l := env.Launch(target.LaunchOptions{})
 		_, err := l.StartSession(target.Direct, map[string]string{env.Driver.Manifest.ClassEnv: "turbo"})
 		kit.ExpectRefused(l, err)
 	})
 
 	It("refuses an unknown value in a profile's env, naming the profile, the value and the accepted values",
-		kit.RefusalNames(target.MentionProfile, target.MentionValue, target.MentionAccepted), func() {
+		kit.RefusalNames(target.MentionProfile, target.MentionValue, target.MentionAccepted), Label(label.RefusesClass), func() {
 			l := env.Launch(target.LaunchOptions{})
 			_, err := l.StartSession(target.Direct, map[string]string{env.Driver.Manifest.ClassEnv: "turbo"})
 			kit.ExpectRefused(l, err, kit.ProfileName, "turbo", "normal", "background")
 		})
 
-	It("refuses an unknown value in the daemon's env: a non-zero exit, a message, nothing started", func() {
+	// Where the daemon's env is refused is the target's choice (conventions.bad_daemon_env): the
+	// seed says neither, and a daemon that will not start is as clear as a refused session.
+	It("refuses an unknown value in the daemon's env: a non-zero exit, a message, nothing started", Label(label.RefusesClass, label.ConvBadDaemonEnvSessions), func() {
 		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}})
 		_, err := l.StartSession(target.Direct, nil)
 		kit.ExpectRefused(l, err)
 	})
 
 	It("refuses an unknown value in the daemon's env, naming the source and the value",
-		kit.RefusalNames(target.MentionSource, target.MentionValue, target.MentionAccepted), func() {
+		kit.RefusalNames(target.MentionSource, target.MentionValue, target.MentionAccepted), Label(label.RefusesClass, label.ConvBadDaemonEnvSessions), func() {
 			l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}})
 			_, err := l.StartSession(target.Direct, nil)
 			kit.ExpectRefused(l, err, kit.DaemonSource, "utility", "normal", "background")
 		})
+
+	It("will not start with an unknown value in its env: a non-zero exit and a message", Label(label.RefusesClass, label.ConvBadDaemonEnvStart), func() {
+		env.ExpectLaunchRefused(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}})
+	})
+
+	It("will not start with an unknown value in its env, naming the value", kit.RefusalNames(target.MentionValue), Label(label.RefusesClass, label.ConvBadDaemonEnvStart), func() {
+		env.ExpectLaunchRefused(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}}, "utility")
+	})
 })
 
 // setAt launches the target with value at one source (fromProfile, fromDaemon or fromConfig) and

@@ -126,7 +126,7 @@ var _ = Describe("resolve: every source on every path", Label(label.ResolveArea,
 	var refused []TableEntry
 	for _, r := range refusals {
 		for _, mode := range modes {
-			refused = append(refused, Entry(fmt.Sprintf("%s session, %s", mode, r.title), append(kit.ForMode(mode), label.NeedsEnvRef), r.daemonRef, r.value, mode))
+			refused = append(refused, Entry(fmt.Sprintf("%s session, %s", mode, r.title), append(kit.ForMode(mode), label.NeedsEnvRef, label.RefusesClass), r.daemonRef, r.value, mode))
 		}
 	}
 	DescribeTable("refuses a session whose profile's env holds", func(daemonRef, value string, mode target.Mode) {

@@ -108,6 +108,9 @@ func printRun(res *runner.Result, dryRun bool) {
 		fmt.Print(res.Run.Summary(res.Filter))
 	} else {
 		fmt.Println("classproof: no report was written (the run stopped before Ginkgo reported)")
+		if res.Stopped != "" {
+			fmt.Println("classproof: it stopped: " + res.Stopped)
+		}
 	}
 	for _, l := range res.Leaks {
 		fmt.Printf("LEAK: %s was still alive after the run (killed now)\n", l)

@@ -111,9 +111,15 @@ func examine(r *Report, m *target.Manifest, d *target.Driver, l *target.Launcher
 	s, err := l.StartSession(target.Direct, nil)
 	r.Drivable = err == nil
 	r.check(err == nil, "a direct session starts the harness", sessionDetail(s, err))
+	if err == nil {
+		checkClass(r, d.Meaning, s)
+	}
 	if len(m.Session.Hosted) > 0 {
 		s, err := l.StartSession(target.Hosted, nil)
 		r.check(err == nil, "a hosted session starts the harness", sessionDetail(s, err))
+		if err == nil {
+			checkClass(r, d.Meaning, s)
+		}
 	} else {
 		r.check(false, "hosted sessions (session.hosted)", "not declared: the hosted specs are left out")
 	}
@@ -147,6 +153,36 @@ func sessionDetail(s *target.Session, err error) string {
 		parts = append(parts, o.String())
 	}
 	return strings.Join(parts, "; ")
+}
+
+// checkClass reads a session's harness and tools as the lane's oracle will, with this process
+// as the control, and says what the lane would fail on; a harness in a session of its own whose
+// autogroup is left at nice 0 (the autogroup rule) gets the fix spelled out.
+func checkClass(r *Report, meaning class.Meaning, s *target.Session) {
+	control, err := class.ObserveOne("classproof doctor (the control)", os.Getpid())
+	if err != nil {
+		r.check(false, "reading the control's class", err.Error())
+		return
+	}
+	obs, err := class.Observe(s.Subjects()...)
+	if err != nil {
+		r.check(false, "reading the "+string(s.Mode)+" session's class", err.Error())
+		return
+	}
+	var why []string
+	autogroup := false
+	for _, o := range obs {
+		if ok, w := class.Background(meaning, o, control); !ok {
+			why = append(why, fmt.Sprintf("%s pid %d: %s", o.Role, o.Pid, w))
+			autogroup = autogroup || strings.Contains(w, "autogroup")
+		}
+	}
+	r.check(len(why) == 0, fmt.Sprintf("the %s harness and its tool are at %s as the lane reads them", s.Mode, meaning), strings.Join(why, "; "))
+	if autogroup {
+		r.lines = append(r.lines, "        the lane will fail this: the autogroup rule. A harness in a session of its own (setsid) has an autogroup of its own,\n"+
+			"        and SCHED_IDLE ranks threads only inside one autogroup: write 19 to /proc/self/autogroup after setsid, before\n"+
+			"        exec (docs/manifest.md, \"Linux: the autogroup rule\")")
+	}
 }
 
 func examineConfig(r *Report, m *target.Manifest, l *target.Launcher) {

@@ -31,6 +31,7 @@ func TestDoctorOnTheShellLauncher(t *testing.T) {
 	}
 	for _, want := range []string{
 		"[yes] a direct session starts the harness: direct harness pid",
+		"[yes] the direct harness and its tool are at idle as the lane reads them",
 		"[yes] config --get on an unset key prints nothing and exits 0",
 		"[no ] refusals name the profile",
 		"needs-spawn-spec: target shmux-bare declares no agent host with a raw spawn-spec command",
@@ -57,5 +58,29 @@ func TestDoctorRefusesAMissingLauncher(t *testing.T) {
 	_, err = Run(context.Background(), Options{Catalog: targets.Catalog(), KitDir: kit, Target: m, Out: &bytes.Buffer{}, Timeout: time.Second})
 	if err == nil || !strings.Contains(err.Error(), `"/nonexistent/gone"`) {
 		t.Errorf("got %v", err)
+	}
+}
+
+// A harness whose own autogroup is left at nice 0 passes a glance at ps (IDL) and fails the lane:
+// the doctor says so before the run, and how to fix it.
+func TestDoctorFlagsTheAutogroupRule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a launcher")
+	}
+	kit, err := build.KitDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	_, err = Run(context.Background(), Options{Catalog: targets.Catalog(), KitDir: kit, Target: "embedded:shmux-bare.yaml",
+		Vars: []string{"variant=autogroup-0"}, Out: &out, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[no ] the direct harness and its tool are at idle as the lane reads them", "nice 0, expected 19 (its own autogroup)",
+		"the lane will fail this: the autogroup rule", "write 19 to /proc/self/autogroup after setsid, before"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the doctor's checklist lacks %q:\n%s", want, out.String())
+		}
 	}
 }

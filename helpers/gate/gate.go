@@ -42,6 +42,11 @@ type Policy struct {
 // LoadRequired reads a required-spec file.
 func LoadRequired(path string) (*Required, error) {
 	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w; the required-spec list is read relative to where the gate runs, and ci/required-specs.yaml is the "+
+			"kit's own (in its repository and release archive). From a launcher's repository pass --required PATH to a list of "+
+			"your own (docs/lanes.md), or --required '' to judge the lanes' reports alone", err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +167,7 @@ func (l *Lane) readMeta() {
 			l.Name = l.Meta.Lane
 		}
 		if !l.Meta.Passed {
-			l.add("the lane's own run failed (run.json says passed: false); its log has the FAILED LANE or LEAK lines")
+			l.add("the lane's own run failed (run.json says passed: false): %s", l.Meta.FailedBecause())
 		}
 	}
 }

@@ -267,3 +267,35 @@ func TestJUnitSaysWhichLanesFailedAndWhy(t *testing.T) {
 		t.Fatalf("cases: %s", b)
 	}
 }
+
+// A lane whose own run failed is blocked with the lines that decided it, quoted from run.json,
+// and a run.json that records none says its specs failed: never a pointer to lines a log lacks.
+func TestAFailedOwnRunQuotesWhatDecided(t *testing.T) {
+	dir := t.TempDir()
+	meta := ok("linux-idle")
+	meta.Passed = false
+	meta.Problems = []string{"the kit's own class changed during the run: autogroup nice 19"}
+	meta.Leaks = []string{"harness pid 42"}
+	writeLane(t, dir, "linux-idle", meta, true, spec{"a direct session starts at background", passed, nil})
+	expectReasons(t, evaluate(t, dir, nil, "linux-idle"),
+		"FAILED LANE: the kit's own class changed during the run: autogroup nice 19", "LEAK: harness pid 42")
+
+	dir = t.TempDir()
+	meta = ok("linux-idle")
+	meta.Passed = false
+	writeLane(t, dir, "linux-idle", meta, false, spec{"a direct session starts at background", failed, nil})
+	v := evaluate(t, dir, nil, "linux-idle")
+	expectReasons(t, v, "its specs or suites failed")
+	if all := strings.Join(v.Reasons, "\n"); strings.Contains(all, "FAILED LANE") || strings.Contains(all, "LEAK") {
+		t.Errorf("a reason names lines the run did not print:\n%s", all)
+	}
+}
+
+// The gate's default list is the kit's own: from a launcher's repository, the error says what to
+// pass instead.
+func TestAMissingRequiredListSaysWhatToPass(t *testing.T) {
+	_, err := LoadRequired(filepath.Join(t.TempDir(), "ci", "required-specs.yaml"))
+	if err == nil || !strings.Contains(err.Error(), "no such file") || !strings.Contains(err.Error(), "--required ''") {
+		t.Errorf("a missing list: %v", err)
+	}
+}

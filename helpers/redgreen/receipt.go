@@ -91,7 +91,7 @@ type receiptView struct {
 
 func newReceiptView(p *Proof) receiptView {
 	v := receiptView{Title: "proven", Platform: fmt.Sprintf("%s/%s %s, lane %s, target `%s`.", p.Machine.OS, p.Machine.Arch, p.Machine.Version, p.Lane, p.Green.Target),
-		Selection: selection(p.Options.Selection), Reproduce: Reproduce(p.Options), Notes: p.Notes,
+		Selection: selection(p.Options.Selection), Reproduce: p.Reproduce(), Notes: p.Notes,
 		RedBlock: redBlock(p), GreenBlock: greenBlock(p), Reason: p.Verdict.Reason,
 		AlsoFixed: p.Verdict.AlsoFixed, Regressions: p.Verdict.Regressions, Observed: observed(p),
 		FailToPass: p.Verdict.FailToPass, PassedBoth: p.Verdict.PassedBoth, Broken: p.Verdict.Broken}
@@ -233,9 +233,21 @@ func nonempty(a, b string) string {
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 
 // Reproduce is the command that runs the same proof again, as printed, from any folder: it goes to
-// the kit's folder (go run needs its module) and names every path absolutely. Run from a release
-// archive, it is the archive's own CLI, which needs no Go.
-func Reproduce(o Options) string {
+// the kit's folder (go run needs its module), names every path absolutely and each side by the
+// commit it proved (a ref such as HEAD~1 moves on). Run from a release archive, it is the
+// archive's own CLI, which needs no Go.
+func (p *Proof) Reproduce() string {
+	o := p.Options
+	if p.Red != nil && p.Red.SHA != "" {
+		o.Red = p.Red.SHA
+	}
+	if p.Green != nil && p.Green.SHA != "" {
+		o.Green = p.Green.SHA
+	}
+	return reproduce(o)
+}
+
+func reproduce(o Options) string {
 	args := []string{"cd", shellQuote(o.KitDir), "&&", "go", "run", "./cmd/classproof", "redgreen"}
 	if build.Prebuilt() != "" {
 		if exe, err := os.Executable(); err == nil {

@@ -99,7 +99,7 @@ func TestProvenOnARealFix(t *testing.T) {
 		"- cpuclass on Linux, idle mode (SCHED_IDLE + I/O idle) a direct session starts the direct harness and its tool sleep at background class",
 		"Passed on both: ",
 		"left out by the label filter (needs-hosted: target tiny declares no hosted session",
-		"Reproduce: `cd " + p.Options.KitDir + " && go run ./cmd/classproof redgreen --repo " + repo + " --red red --green green --target /",
+		"Reproduce: `cd " + p.Options.KitDir + " && go run ./cmd/classproof redgreen --repo " + repo + " --red " + p.Red.SHA + " --green " + p.Green.SHA + " --target /",
 		"Not run, ",
 		"## Durations",
 	} {
@@ -121,7 +121,7 @@ func TestProvenOnARealFix(t *testing.T) {
 		t.Errorf("receipt.json: %v %+v", err, j.Verdict)
 	}
 	// The Reproduce line, run as printed from another folder, gives the same verdict.
-	line := Reproduce(p.Options)
+	line := p.Reproduce()
 	cmd := exec.Command("sh", "-c", line)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "CI=true")
@@ -217,7 +217,7 @@ func TestProvenWithTwoTargets(t *testing.T) {
 		t.Skip("runs the cpuclass suite twice")
 	}
 	p := proveTwoTargets(t, func(ref string) string { return ref })
-	if !p.Verdict.Proven || len(p.Verdict.Outcomes) != 5 {
+	if !p.Verdict.Proven || len(p.Verdict.Outcomes) != 6 { // the linux-idle specs "at background class", the 3 s watch included
 		t.Fatalf("verdict %q, %d outcomes", p.Verdict.Reason, len(p.Verdict.Outcomes))
 	}
 }

@@ -36,11 +36,39 @@ type Meta struct {
 	Leaks  []string `json:"leaks,omitempty"`
 	// Refused are ledger lines the sweep would not act on: a process not tied to this run (the
 	// launcher can append to the ledger), or a line that is no entry. Each fails the run.
-	Refused  []string      `json:"refused,omitempty"`
+	Refused []string `json:"refused,omitempty"`
+	// Problems are the lane's own reasons to fail beyond its specs (the lane rule, the kit's own
+	// class, a run that stopped), as the run printed them in FAILED LANE lines.
+	Problems []string `json:"problems,omitempty"`
+	// Stopped says why a run ended before Ginkgo wrote its report: its exit status or signal,
+	// and the last of what it printed.
+	Stopped  string        `json:"stopped,omitempty"`
 	Passed   bool          `json:"passed"`
 	Duration time.Duration `json:"duration_ns"`
 	// Phases is where the run's time went, in ms: the CLI's own steps (preflight: the
 	// launcher's build; compile: the suites and harness, or finding them built; ginkgo: the
 	// suites running; sweep: the ledger).
 	Phases map[string]float64 `json:"phases_ms,omitempty"`
+}
+
+// FailedBecause quotes what made a run fail, from run.json alone: its problems, leaks and
+// refused ledger lines, or why it stopped; else its specs (the report says which).
+func (m Meta) FailedBecause() string {
+	var why []string
+	for _, p := range m.Problems {
+		why = append(why, "FAILED LANE: "+p)
+	}
+	for _, l := range m.Leaks {
+		why = append(why, "LEAK: "+l)
+	}
+	for _, r := range m.Refused {
+		why = append(why, "REFUSED LEDGER LINE: "+r)
+	}
+	if m.Stopped != "" {
+		why = append(why, "stopped: "+m.Stopped)
+	}
+	if len(why) == 0 {
+		return "no lane problem, leak or stop is recorded, so its specs or suites failed (the report's failures are listed with this lane)"
+	}
+	return strings.Join(why, "; ")
 }

@@ -68,7 +68,10 @@ type Result struct {
 	Leaks       []string
 	Refused     []string // see Meta.Refused
 	Interrupted bool
-	Duration    time.Duration
+	// Stopped says why the run ended with no report: Ginkgo's exit status or signal and the
+	// last of what it printed (see Meta.Stopped).
+	Stopped  string
+	Duration time.Duration
 	// Problems are reasons the run fails beyond Ginkgo's own verdict.
 	Problems []string
 	Phases   map[string]float64 // see Meta.Phases
@@ -128,6 +131,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The last of what the suites printed, to say why a run that wrote no report stopped.
+	last := &target.TailWriter{Max: 4 << 10}
+	cmd.Stdout = io.MultiWriter(cmd.Stdout, last)
+	cmd.Stderr = cmd.Stdout
 	fmt.Fprintf(o.Log, "classproof: lane %s, target %s (%s), label filter %q\n", res.Lane, m.Name, m.Source, res.Filter)
 	t := time.Now()
 	callerBefore, callerErr := class.ObserveOne("classproof (the caller's process)", os.Getpid())
@@ -137,6 +144,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	res.phase("ginkgo", t)
 	if callerErr == nil && !o.DryRun {
 		res.Problems = append(res.Problems, callerMoved(callerBefore)...)
+	}
+	if _, err := os.Stat(res.ReportPath); err != nil {
+		res.Stopped = stoppedBecause(res, last.String())
 	}
 	t = time.Now()
 	res.Leaks, res.Refused, err = proc.Sweep(ledger, token)
@@ -239,6 +249,7 @@ func finish(res *Result, m *target.Manifest, o Options, out string) error {
 	res.Problems = append(laneProblems(o, res.Run, res.Lane, res.Filter), res.Problems...)
 	meta := report.Meta{Lane: res.Lane, Target: m.Source, Filter: res.Filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
 		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Refused: res.Refused, Passed: res.Passed(),
+		Problems: res.Problems, Stopped: res.Stopped,
 		Duration: res.Duration, Phases: res.Phases}
 	b, _ := json.MarshalIndent(meta, "", "  ")
 	return files.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
@@ -368,4 +379,21 @@ func callerMoved(before class.Observation) []string {
 			"classproof restored nothing: a process this run started reached outside the lane's session", now, why, before.Summary())}
 	}
 	return nil
+}
+
+// stoppedBecause says why Ginkgo ended without a report: how it exited (a status, or the signal
+// that killed it: out of memory, a kill from outside) and the last lines it printed.
+func stoppedBecause(res *Result, lastOutput string) string {
+	how := "ginkgo exited 0"
+	if res.GinkgoErr != nil {
+		how = "ginkgo " + res.GinkgoErr.Error()
+	}
+	if res.Interrupted {
+		how += ", after an interrupt (Ctrl-C, SIGTERM or --timeout)"
+	}
+	lines := strings.Split(strings.TrimRight(lastOutput, "\n"), "\n")
+	if len(lines) > 12 {
+		lines = lines[len(lines)-12:]
+	}
+	return fmt.Sprintf("%s; its last output:\n%s", how, strings.Join(lines, "\n"))
 }

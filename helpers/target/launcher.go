@@ -191,6 +191,7 @@ type tailBuffer struct {
 	mu    sync.Mutex
 	b     []byte
 	total int
+	max   int // 0: TailBytes
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
@@ -198,7 +199,11 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	defer t.mu.Unlock()
 	t.total += len(p)
 	t.b = append(t.b, p...)
-	if over := len(t.b) - TailBytes; over > 0 {
+	limit := t.max
+	if limit == 0 {
+		limit = TailBytes
+	}
+	if over := len(t.b) - limit; over > 0 {
 		t.b = append(t.b[:0:0], t.b[over:]...)
 	}
 	return len(p), nil
@@ -212,6 +217,22 @@ func (t *tailBuffer) String() string {
 	}
 	return string(t.b)
 }
+
+// TailWriter keeps the last Max bytes written to it (TailBytes when Max is 0), saying how much
+// came before: for what a process prints without end.
+type TailWriter struct {
+	Max int
+	buf tailBuffer
+}
+
+func (t *TailWriter) Write(p []byte) (int, error) {
+	t.buf.mu.Lock()
+	t.buf.max = t.Max
+	t.buf.mu.Unlock()
+	return t.buf.Write(p)
+}
+
+func (t *TailWriter) String() string { return t.buf.String() }
 
 // Tail is the last TailBytes of b, saying how much was cut before it.
 func Tail(b []byte) string {

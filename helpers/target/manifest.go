@@ -107,8 +107,13 @@ var (
 	commonPlaceholders  = append(append([]string{}, buildPlaceholders...), "dir", "home", "socket", "host_socket")
 	sessionPlaceholders = []string{"profile"}
 	reservedNames       = append(append([]string{}, commonPlaceholders...), "profile", "key", "value", "spec", "name", "n")
-	placeholderRE       = regexp.MustCompile(`\{([A-Za-z0-9_]*)\}`)
+	// placeholderRE matches a placeholder, or "{{", which stands for a literal "{" (jq's {} and
+	// {name} in an adapter's shell line); a "}" needs no escape.
+	placeholderRE = regexp.MustCompile(`\{\{|\{([A-Za-z0-9_]*)\}`)
 )
+
+// literalBrace is how a manifest writes a "{" that is not a placeholder.
+const literalBrace = "{{"
 
 // Load reads and validates a manifest from a file path.
 func Load(path string) (*Manifest, error) {
@@ -160,6 +165,7 @@ func (m *Manifest) ReadsRepo() (ok bool, why string) {
 func (m *Manifest) mentions(s, name string, seen map[string]bool) bool {
 	for _, p := range placeholderRE.FindAllStringSubmatch(s, -1) {
 		switch v, isVar := m.Vars[p[1]]; {
+		case p[0] == literalBrace:
 		case p[1] == name:
 			return true
 		case isVar && !seen[p[1]]:
@@ -246,6 +252,9 @@ func (m *Manifest) ResolveVars(builtins map[string]string) (map[string]string, e
 			return s
 		}
 		out[name] = placeholderRE.ReplaceAllStringFunc(m.Vars[name], func(p string) string {
+			if p == literalBrace {
+				return bounded("{")
+			}
 			ref := p[1 : len(p)-1]
 			if b, ok := builtins[ref]; ok {
 				return bounded(b)
@@ -338,6 +347,9 @@ func expand(argv []string, vals map[string]string) ([]string, error) {
 	var bad []string
 	for i, a := range argv {
 		out[i] = placeholderRE.ReplaceAllStringFunc(a, func(p string) string {
+			if p == literalBrace {
+				return "{"
+			}
 			name := p[1 : len(p)-1]
 			v, ok := vals[name]
 			if !ok {

@@ -153,13 +153,19 @@ func TestLeftOutNamesWhatTheTargetLacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	lo := m.LeftOut(class.LinuxIdle)
-	for _, l := range []string{label.NeedsHosted, label.NeedsConfig, label.NeedsExplain, label.NeedsEnvRef, label.NeedsSpawnSpec, label.ConvFoldCase, label.ConvEmptyUnset, label.ConvKeySpellings, label.Names(MentionProfile)} {
+	for _, l := range []string{label.NeedsHosted, label.NeedsConfig, label.NeedsExplain, label.NeedsEnvRef, label.NeedsSpawnSpec, label.ConvFoldCase, label.ConvEmptyUnset, label.ConvKeySpellings, label.Names(MentionProfile),
+		label.ConvBadDaemonEnvSessions, label.ConvBadDaemonEnvStart, label.ConvMalformedConfigRefuse, label.ConvMalformedConfigAsUnset} {
 		if lo[l] == "" {
 			t.Errorf("%s not left out: %v", l, lo)
 		}
 	}
-	if lo[label.ReadsResolved] != "" {
-		t.Errorf("where the class is applied, the harness's class shows what resolved; yet left out: %s", lo[label.ReadsResolved])
+	for _, l := range []string{label.ReadsResolved, label.RefusesClass, label.NeedsRawSpawnSpec} {
+		if lo[l] != "" {
+			t.Errorf("where the class is applied, %s is a promise; yet left out: %s", l, lo[l])
+		}
+	}
+	if why := m.LeftOut(class.Ignored)[label.RefusesClass]; !strings.Contains(why, "conventions.refuses_when_ignored") {
+		t.Errorf("where the class is ignored, refusing bad values is a convention: %q", why)
 	}
 	if f := m.LeftOutFilter(class.LinuxIdle); !strings.Contains(f, "!needs-hosted") || !strings.Contains(f, "!conv-fold-case") {
 		t.Errorf("filter %q", f)
@@ -168,8 +174,34 @@ func TestLeftOutNamesWhatTheTargetLacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lo := ref.LeftOut(class.Ignored); len(lo) != 0 {
-		t.Errorf("refmux declares everything, yet left out: %v", lo)
+	// refmux declares everything: of each two-way choice, its own way.
+	otherWay := map[string]bool{label.ConvBadDaemonEnvStart: true, label.ConvMalformedConfigAsUnset: true}
+	for l, why := range ref.LeftOut(class.Ignored) {
+		if !otherWay[l] {
+			t.Errorf("refmux declares everything, yet left out %s: %s", l, why)
+		}
+	}
+}
+
+// A literal brace in a command (jq's {} and {name}) is written {{; "}" needs no escape.
+func TestALiteralBraceIsWrittenTwice(t *testing.T) {
+	withJq := good + `spawn_spec: [sh, -c, 'jq -c "{{(.k): .v}, {{name} // {{}" "$1"', "{bin}/t", "{spec}"]
+host: {run: ["{bin}/t", host, "{host_socket}"]}
+`
+	m, err := Parse("m.yaml", []byte(withJq))
+	if err != nil {
+		t.Fatalf("a manifest with escaped braces: %v", err)
+	}
+	got, err := expand(m.SpawnSpec, map[string]string{"bin": "/b", "spec": "/s.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `jq -c "{(.k): .v}, {name} // {}" "$1"`; got[2] != want {
+		t.Errorf("expanded %q, want %q", got[2], want)
+	}
+	_, err = Parse("m.yaml", []byte(strings.Replace(withJq, "// {{}", "// {}", 1)))
+	if err == nil || !strings.Contains(err.Error(), "unknown placeholder {}") || !strings.Contains(err.Error(), "write {{ for a literal {") {
+		t.Errorf("an unescaped {}: %v", err)
 	}
 }
 

@@ -81,9 +81,9 @@ func (v *validation) check(field string, values []string, required bool, extra .
 	allowed := append(append(append([]string{}, commonPlaceholders...), v.m.varNames()...), extra...)
 	for i, a := range values {
 		for _, sub := range placeholderRE.FindAllStringSubmatch(a, -1) {
-			if !contains(allowed, sub[1]) {
+			if sub[0] != literalBrace && !contains(allowed, sub[1]) {
 				sort.Strings(allowed)
-				v.add("%s[%d] %q: unknown placeholder {%s}; known here: {%s}", field, i, a, sub[1], strings.Join(allowed, "}, {"))
+				v.add("%s[%d] %q: unknown placeholder {%s}; known here: {%s} (write {{ for a literal {)", field, i, a, sub[1], strings.Join(allowed, "}, {"))
 			}
 		}
 	}

@@ -257,6 +257,7 @@ func gateCmd(args []string) int {
 	reports := fs.String("reports", "out/lanes", "folder holding each lane's report folder (report.json + run.json), at any depth")
 	required := fs.String("required", "ci/required-specs.yaml", "required specs per lane; empty for none")
 	lanesFlag := fs.String("lanes", "", "comma-separated lanes that must have reports (default: every lane in the required list)")
+	matrix := fs.String("matrix", "", `the workflow's lane matrix, JSON [{"lane": L, "runner": R}, ...]: each pair must have a complete report in REPORTS/R/L`)
 	junit := fs.String("junit", "", "write a JUnit summary here (default: REPORTS/gate-junit.xml)")
 	if code, ok := parse(fs, args); !ok {
 		return code
@@ -272,6 +273,14 @@ func gateCmd(args []string) int {
 	var expect []string
 	if *lanesFlag != "" {
 		expect = strings.Split(*lanesFlag, ",")
+	}
+	if *matrix != "" {
+		pairs, err := gate.ParseMatrix(*matrix)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "classproof gate: --matrix:", err)
+			return exitUsage
+		}
+		expect = append(expect, pairs...)
 	}
 	v, err := gate.Evaluate(*reports, req, expect)
 	if err != nil {

@@ -79,28 +79,35 @@ type Verdict struct {
 }
 
 // Evaluate judges every report folder under dir (each holds report.json and run.json, as
-// `classproof run` writes them). expect names the lanes that must be there; empty means every
-// lane in req.
+// `classproof run` writes them; one with run.json alone is a run that stopped early, judged
+// too). expect names what must be there: a lane ("linux-idle": a report of it anywhere), or a
+// lane on a runner ("darwin@macos-15": a report in a folder RUNNER/LANE, the layout the workflow
+// writes with one folder per runner). Empty means every lane in req.
 func Evaluate(dir string, req *Required, expect []string) (*Verdict, error) {
 	v := &Verdict{}
-	var folders []string
+	folders := map[string]bool{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && d.Name() == "report.json" {
-			folders = append(folders, filepath.Dir(path))
+		if !d.IsDir() && (d.Name() == "report.json" || d.Name() == "run.json") {
+			folders[filepath.Dir(path)] = true
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reading reports under %s: %w", dir, err)
 	}
-	sort.Strings(folders)
+	var sorted []string
+	for f := range folders {
+		sorted = append(sorted, f)
+	}
+	sort.Strings(sorted)
 	seen := map[string]bool{}
-	for _, f := range folders {
+	for _, f := range sorted {
 		l := judge(f, req)
 		seen[l.Name] = true
+		seen[l.Name+"@"+filepath.Base(filepath.Dir(f))] = true
 		v.Lanes = append(v.Lanes, l)
 	}
 	if len(expect) == 0 && req != nil {
@@ -109,10 +116,17 @@ func Evaluate(dir string, req *Required, expect []string) (*Verdict, error) {
 		}
 		sort.Strings(expect)
 	}
-	for _, name := range expect {
-		if !seen[name] {
-			v.Lanes = append(v.Lanes, &Lane{Name: name, Problems: []string{"no report: the lane did not run or did not upload its reports"}})
+	for _, want := range expect {
+		if seen[want] {
+			continue
 		}
+		missing := &Lane{Name: want, Problems: []string{"no report: the lane did not run or did not upload its reports"}}
+		if name, runner, onRunner := strings.Cut(want, "@"); onRunner {
+			missing.Name, missing.Dir = name, filepath.Join(dir, runner, name)
+			missing.Problems = []string{fmt.Sprintf("no report from runner %s: nothing under %s (the job did not run, failed before its lane wrote run.json, or did not upload)",
+				runner, filepath.Join(runner, name))}
+		}
+		v.Lanes = append(v.Lanes, missing)
 	}
 	for _, l := range v.Lanes {
 		for _, p := range l.Problems {
@@ -124,6 +138,26 @@ func Evaluate(dir string, req *Required, expect []string) (*Verdict, error) {
 	}
 	v.Pass = len(v.Reasons) == 0
 	return v, nil
+}
+
+// ParseMatrix reads a workflow's lane matrix (JSON: [{"lane": L, "runner": R}, ...]) as the
+// "L@R" expectations Evaluate takes: every runner of a lane must report, not just one.
+func ParseMatrix(s string) ([]string, error) {
+	var m []struct{ Lane, Runner string }
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, fmt.Errorf("%q: %w; expected [{\"lane\": \"darwin\", \"runner\": \"macos-15\"}, ...]", s, err)
+	}
+	var out []string
+	for i, p := range m {
+		if p.Lane == "" || p.Runner == "" || strings.ContainsAny(p.Runner, "/@") {
+			return nil, fmt.Errorf("entry %d %+v: needs a lane and a runner (a runner name holds no / or @)", i, p)
+		}
+		out = append(out, p.Lane+"@"+p.Runner)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%q: no entries", s)
+	}
+	return out, nil
 }
 
 func judge(dir string, req *Required) *Lane {

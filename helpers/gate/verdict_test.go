@@ -299,3 +299,32 @@ func TestAMissingRequiredListSaysWhatToPass(t *testing.T) {
 		t.Errorf("a missing list: %v", err)
 	}
 }
+
+// Two runners of one lane (the workflow's darwin on arm64 and Intel): one that wrote nothing
+// blocks the gate, named, though the lane's name has a report from the other; one that stopped
+// before its report, with only run.json, blocks with what run.json says; both reports pass.
+func TestEveryExpectedRunnerMustReport(t *testing.T) {
+	matrix := `[{"lane":"linux-idle","runner":"ubuntu-24.04"},{"lane":"linux-idle","runner":"ubuntu-22.04"}]`
+	expect, err := ParseMatrix(matrix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeLane(t, filepath.Join(dir, "ubuntu-24.04"), "linux-idle", ok("linux-idle"), true, spec{"a direct session starts at background", passed, nil})
+	expectReasons(t, evaluate(t, dir, nil, expect...), "linux-idle (ubuntu-22.04/linux-idle): no report from runner ubuntu-22.04")
+
+	stopped := ok("linux-idle")
+	stopped.Passed, stopped.Problems = false, []string{"ci/lane: the run stopped before it wrote its report: go build exited 1"}
+	os.MkdirAll(filepath.Join(dir, "ubuntu-22.04", "linux-idle"), 0o755)
+	writeJSON(t, filepath.Join(dir, "ubuntu-22.04", "linux-idle", "run.json"), stopped)
+	expectReasons(t, evaluate(t, dir, nil, expect...), "ubuntu-22.04/linux-idle", "go build exited 1", "report.json")
+
+	writeLane(t, filepath.Join(dir, "ubuntu-22.04"), "linux-idle", ok("linux-idle"), true, spec{"a direct session starts at background", passed, nil})
+	expectPass(t, evaluate(t, dir, nil, expect...))
+
+	for _, bad := range []string{`{}`, `[]`, `[{"lane":"darwin"}]`, `[{"lane":"darwin","runner":"a/b"}]`} {
+		if _, err := ParseMatrix(bad); err == nil {
+			t.Errorf("matrix %s accepted", bad)
+		}
+	}
+}

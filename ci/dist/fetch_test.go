@@ -108,3 +108,34 @@ func TestFetchReleaseAgainstALoopbackServer(t *testing.T) {
 		t.Errorf("--github-env, a wrong checksum: exit %d, GITHUB_ENV %q, stderr %q; want exit 1", code, envFile(), stderr)
 	}
 }
+
+// A fork's workflow fetches the fork's releases: the default base comes from
+// CLASSPROOF_REPOSITORY, and curl is told to give up on a stalled server. A curl stub on PATH
+// records what it was asked and fails, as with no network.
+func TestFetchReleaseAsksTheRepositoryItIsGivenWithTimeouts(t *testing.T) {
+	bin := t.TempDir()
+	asked := filepath.Join(bin, "asked")
+	if err := os.WriteFile(filepath.Join(bin, "curl"), []byte("#!/bin/sh\necho \"$@\" >>"+asked+"\nexit 6\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(repository string) (string, int) {
+		cmd := exec.Command("sh", "../fetch-release", "v1.2.3", t.TempDir())
+		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "CLASSPROOF_REPOSITORY="+repository)
+		out, _ := cmd.CombinedOutput()
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	if out, code := run("me/fork"); code != 3 {
+		t.Fatalf("no release reachable: exit %d, want 3:\n%s", code, out)
+	}
+	b, _ := os.ReadFile(asked)
+	for _, want := range []string{"https://github.com/me/fork/releases/download/v1.2.3/checksums.txt", "--connect-timeout", "--max-time", "--retry-connrefused"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("curl was asked %q; it lacks %q", b, want)
+		}
+	}
+	for _, bad := range []string{"me", "me/fork/x", "me/fo rk", "/etc"} {
+		if out, code := run(bad); code != 2 || !strings.Contains(out, "expected owner/name") {
+			t.Errorf("CLASSPROOF_REPOSITORY %q: exit %d:\n%s", bad, code, out)
+		}
+	}
+}

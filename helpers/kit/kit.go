@@ -296,7 +296,9 @@ func ExpectRefused(l *target.Launcher, err error, mention ...string) {
 // own helper processes do not count.
 func ExpectNothingStarted(l *target.Launcher, marker, what string) {
 	GinkgoHelper()
-	Expect(proc.Started(marker, l.Roots()...)).To(BeEmpty(), "%s starts nothing, yet the launcher started processes for it (their arguments name %s)", what, marker)
+	started, err := proc.Started(marker, l.Roots()...)
+	Must(err, "reading what the launcher started for "+what)
+	Expect(started).To(BeEmpty(), "%s starts nothing, yet the launcher started processes for it (their arguments name %s)", what, marker)
 }
 
 // Mentions in ExpectRefused that stand for a target's own words.

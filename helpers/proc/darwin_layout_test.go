@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 )
@@ -351,5 +352,34 @@ func TestParseProcArgsStopsAtArgc(t *testing.T) {
 	args, err := parseProcArgs(b)
 	if err != nil || strings.Join(args, " ") != "sleep 30" {
 		t.Errorf("got %q %v, want [sleep 30] and no environment", args, err)
+	}
+}
+
+// The table grew between XNU's size query and its copy: sysctl kern.proc.all answers ENOMEM, and
+// the read is tried again; a table that cannot be read is an error, never an empty table (which
+// would make "nothing started" pass with nothing looked at).
+func TestTheProcessTableIsReadAgainWhenItGrew(t *testing.T) {
+	var table []byte
+	for i, pid := range []int32{1, 4242} {
+		_, b := kinfoImage(t, uint64(100*i), func(k *mKinfoProc) { k.Proc.P_pid = pid; k.Proc.P_stat = 2 })
+		table = append(table, b...)
+	}
+	calls := 0
+	all, err := readKinfos(func() ([]byte, error) {
+		if calls++; calls == 1 {
+			return nil, syscall.ENOMEM
+		}
+		return table, nil
+	})
+	if err != nil || len(all) != 2 || all[4242].Pid != 4242 || calls != 2 {
+		t.Fatalf("after one ENOMEM: %d processes, err %v, %d reads; want both processes from the second read", len(all), err, calls)
+	}
+	calls = 0
+	all, err = readKinfos(func() ([]byte, error) { calls++; return nil, syscall.ENOMEM })
+	if err == nil || all != nil || !strings.Contains(err.Error(), "kern.proc.all") || calls != tableTries {
+		t.Errorf("a table that never fits: %v processes, err %v after %d reads; want an error after %d", all, err, calls, tableTries)
+	}
+	if _, err := readKinfos(func() ([]byte, error) { return nil, syscall.EPERM }); err == nil {
+		t.Error("a refused read gave no error")
 	}
 }

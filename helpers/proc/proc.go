@@ -62,6 +62,15 @@ type Set struct {
 	entries []Entry
 	ledger  string
 	token   string
+	// unread are process-table reads that failed while tracking: what they would have found is
+	// not tracked, so KillAll reports them rather than passing a cleanup it could not check.
+	unread []error
+}
+
+func (s *Set) failedRead(doing string, err error) {
+	s.mu.Lock()
+	s.unread = append(s.unread, fmt.Errorf("%s: %w", doing, err))
+	s.mu.Unlock()
 }
 
 // NewSet returns an empty set writing to the ledger named by $CLASSPROOF_LEDGER, if any, with the
@@ -101,10 +110,10 @@ var owned sync.Map
 
 // reapOrphans collects every zombie child of ours that no os/exec Wait will: as a subreaper the kit
 // inherits the orphans of everything below it, and nobody else would ever reap them.
-func reapOrphans() {
+func reapOrphans() error {
 	all, err := Table()
 	if err != nil {
-		return
+		return fmt.Errorf("reaping orphans: %w", err)
 	}
 	me := os.Getpid()
 	for _, in := range all {
@@ -113,6 +122,7 @@ func reapOrphans() {
 			_, _ = unix.Wait4(in.Pid, &ws, unix.WNOHANG, nil)
 		}
 	}
+	return nil
 }
 
 func (s *Set) track(e Entry) {
@@ -197,8 +207,14 @@ func (s *Set) KillAll(timeout time.Duration) error {
 			left = append(left, fmt.Sprintf("%s pid %d (%s)", e.Role, e.Pid, describeState(e.Pid)))
 		}
 	}
-	reapOrphans()
 	var errs []error
+	if err := reapOrphans(); err != nil {
+		errs = append(errs, err)
+	}
+	s.mu.Lock()
+	errs = append(errs, s.unread...)
+	s.unread = nil
+	s.mu.Unlock()
 	if len(left) > 0 {
 		errs = append(errs, fmt.Errorf("still alive %v after SIGKILL: %s", StarvedFactor*timeout, strings.Join(left, ", ")))
 	}
@@ -214,6 +230,7 @@ func (s *Set) KillAll(timeout time.Duration) error {
 func (s *Set) trackDescendants() {
 	all, err := Table()
 	if err != nil {
+		s.failedRead("finding what the tracked processes started", err)
 		return
 	}
 	roles := map[int]string{}
@@ -238,6 +255,7 @@ func (s *Set) trackDescendants() {
 func (s *Set) TrackGroup(role string, pgid int) {
 	all, err := Table()
 	if err != nil {
+		s.failedRead("tracking "+role, err)
 		return
 	}
 	for _, in := range all {

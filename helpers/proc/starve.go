@@ -9,9 +9,11 @@ const StarvedFactor = 30
 
 // Starved says whether any of pids, or anything below them, has a thread that is runnable but
 // waiting for a CPU (see StarvedFactor), and what the kit read that says so; "" when none has. A
-// harness may itself sleep while it waits for the tool it forked, which is the one starved.
+// harness may itself sleep while it waits for the tool it forked, which is the one starved. A
+// table it cannot read shows no starvation: the wait then ends at its timeout, never later.
 func Starved(pids ...int) string {
-	for _, pid := range append(pids, Descendants(pids...)...) {
+	below, _ := Descendants(pids...)
+	for _, pid := range append(pids, below...) {
 		if why := starved(pid); why != "" {
 			return why
 		}

@@ -27,22 +27,10 @@ func lookupKinfo(pid int) (kinfo, bool) {
 	return k, true
 }
 
-// Table lists every process in one sysctl (kern.proc.all).
+// Table lists every process in one sysctl (kern.proc.all), read again while the table outgrows
+// the answer (readKinfos).
 func Table() (map[int]Info, error) {
-	b, err := unix.SysctlRaw("kern.proc.all")
-	if err != nil {
-		return nil, err
-	}
-	ks, err := decodeKinfos(b)
-	if err != nil {
-		return nil, err
-	}
-	all := make(map[int]Info, len(ks))
-	for _, k := range ks {
-		in := k.info()
-		all[in.Pid] = in
-	}
-	return all, nil
+	return readKinfos(func() ([]byte, error) { return unix.SysctlRaw("kern.proc.all") })
 }
 
 // Args is a process's argument vector (sysctl kern.procargs2), for telling which session a process

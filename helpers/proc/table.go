@@ -1,5 +1,11 @@
 package proc
 
+import (
+	"errors"
+	"fmt"
+	"syscall"
+)
+
 // Info is one process as the kernel lists it, read in one look.
 type Info struct {
 	Pid, Ppid, Pgid int
@@ -62,3 +68,35 @@ var errShortArgs = errorString("process arguments: buffer too short")
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// tableTries bounds the reads of a process table that keeps growing while it is read.
+const tableTries = 8
+
+// readKinfos reads macOS's whole process table with read (sysctl kern.proc.all) and decodes it.
+// XNU sizes the answer with a few entries of slack and returns ENOMEM when the table outgrew them
+// between the size query and the copy (bsd/kern/kern_sysctl.c, sysctl_prochandle); like x/sys's
+// SysctlKinfoProcSlice, the read is tried again. A read that still fails is an error, never an
+// empty table: "no descendants" read from nothing would pass "nothing started" vacuously.
+func readKinfos(read func() ([]byte, error)) (map[int]Info, error) {
+	var err error
+	for try := 0; try < tableTries; try++ {
+		var b []byte
+		if b, err = read(); errors.Is(err, syscall.ENOMEM) {
+			continue
+		}
+		if err != nil {
+			break
+		}
+		ks, err := decodeKinfos(b)
+		if err != nil {
+			return nil, err
+		}
+		all := make(map[int]Info, len(ks))
+		for _, k := range ks {
+			in := k.info()
+			all[in.Pid] = in
+		}
+		return all, nil
+	}
+	return nil, fmt.Errorf("reading the process table (sysctl kern.proc.all): %w", err)
+}

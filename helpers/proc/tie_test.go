@@ -190,12 +190,17 @@ func TestDescendantsFindsAGrandchild(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = syscall.Kill(sh.Process.Pid, syscall.SIGKILL); _ = sh.Wait() })
 	err := Until(time.Now().Add(5*time.Second), 10*time.Millisecond, func() (bool, error) {
-		return len(Descendants(sh.Process.Pid)) > 0, nil
+		below, err := Descendants(sh.Process.Pid)
+		return len(below) > 0, err
 	})
 	if err != nil {
 		t.Fatalf("no descendant of sh (pid %d) seen: %v", sh.Process.Pid, err)
 	}
-	for _, d := range Descendants(sh.Process.Pid) {
+	below, err := Descendants(sh.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range below {
 		_ = syscall.Kill(d, syscall.SIGKILL)
 	}
 }

@@ -27,27 +27,29 @@ func describeState(pid int) string {
 }
 
 // Descendants lists the live descendants of the given processes (not the processes themselves).
-func Descendants(roots ...int) []int {
+// A process table that could not be read is an error: an empty list would say "none".
+func Descendants(roots ...int) ([]int, error) {
 	all, err := Table()
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	var out []int
 	walk(all, roots, func(_ int, child Info) { out = append(out, child.Pid) })
-	return out
+	return out, nil
 }
 
 // Started lists the live descendants of roots whose arguments mention marker: the processes a
 // launcher started for one session (the harness, or a trampoline on its way to it, carries the
 // session's report path). A launcher's own helpers (a poll loop's sleep) are not among them.
-func Started(marker string, roots ...int) []int {
+func Started(marker string, roots ...int) ([]int, error) {
+	below, err := Descendants(roots...)
 	var out []int
-	for _, pid := range Descendants(roots...) {
+	for _, pid := range below {
 		if args, err := Args(pid); err == nil && strings.Contains(strings.Join(args, "\x00"), marker) {
 			out = append(out, pid)
 		}
 	}
-	return out
+	return out, err
 }
 
 // walk visits every live descendant of roots in the table once, parents before children, by pid

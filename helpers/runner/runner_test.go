@@ -171,7 +171,7 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 	// Wait until a session command is sleeping: the run is well under way.
 	ledger := filepath.Join(out, "pids.ledger")
 	deadline := time.Now().Add(lane.Scale(60 * time.Second))
-	for len(proc.Started("sleep 600", cmd.Process.Pid)) == 0 {
+	for started, _ := proc.Started("sleep 600", cmd.Process.Pid); len(started) == 0; started, _ = proc.Started("sleep 600", cmd.Process.Pid) {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatal("no session command started within a minute")
@@ -180,7 +180,11 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 	}
 	// Everything the run is made of at this moment, by pid and start time.
 	var run []proc.Info
-	for _, pid := range proc.Descendants(cmd.Process.Pid) {
+	below, err := proc.Descendants(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range below {
 		if in, ok := proc.Lookup(pid); ok {
 			run = append(run, in)
 		}
@@ -427,13 +431,13 @@ func TestAnInterruptOrTimeoutStopsTheBuild(t *testing.T) {
 			}
 			defer func() { _ = cmd.Process.Kill() }()
 			deadline := time.Now().Add(lane.Scale(60 * time.Second))
-			for len(proc.Started("sleep 100", cmd.Process.Pid)) == 0 {
+			for started, _ := proc.Started("sleep 100", cmd.Process.Pid); len(started) == 0; started, _ = proc.Started("sleep 100", cmd.Process.Pid) {
 				if time.Now().After(deadline) {
 					t.Fatalf("the build step never started:\n%s", out.String())
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
-			build := proc.Started("sleep 100", cmd.Process.Pid)
+			build, _ := proc.Started("sleep 100", cmd.Process.Pid)
 			began := time.Now()
 			if c.interrupt {
 				_ = cmd.Process.Signal(os.Interrupt)

@@ -159,7 +159,8 @@ func (s *Session) waitReport(done func(Report) bool) error {
 		now := time.Now()
 		if now.After(deadline.Add(-starvedWindow)) && now.Sub(lastLook) >= 50*time.Millisecond {
 			lastLook = now
-			if why := proc.Starved(proc.Started(s.report, s.l.Roots()...)...); why != "" {
+			started, _ := proc.Started(s.report, s.l.Roots()...) // unread: no starvation seen, the timeout holds
+			if why := proc.Starved(started...); why != "" {
 				lastStarved, starvedBy = now, why
 			}
 		}
@@ -177,13 +178,21 @@ const starvedWindow = 2 * time.Second
 // noReport is the error for a report that never came, with what was started for it and, when
 // one was seen waiting for a CPU or the disk, what the kit last read that said so.
 func (s *Session) noReport(start time.Time, starvedBy string) error {
-	started := proc.Started(s.report, s.l.Roots()...)
+	started, err := proc.Started(s.report, s.l.Roots()...)
+	below, berr := proc.Descendants(started...)
+	if err = errors.Join(err, berr); err != nil {
+		started = nil
+	}
 	why := "is the harness running?"
 	if starvedBy != "" {
 		why = fmt.Sprintf("its processes were starved of CPU or disk for %v, last seen %s;", time.Since(start).Round(time.Second), starvedBy)
 	}
+	what := proc.DescribeAll(append(started, below...))
+	if err != nil {
+		what = "unknown: " + err.Error()
+	}
 	return fmt.Errorf("%s session: no harness report at %s within %v (%s processes started for it: %s; the launcher said: %q)",
-		s.Mode, s.report, s.l.timeout, why, proc.DescribeAll(append(started, proc.Descendants(started...)...)), strings.TrimSpace(s.Output))
+		s.Mode, s.report, s.l.timeout, why, what, strings.TrimSpace(s.Output))
 }
 
 // Harness is the harness process, for the oracle.

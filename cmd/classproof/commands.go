@@ -9,9 +9,11 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/classproof/classproof/helpers/build"
+	"github.com/classproof/classproof/helpers/class"
 )
 
 // command is one of the CLI's commands: what `classproof help NAME` and `NAME --help` print.
@@ -40,6 +42,8 @@ func init() {
 		{"doctor", "try a launcher once, for a first manifest: what it does, what the kit will leave out",
 			"classproof doctor --target ./classproof.yaml", "0 the launcher can be driven; 1 it cannot; 2 an unusable manifest or launcher", doctorCmd},
 		{"lanes", "the lane names, one a line", "classproof lanes", "0", lanesCmd},
+		{"observe", "read processes with the oracle, as a spec would: ps, and the kernel's own readings (base pri on macOS)",
+			"classproof observe 4242 4243", "0 every pid read; 1 one could not be read; 2 bad flags or no pid", observeCmd},
 		{"version", "the kit's version, the Ginkgo and Go it was built with", "classproof version", "0", versionCmd},
 		{"help", "what a command does, its flags, an example and its exit codes", "classproof help run", "0; 2 an unknown command", helpCmd},
 	}
@@ -170,6 +174,39 @@ func lanesCmd(args []string) int {
 	// ci/lane-check holds ci/lane to this list.
 	fmt.Println(strings.Join(laneNames(), "\n"))
 	return exitPassed
+}
+
+// observeCmd prints the oracle's line for each pid: ci/record-ps keeps it beside the runner's
+// raw ps, so the base priority a lane's verdict rests on is recorded before the lane runs.
+func observeCmd(args []string) int {
+	fs := flag.NewFlagSet("observe", flag.ContinueOnError)
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "classproof observe: give one or more pids")
+		return exitUsage
+	}
+	code := exitPassed
+	for _, a := range fs.Args() {
+		pid, err := strconv.Atoi(a)
+		if err != nil || pid <= 0 {
+			fmt.Fprintf(os.Stderr, "classproof observe: %q is not a pid\n", a)
+			return exitUsage
+		}
+		o, err := class.ObserveOne("process", pid)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "classproof observe: %v\n", err)
+			code = exitFailed
+			continue
+		}
+		line := o.String()
+		if d := class.DecidedBy(o, nil); d != "" {
+			line += " [" + d + "]"
+		}
+		fmt.Println(line)
+	}
+	return code
 }
 
 // versionCmd prints the kit's module version (or the commit of a checkout) and the Ginkgo and Go

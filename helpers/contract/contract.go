@@ -41,6 +41,17 @@ const (
 // them back. Never shown in Ginkgo's output.
 const PhaseEntry = "classproof.phase "
 
+// ReadingEntry prefixes the report entries in which the class matchers record every process they
+// judged, on every outcome: the name ends with the reading that decided (ReadingBasePri,
+// ReadingPsPri, ReadingEveryField), the value is the oracle's line. A lane that passed on the ps
+// pri fallback because proc_pidinfo failed on the runner leaves that trace in its report.
+const (
+	ReadingEntry      = "classproof.reading "
+	ReadingBasePri    = "base pri"
+	ReadingPsPri      = "ps pri"
+	ReadingEveryField = "every field"
+)
+
 // Run is what a run hands its suites.
 type Run struct {
 	Target     string

@@ -2,11 +2,15 @@ package kit
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
 
 	"github.com/onsi/gomega/gcustom"
 	"github.com/onsi/gomega/types"
 
 	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/contract"
 )
 
 // verdict carries the matcher's findings from Match to the message template.
@@ -40,9 +44,11 @@ func HaveControlClass(control class.Observation) types.GomegaMatcher {
 	})
 }
 
-// check returns the verdict, why not, and which reading decided (class.DecidedBy).
+// check returns the verdict, why not, and which reading decided (class.DecidedBy). Each process
+// judged is recorded in the report (recordReading), once per matcher for each distinct reading.
 func classMatcher(control class.Observation, expect string, check func(class.Observation) (bool, string, string)) types.GomegaMatcher {
 	v := &verdict{Control: control.String(), Expect: expect}
+	recorded := map[string]bool{}
 	return gcustom.MakeMatcher(func(actual any) (bool, error) {
 		var obs []class.Observation
 		switch a := actual.(type) {
@@ -66,6 +72,7 @@ func classMatcher(control class.Observation, expect string, check func(class.Obs
 		all := true
 		for _, o := range obs {
 			ok, why, decided := check(o)
+			recordReading(recorded, o, decided, ok)
 			mark := "ok  "
 			if !ok {
 				all = false
@@ -82,4 +89,23 @@ func classMatcher(control class.Observation, expect string, check func(class.Obs
 		}
 		return all, nil
 	}).WithTemplate(receiptTemplate, v)
+}
+
+// recordReading adds a report entry for one judged process, named by the reading that decided
+// (contract.ReadingEntry), unless this matcher recorded the same line already: Consistently asks
+// the matcher every 100 ms, and one entry per change is the evidence.
+func recordReading(recorded map[string]bool, o class.Observation, decided string, ok bool) {
+	kind := contract.ReadingEveryField
+	switch {
+	case strings.HasPrefix(decided, "decided by base pri"):
+		kind = contract.ReadingBasePri
+	case strings.HasPrefix(decided, "decided by ps pri"):
+		kind = contract.ReadingPsPri
+	}
+	line := fmt.Sprintf("%s (ps said %q) [%s] ok=%v", o, o.PS, decided, ok)
+	if recorded[line] {
+		return
+	}
+	recorded[line] = true
+	ginkgo.AddReportEntry(contract.ReadingEntry+kind, line, ginkgo.ReportEntryVisibilityNever)
 }

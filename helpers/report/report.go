@@ -39,6 +39,9 @@ type Spec struct {
 	// Phases is where the spec's time went, as the kit recorded it (contract.PhaseEntry): launch,
 	// session, observe, control, cleanup; the rest of Duration is the spec's own waiting.
 	Phases map[string]time.Duration `json:",omitempty"`
+	// Readings counts the processes the class matchers judged, by the reading that decided
+	// (contract.ReadingEntry): on macOS the base priority or, where it was not read, ps pri.
+	Readings map[string]int `json:",omitempty"`
 }
 
 // Setup is a suite-level node (BeforeSuite and the like) that did not pass.
@@ -128,6 +131,12 @@ func specOf(suite string, sr types.SpecReport, labelled func(Spec) bool, focused
 		InSpec:   sr.Failure.FailureNodeType == types.NodeTypeIt,
 	}
 	for _, e := range sr.ReportEntries {
+		if kind, ok := strings.CutPrefix(e.Name, contract.ReadingEntry); ok {
+			if s.Readings == nil {
+				s.Readings = map[string]int{}
+			}
+			s.Readings[kind]++
+		}
 		if name, ok := strings.CutPrefix(e.Name, contract.PhaseEntry); ok {
 			var ns int64
 			if json.Unmarshal([]byte(e.Value.AsJSON), &ns) == nil {
@@ -302,8 +311,35 @@ func (r *Run) Summary(filter string) string {
 	if c.NotRun > 0 {
 		fmt.Fprintf(&b, "not run: %d selected specs never started (the run stopped first)\n", c.NotRun)
 	}
+	if readings := r.Readings(); readings != "" {
+		fmt.Fprintf(&b, "class readings: %s\n", readings)
+	}
 	fmt.Fprintf(&b, "specs: %d ran, %d passed, %d failed, %d skipped at run time, %d left out by the filter\n", c.Ran, c.Passed, c.Failed, c.Skipped, c.Filtered)
 	return b.String()
+}
+
+// Readings says how many judged processes each reading decided, over the run ("" when the
+// matchers judged none): on macOS, base pri where proc_pidinfo read it, else ps pri, and every one
+// decided by ps pri is the runner telling that the base priority was not read.
+func (r *Run) Readings() string {
+	total := map[string]int{}
+	n := 0
+	for _, s := range r.Specs {
+		for k, c := range s.Readings {
+			total[k] += c
+			n += c
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range []string{contract.ReadingBasePri, contract.ReadingPsPri, contract.ReadingEveryField} {
+		if total[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d decided by %s", total[k], k))
+		}
+	}
+	return fmt.Sprintf("%d processes judged (%s); each one's reading is in report.json", n, strings.Join(parts, ", "))
 }
 
 // LeftOutReason names the label that left a filtered spec out and why: its platform label first

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/classproof/classproof/helpers/contract"
 )
 
 const linuxIdle = "!darwin && !linux-ignore"
@@ -215,5 +217,30 @@ func TestFenceIsNoLongerThanItMustBe(t *testing.T) {
 		if got := len(Fence(text)) - len(strings.TrimLeft(Fence(text), "`")); got != want {
 			t.Errorf("Fence(%q) opens with %d backticks, want %d", text, got, want)
 		}
+	}
+}
+
+// Every process a class matcher judged is evidence in the report, pass or fail, and the lane's
+// summary counts which reading decided: a macOS lane that passed on ps pri because the base
+// priority was never read says so.
+func TestTheSummaryCountsWhichReadingDecided(t *testing.T) {
+	entry := func(kind string) types.ReportEntry {
+		return types.ReportEntry{Name: contract.ReadingEntry + kind, Value: types.WrapEntryValue("direct harness pid 1: ps pri 4")}
+	}
+	rep := types.Report{SuiteDescription: "cpuclass", SuiteSucceeded: true, SpecReports: types.SpecReports{
+		{LeafNodeType: types.NodeTypeIt, LeafNodeText: "a", State: types.SpecStatePassed,
+			ReportEntries: types.ReportEntries{entry(contract.ReadingBasePri), entry(contract.ReadingBasePri), entry(contract.ReadingPsPri)}},
+		{LeafNodeType: types.NodeTypeIt, LeafNodeText: "b", State: types.SpecStatePassed, ReportEntries: types.ReportEntries{entry(contract.ReadingPsPri)}},
+	}}
+	r, err := FromReports([]types.Report{rep}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "class readings: 4 processes judged (2 decided by base pri, 2 decided by ps pri)"
+	if sum := r.Summary(""); !strings.Contains(sum, want) {
+		t.Errorf("the summary lacks %q:\n%s", want, sum)
+	}
+	if r.Specs[0].Readings[contract.ReadingPsPri] != 1 {
+		t.Errorf("spec a's readings: %v", r.Specs[0].Readings)
 	}
 }

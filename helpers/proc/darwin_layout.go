@@ -106,11 +106,52 @@ func (t TaskInfo) describe() string {
 }
 
 // starved is what a message says when a thread of the task waits on a run queue; "" when none
-// does. Never p_stat: XNU leaves every live, unstopped process at SRUN (see stateOf), so a test
+// does (a thread waiting on the disk is read apart: waitingOnDisk). Never p_stat: XNU leaves every live, unstopped process at SRUN (see stateOf), so a test
 // of p_stat would call a hung harness starved and wait on it StarvedFactor times its timeout.
 func (t TaskInfo) starved(pid int) string {
 	if t.Running <= 0 {
 		return ""
 	}
 	return fmt.Sprintf("pid %d: %s", pid, t.describe())
+}
+
+// struct proc_threadinfo (bsd/sys/proc_info.h), as proc_pidinfo(PROC_PIDTHREADINFO) fills it:
+// pth_user_time and pth_system_time (uint64), eight int32 (pth_cpu_usage, pth_policy,
+// pth_run_state, pth_flags, pth_sleep_time, pth_curpri, pth_priority, pth_maxpriority), then
+// pth_name[64]. Offsets in bytes:
+const (
+	ThreadInfoSize     = 2*8 + 8*4 + 64 // 112
+	threadInfoRunState = 2*8 + 2*4      // 24
+	// thStateUninterruptible is TH_STATE_UNINTERRUPTIBLE (osfmk/mach/thread_info.h): a thread in
+	// an uninterruptible wait. A darwinbg thread held back by I/O throttling waits so:
+	// throttle_lowpri_io (bsd/vfs/vfs_subr.c) sleeps in assert_wait(..., THREAD_UNINT).
+	thStateUninterruptible = 4
+)
+
+// parseThreadRunState reads pth_run_state from the bytes proc_pidinfo(PROC_PIDTHREADINFO) filled.
+func parseThreadRunState(b []byte) (int32, error) {
+	if len(b) != ThreadInfoSize {
+		return 0, fmt.Errorf("proc_pidinfo(PROC_PIDTHREADINFO) gave %d bytes, expected %d (struct proc_threadinfo)", len(b), ThreadInfoSize)
+	}
+	return int32(binary.LittleEndian.Uint32(b[threadInfoRunState:])), nil
+}
+
+// parseThreadList reads proc_pidinfo(PROC_PIDLISTTHREADS): one uint64 thread handle each.
+func parseThreadList(b []byte) []uint64 {
+	out := make([]uint64, 0, len(b)/8)
+	for i := 0; i+8 <= len(b); i += 8 {
+		out = append(out, binary.LittleEndian.Uint64(b[i:]))
+	}
+	return out
+}
+
+// waitingOnDisk is what a message says of a task none of whose threads is runnable but one of
+// which waits uninterruptibly (the disk, throttled I/O); "" when none does.
+func waitingOnDisk(pid int, states map[uint64]int32) string {
+	for tid, st := range states {
+		if st == thStateUninterruptible {
+			return fmt.Sprintf("pid %d thread %#x: in an uninterruptible wait (proc_pidinfo PROC_PIDTHREADINFO pth_run_state %d: the disk, or throttled I/O)", pid, tid, st)
+		}
+	}
+	return ""
 }

@@ -383,3 +383,40 @@ func TestTheProcessTableIsReadAgainWhenItGrew(t *testing.T) {
 		t.Error("a refused read gave no error")
 	}
 }
+
+// mProcThreadinfo mirrors struct proc_threadinfo (bsd/sys/proc_info.h).
+type mProcThreadinfo struct {
+	UserTime, SystemTime                                       uint64
+	CPUUsage, Policy, RunState, Flags, SleepTime, Curpri, Prio int32
+	Maxpriority                                                int32
+	Name                                                       [64]byte
+}
+
+// A thread held back by I/O throttling (TH_STATE_UNINTERRUPTIBLE) is waiting on the disk, which
+// the kit waits for; one asleep on anything else (TH_STATE_WAITING) is not.
+func TestThreadRunStateIsReadFromItsImage(t *testing.T) {
+	if got := unsafe.Sizeof(mProcThreadinfo{}); got != ThreadInfoSize {
+		t.Fatalf("struct proc_threadinfo mirror is %d bytes, the decoder expects %d", got, ThreadInfoSize)
+	}
+	th := &mProcThreadinfo{}
+	start := uint64(500)
+	distinct(reflect.ValueOf(th).Elem(), &start)
+	th.RunState = thStateUninterruptible
+	st, err := parseThreadRunState(image(t, th))
+	if err != nil || st != thStateUninterruptible {
+		t.Fatalf("pth_run_state read as %d (%v) from an image holding %d (pth_policy %d, pth_flags %d)", st, err, th.RunState, th.Policy, th.Flags)
+	}
+	if _, err := parseThreadRunState(image(t, th)[:100]); err == nil {
+		t.Error("a short proc_threadinfo was read")
+	}
+	list := parseThreadList([]byte{1, 0, 0, 0, 0, 0, 0, 0, 0xff, 0, 0, 0, 0, 0, 0, 0x10})
+	if len(list) != 2 || list[0] != 1 || list[1] != 0x10000000000000ff {
+		t.Errorf("thread list %#x", list)
+	}
+	if why := waitingOnDisk(7, map[uint64]int32{1: 3, 2: thStateUninterruptible}); !strings.Contains(why, "pid 7 thread 0x2: in an uninterruptible wait") {
+		t.Errorf("a thread throttled on I/O: %q", why)
+	}
+	if why := waitingOnDisk(7, map[uint64]int32{1: 3, 2: 3}); why != "" {
+		t.Errorf("threads asleep on something else called waiting on the disk: %q", why)
+	}
+}

@@ -43,10 +43,13 @@ func Args(pid int) ([]string, error) {
 	return parseProcArgs(b)
 }
 
-// proc_info(2) call numbers (XNU bsd/sys/proc_info.h): PROC_INFO_CALL_PIDINFO, PROC_PIDTASKINFO.
+// proc_info(2) call numbers (XNU bsd/sys/proc_info.h): PROC_INFO_CALL_PIDINFO, and its flavors
+// PROC_PIDTASKINFO, PROC_PIDTHREADINFO (arg: a thread handle), PROC_PIDLISTTHREADS.
 const (
 	procInfoCallPidinfo = 2
 	procPidTaskInfo     = 4
+	procPidThreadInfo   = 5
+	procPidListThreads  = 6
 )
 
 // TaskInfoOf is proc_pidinfo(pid, PROC_PIDTASKINFO), allowed for a caller of the same uid (XNU
@@ -89,14 +92,46 @@ func stateOf(pid int) string {
 	return s
 }
 
-// starved says what was read when any thread of pid is runnable, waiting for a CPU: the task's
-// pti_numrunning, never p_stat (see stateOf). "" when none is, or when it cannot be read.
+// starved says what was read when any thread of pid is runnable, waiting for a CPU (the task's
+// pti_numrunning, never p_stat: see stateOf), or in an uninterruptible wait: a darwinbg thread
+// held back by I/O throttling is not TH_RUN, and is waiting on the disk, which StarvedFactor
+// promises to wait for. "" when none is, or when it cannot be read.
 func starved(pid int) string {
 	t, err := TaskInfoOf(pid)
 	if err != nil {
 		return ""
 	}
-	return t.starved(pid)
+	if why := t.starved(pid); why != "" {
+		return why
+	}
+	return waitingOnDisk(pid, threadStates(pid, t.Threads))
+}
+
+// threadStates reads each thread's pth_run_state (proc_pidinfo PROC_PIDLISTTHREADS, then
+// PROC_PIDTHREADINFO per thread); what cannot be read is left out.
+func threadStates(pid int, threads int32) map[uint64]int32 {
+	if threads <= 0 {
+		return nil
+	}
+	list := make([]byte, 8*(int(threads)+4)) // a few more, for threads started since
+	n, _, e := unix.Syscall6(unix.SYS_PROC_INFO, procInfoCallPidinfo, uintptr(pid), procPidListThreads, 0,
+		uintptr(unsafe.Pointer(&list[0])), uintptr(len(list)))
+	if e != 0 || int(n) > len(list) {
+		return nil
+	}
+	states := map[uint64]int32{}
+	for _, tid := range parseThreadList(list[:n]) {
+		var buf [ThreadInfoSize]byte
+		m, _, e := unix.Syscall6(unix.SYS_PROC_INFO, procInfoCallPidinfo, uintptr(pid), procPidThreadInfo, uintptr(tid),
+			uintptr(unsafe.Pointer(&buf[0])), ThreadInfoSize)
+		if e != 0 || m != ThreadInfoSize {
+			continue
+		}
+		if st, err := parseThreadRunState(buf[:]); err == nil {
+			states[tid] = st
+		}
+	}
+	return states
 }
 
 // identity is a process's arguments and environment, NUL-separated: sysctl kern.procargs2 gives

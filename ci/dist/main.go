@@ -11,8 +11,9 @@
 //	                                its own build step with its default vars (build.LauncherKey)
 //
 // and dist/checksums.txt (sha256, as sha256sum prints it). Builds are reproducible: -trimpath,
-// no build id, no VCS stamp, CGO off, and every archive entry with the commit's time, owner 0
-// and a fixed mode, in name order, gzip with no name or time.
+// Go's content-hashed build id (kept: it is where a Mach-O's LC_UUID comes from), no VCS stamp,
+// CGO off, and every archive entry with the commit's time, owner 0 and a fixed mode, in name
+// order, gzip with no name or time.
 package main
 
 import (
@@ -92,7 +93,7 @@ func archive(path, version, goos, goarch string, mtime time.Time) error {
 	for k, v := range goEnv {
 		env = append(env, k+"="+v)
 	}
-	ldflags := "-ldflags=-s -w -buildid= -X " + build.Module + "/helpers/build.DistVersion=" + version
+	ldflags := distLDFlags(version)
 	steps := [][]string{
 		{"go", "build", ldflags, "-o", filepath.Join(stage, "bin", "classproof"), "./cmd/classproof"},
 		{"go", "build", ldflags, "-o", filepath.Join(stage, "bin", "ginkgo"), "github.com/onsi/ginkgo/v2/ginkgo"},
@@ -118,6 +119,14 @@ func archive(path, version, goos, goarch string, mtime time.Time) error {
 		return err
 	}
 	return writeTarGz(path, stage, strings.TrimSuffix(filepath.Base(path), ".tar.gz"), mtime)
+}
+
+// distLDFlags are the release builds' linker flags. Go's build id is kept: with an empty one
+// (-buildid=) the linker writes no LC_UUID into a Mach-O (cmd/link: the UUID is derived from the
+// build id), which dyld policies and macOS's local-network privacy checks rely on. -trimpath
+// and the content-hashed build id keep the builds reproducible all the same.
+func distLDFlags(version string) string {
+	return "-ldflags=-s -w -X " + build.Module + "/helpers/build.DistVersion=" + version
 }
 
 // launchers builds each embedded manifest's launcher with its own build step and default vars,

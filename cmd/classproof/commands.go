@@ -219,7 +219,11 @@ func versionCmd(args []string) int {
 	kit, ginkgo := "unknown", "unknown"
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		kit = bi.Main.Version
-		if kit == "" || kit == "(devel)" {
+		if build.DistVersion != "" {
+			// A release archive's CLI (make dist): built from a checkout with -buildvcs=false,
+			// so the build info knows no version; the one it was stamped with is its own.
+			kit = build.DistVersion + " (release archive)"
+		} else if kit == "" || kit == "(devel)" {
 			kit = "a checkout" + checkoutCommit()
 			settings := map[string]string{}
 			for _, s := range bi.Settings {

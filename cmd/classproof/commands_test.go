@@ -2,7 +2,12 @@ package main
 
 import (
 	"flag"
+	"io"
+	"os"
+	"strings"
 	"testing"
+
+	"github.com/classproof/classproof/helpers/build"
 )
 
 // An unknown command or flag is one line naming the closest valid one.
@@ -41,5 +46,26 @@ func TestHelpForEveryCommand(t *testing.T) {
 	}
 	if code := dispatch([]string{"rn"}); code != exitUsage {
 		t.Errorf("unknown command: exit %d", code)
+	}
+}
+
+// A release archive's CLI says which release it is: built with -buildvcs=false from a
+// checkout, its build info knows no version, and it once said "a checkout".
+func TestVersionFromAReleaseArchive(t *testing.T) {
+	old := build.DistVersion
+	build.DistVersion = "v1.2.3"
+	defer func() { build.DistVersion = old }()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	code := versionCmd(nil)
+	os.Stdout = stdout
+	w.Close()
+	out, _ := io.ReadAll(r)
+	if code != exitPassed || !strings.HasPrefix(string(out), "classproof v1.2.3 (release archive)\n") {
+		t.Errorf("exit %d, printed %q", code, out)
 	}
 }

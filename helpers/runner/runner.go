@@ -336,8 +336,13 @@ func laneProblems(o Options, run *report.Run, ln, filter string) []string {
 		return nil
 	}
 	narrowed := (len(o.Suites) > 0 || o.Focus != "" || o.LabelFilter != "") && o.Lane == ""
+	c := run.Count()
 	switch {
-	case run.Count().Ran == 0:
+	case c.Ran == 0 && (c.NotRun > 0 || len(run.FailedSuites) > 0):
+		// Selected, never started: not a filter's doing but a suite that died first.
+		return []string{fmt.Sprintf("no spec ran: %d selected never started, and suite(s) %s did not succeed: a test process that "+
+			"crashed or was killed (out of memory, a signal) before its specs; its output is above", c.NotRun, strings.Join(run.FailedSuites, ", "))}
+	case c.Ran == 0:
 		return []string{"the run selected no spec: its filter " + strconv.Quote(filter) + " left every spec out"}
 	case !narrowed && !platformRan(run, ln):
 		// A darwin lane that filtered or skipped its darwin specs proves nothing about macOS.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/classproof/classproof/helpers/report"
 )
 
 // A run that ended with no report says how Ginkgo ended and what it printed last.
@@ -20,5 +22,19 @@ func TestARunWithNoReportSaysWhyItStopped(t *testing.T) {
 	}
 	if why := stoppedBecause(&Result{Interrupted: true}, ""); !strings.Contains(why, "after an interrupt") {
 		t.Errorf("an interrupted run: %q", why)
+	}
+}
+
+// A suite that crashed before its specs (out of memory, a killed parallel process) is named as
+// such, not as a filter that left every spec out.
+func TestACrashedSuiteIsNotCalledAnEmptyFilter(t *testing.T) {
+	crashed := &report.Run{Specs: []report.Spec{{Name: "a", State: "skipped", NotRun: true}}, FailedSuites: []string{"cpuclass"}}
+	p := laneProblems(Options{}, crashed, "linux-idle", "!darwin")
+	if len(p) != 1 || !strings.Contains(p[0], "suite(s) cpuclass did not succeed") || strings.Contains(p[0], "left every spec out") {
+		t.Errorf("a crashed suite: %q", p)
+	}
+	empty := &report.Run{Specs: []report.Spec{{Name: "a", State: "skipped", Filtered: true}}}
+	if p := laneProblems(Options{}, empty, "linux-idle", "!darwin"); len(p) != 1 || !strings.Contains(p[0], "left every spec out") {
+		t.Errorf("a filter that selects nothing: %q", p)
 	}
 }

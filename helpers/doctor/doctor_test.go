@@ -17,18 +17,7 @@ import (
 // The doctor drives a real launcher once: what it finds in shmux (its own wording, no spawn-spec
 // interface) is what the manifest should declare, and what the kit will leave out.
 func TestDoctorOnTheShellLauncher(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a launcher")
-	}
-	kit, err := build.KitDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	r, err := Run(context.Background(), Options{Catalog: targets.Catalog(), KitDir: kit, Target: "embedded:shmux-bare.yaml", Out: &out, Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, out := doctor(t, "embedded:shmux-bare.yaml")
 	for _, want := range []string{
 		"[yes] a direct session starts the harness: direct harness pid",
 		"[yes] the direct harness and its tool are at idle as the lane reads them",
@@ -64,6 +53,18 @@ func TestDoctorRefusesAMissingLauncher(t *testing.T) {
 // A harness whose own autogroup is left at nice 0 passes a glance at ps (IDL) and fails the lane:
 // the doctor says so before the run, and how to fix it.
 func TestDoctorFlagsTheAutogroupRule(t *testing.T) {
+	_, out := doctor(t, "embedded:shmux-bare.yaml", "variant=autogroup-0")
+	for _, want := range []string{"[no ] the direct harness and its tool are at idle as the lane reads them", "nice 0, expected 19 (its own autogroup)",
+		"the lane will fail this: the autogroup rule", "write 19 to /proc/self/autogroup after setsid, before"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the doctor's checklist lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// doctor runs the doctor on a target with vars, as the CLI does, and returns what it printed.
+func doctor(t *testing.T, target string, vars ...string) (*Report, *bytes.Buffer) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a launcher")
 	}
@@ -72,15 +73,9 @@ func TestDoctorFlagsTheAutogroupRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	_, err = Run(context.Background(), Options{Catalog: targets.Catalog(), KitDir: kit, Target: "embedded:shmux-bare.yaml",
-		Vars: []string{"variant=autogroup-0"}, Out: &out, Timeout: 10 * time.Second})
+	r, err := Run(context.Background(), Options{Catalog: targets.Catalog(), KitDir: kit, Target: target, Vars: vars, Out: &out, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"[no ] the direct harness and its tool are at idle as the lane reads them", "nice 0, expected 19 (its own autogroup)",
-		"the lane will fail this: the autogroup rule", "write 19 to /proc/self/autogroup after setsid, before"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("the doctor's checklist lacks %q:\n%s", want, out.String())
-		}
-	}
+	return r, &out
 }

@@ -67,3 +67,30 @@ func TestMatchersRefuseNothingToCheck(t *testing.T) {
 	_, err = HaveControlClass(class.Observation{}).Match(42)
 	g.Expect(err).To(gomega.HaveOccurred())
 }
+
+// Every process a matcher judges is recorded, pass or fail, named by the reading that decided,
+// once per distinct reading however often Consistently asks.
+func TestEveryJudgedProcessIsRecorded(t *testing.T) {
+	var names []string
+	old := recordEntry
+	recordEntry = func(name, _ string) { names = append(names, name) }
+	defer func() { recordEntry = old }()
+	control := class.Observation{Role: "control sleep", Pid: 4200, GOOS: "darwin", Pri: 31, Nice: "0", BasePri: 31, BaseRead: true}
+	bg := class.Observation{Role: "direct harness", Pid: 4242, GOOS: "darwin", Pri: 4, Nice: "0", BasePri: 4, BaseRead: true}
+	unread := class.Observation{Role: "direct tool sleep #1", Pid: 4243, GOOS: "darwin", Pri: 4, Nice: "0", BaseErr: "EPERM"}
+	m := BeAtBackground(class.DarwinBG, control)
+	for i := 0; i < 3; i++ {
+		if ok, err := m.Match([]class.Observation{bg, unread}); !ok || err != nil {
+			t.Fatalf("ok %v err %v", ok, err)
+		}
+	}
+	want := []string{"classproof.reading base pri", "classproof.reading ps pri"}
+	if strings.Join(names, "|") != strings.Join(want, "|") {
+		t.Errorf("recorded %q, want %q", names, want)
+	}
+}
+
+func init() {
+	// Outside a Ginkgo suite there is no spec to add an entry to.
+	recordEntry = func(string, string) {}
+}

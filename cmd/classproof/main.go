@@ -252,6 +252,23 @@ func mutantsCmd(args []string) int {
 	return exitPassed
 }
 
+// expectations are what the gate requires reports of: --lanes names, and --matrix's
+// (lane, runner) pairs.
+func expectations(lanes, matrix string) ([]string, error) {
+	var expect []string
+	if lanes != "" {
+		expect = strings.Split(lanes, ",")
+	}
+	if matrix == "" {
+		return expect, nil
+	}
+	pairs, err := gate.ParseMatrix(matrix)
+	if err != nil {
+		return nil, fmt.Errorf("--matrix: %w", err)
+	}
+	return append(expect, pairs...), nil
+}
+
 func gateCmd(args []string) int {
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
 	reports := fs.String("reports", "out/lanes", "folder holding each lane's report folder (report.json + run.json), at any depth")
@@ -270,17 +287,10 @@ func gateCmd(args []string) int {
 			return exitUsage
 		}
 	}
-	var expect []string
-	if *lanesFlag != "" {
-		expect = strings.Split(*lanesFlag, ",")
-	}
-	if *matrix != "" {
-		pairs, err := gate.ParseMatrix(*matrix)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "classproof gate: --matrix:", err)
-			return exitUsage
-		}
-		expect = append(expect, pairs...)
+	expect, err := expectations(*lanesFlag, *matrix)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "classproof gate:", err)
+		return exitUsage
 	}
 	v, err := gate.Evaluate(*reports, req, expect)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -352,34 +351,6 @@ func run(ctx context.Context, o Options, s *Side, name string) error {
 		progress(o, "%s: %d passed, %d failed, %d skipped (%.1fs)", name, c.Passed, c.Failed, c.Skipped, s.RunTime.Seconds())
 	}
 	return nil
-}
-
-// git runs a git command and returns its standard output alone: a warning on stderr (git's
-// "refname is ambiguous") is no part of a SHA. Its stderr goes into the error.
-func git(repo string, args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-// resolveRef is the commit ref names. A name that is both a branch and a tag pointing at
-// different commits is refused, naming both: git would pick the tag with only a warning, and a
-// proof must not build a commit other than the one its user meant.
-func resolveRef(repo, ref string) (string, error) {
-	if !strings.HasPrefix(ref, "refs/") {
-		branch, berr := git(repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+ref+"^{commit}")
-		tag, terr := git(repo, "rev-parse", "--verify", "--quiet", "refs/tags/"+ref+"^{commit}")
-		if berr == nil && terr == nil && branch != "" && tag != "" && branch != tag {
-			return "", fmt.Errorf("ambiguous: branch refs/heads/%s is %s and tag refs/tags/%s is %s; give refs/heads/%s, refs/tags/%s or a commit",
-				ref, short(branch), ref, short(tag), ref, ref)
-		}
-	}
-	return git(repo, "rev-parse", "--verify", "--end-of-options", ref+"^{commit}")
 }
 
 func progress(o Options, format string, a ...any) {

@@ -267,15 +267,7 @@ func (r *Run) Summary(filter string) string {
 			fmt.Fprintf(&b, "%s %s\n  %s\n  %s\n", strings.ToUpper(s.State), s.Name, s.Location, indent(s.Reason))
 		}
 	}
-	var skipped []string
-	for _, s := range r.Specs {
-		if s.Outcome() == Skipped {
-			skipped = append(skipped, fmt.Sprintf("  %s\n    reason: %s", s.Name, s.Reason))
-		}
-	}
-	if len(skipped) > 0 {
-		fmt.Fprintf(&b, "skipped at run time (%d):\n%s\n", len(skipped), strings.Join(skipped, "\n"))
-	}
+	r.skippedSummary(&b)
 	byLabel := map[string][]string{}
 	reasons := map[string]string{}
 	unfocused := 0
@@ -316,30 +308,6 @@ func (r *Run) Summary(filter string) string {
 	}
 	fmt.Fprintf(&b, "specs: %d ran, %d passed, %d failed, %d skipped at run time, %d left out by the filter\n", c.Ran, c.Passed, c.Failed, c.Skipped, c.Filtered)
 	return b.String()
-}
-
-// Readings says how many judged processes each reading decided, over the run ("" when the
-// matchers judged none): on macOS, base pri where proc_pidinfo read it, else ps pri, and every one
-// decided by ps pri is the runner telling that the base priority was not read.
-func (r *Run) Readings() string {
-	total := map[string]int{}
-	n := 0
-	for _, s := range r.Specs {
-		for k, c := range s.Readings {
-			total[k] += c
-			n += c
-		}
-	}
-	if n == 0 {
-		return ""
-	}
-	var parts []string
-	for _, k := range []string{contract.ReadingBasePri, contract.ReadingPsPri, contract.ReadingEveryField} {
-		if total[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%d decided by %s", total[k], k))
-		}
-	}
-	return fmt.Sprintf("%d processes judged (%s); each one's reading is in report.json", n, strings.Join(parts, ", "))
 }
 
 // LeftOutReason names the label that left a filtered spec out and why: its platform label first

@@ -227,66 +227,76 @@ const MaxVarBytes = 64 << 10
 // ResolveVars expands the vars with the given built-in values and each other, in any order; a
 // var that refers to an unknown name or, through others, to itself is an error naming it.
 func (m *Manifest) ResolveVars(builtins map[string]string) (map[string]string, error) {
-	out := map[string]string{}
-	state := map[string]int{} // 1: expanding, 2: done
-	var resolve func(name string, path []string) error
-	resolve = func(name string, path []string) error {
-		switch state[name] {
-		case 2:
-			return nil
-		case 1:
-			return fmt.Errorf("vars: a cycle: %s", strings.Join(append(path, name), " -> "))
-		}
-		state[name] = 1
-		var err error
-		size := len(m.Vars[name])
-		// Every piece is counted as it is put in: a var that doubles another 24 times must stop
-		// at the bound, not after it has taken the memory.
-		bounded := func(s string) string {
-			if size += len(s); size > MaxVarBytes && err == nil {
-				err = fmt.Errorf("vars.%s: expands to more than %d bytes (a var that repeats another, over and over?); a var holds a path or a word", name, MaxVarBytes)
-			}
-			if err != nil {
-				return ""
-			}
-			return s
-		}
-		out[name] = placeholderRE.ReplaceAllStringFunc(m.Vars[name], func(p string) string {
-			if p == literalBrace {
-				return bounded("{")
-			}
-			ref := p[1 : len(p)-1]
-			if b, ok := builtins[ref]; ok {
-				return bounded(b)
-			}
-			if contains(buildPlaceholders, ref) {
-				if err == nil {
-					err = fmt.Errorf("vars.%s %q: {%s} has no value in this run (give it, e.g. --repo)", name, m.Vars[name], ref)
-				}
-				return p
-			}
-			if _, ok := m.Vars[ref]; !ok {
-				if err == nil {
-					err = fmt.Errorf("vars.%s %q: unknown placeholder {%s}; a var may use {%s} and other vars", name, m.Vars[name], ref, strings.Join(buildPlaceholders, "}, {"))
-				}
-				return p
-			}
-			if e := resolve(ref, append(path, name)); e != nil && err == nil {
-				err = e
-			}
-			return bounded(out[ref])
-		})
-		state[name] = 2
-		return err
-	}
+	r := &varResolver{m: m, builtins: builtins, out: map[string]string{}, state: map[string]int{}}
 	names := m.varNames()
 	sort.Strings(names)
 	for _, n := range names {
-		if err := resolve(n, nil); err != nil {
+		if err := r.resolve(n, nil); err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
+	return r.out, nil
+}
+
+// varResolver expands vars depth first, each once.
+type varResolver struct {
+	m             *Manifest
+	builtins, out map[string]string
+	state         map[string]int // 1: expanding, 2: done
+}
+
+func (r *varResolver) resolve(name string, path []string) error {
+	switch r.state[name] {
+	case 2:
+		return nil
+	case 1:
+		return fmt.Errorf("vars: a cycle: %s", strings.Join(append(path, name), " -> "))
+	}
+	r.state[name] = 1
+	var err error
+	fail := func(e error) {
+		if err == nil {
+			err = e
+		}
+	}
+	raw, size := r.m.Vars[name], len(r.m.Vars[name])
+	// Every piece is counted as it is put in: a var that doubles another 24 times must stop at
+	// the bound, not after it has taken the memory.
+	bounded := func(s string) string {
+		if size += len(s); size > MaxVarBytes {
+			fail(fmt.Errorf("vars.%s: expands to more than %d bytes (a var that repeats another, over and over?); a var holds a path or a word", name, MaxVarBytes))
+		}
+		if err != nil {
+			return ""
+		}
+		return s
+	}
+	r.out[name] = placeholderRE.ReplaceAllStringFunc(raw, func(p string) string {
+		ref := p[1 : len(p)-1]
+		switch _, isVar := r.m.Vars[ref]; {
+		case p == literalBrace:
+			return bounded("{")
+		case hasKey(r.builtins, ref):
+			return bounded(r.builtins[ref])
+		case contains(buildPlaceholders, ref):
+			fail(fmt.Errorf("vars.%s %q: {%s} has no value in this run (give it, e.g. --repo)", name, raw, ref))
+			return p
+		case !isVar:
+			fail(fmt.Errorf("vars.%s %q: unknown placeholder {%s}; a var may use {%s} and other vars", name, raw, ref, strings.Join(buildPlaceholders, "}, {")))
+			return p
+		}
+		if e := r.resolve(ref, append(path, name)); e != nil {
+			fail(e)
+		}
+		return bounded(r.out[ref])
+	})
+	r.state[name] = 2
+	return err
+}
+
+func hasKey(m map[string]string, k string) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // Ref is a reference to the daemon's env var name in the target's syntax.

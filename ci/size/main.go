@@ -1,7 +1,8 @@
 // Command size holds the kit's code to the sizes a reader can take in at once: no function in
 // helpers/, cmd/ or the reference launcher (fixtures/refmux) over 60 lines, no file in helpers/
-// over 400 (tests aside). `make static` runs
-// it from the repository's root; it prints each one over and exits 1.
+// over 400 (tests aside); and the repository to source: no committed executable (ELF, Mach-O)
+// and no committed file over 1 MiB, which a build output is (a refmux binary was committed
+// twice). `make static` runs it from the repository's root; it prints each one over and exits 1.
 package main
 
 import (
@@ -11,6 +12,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -49,11 +51,50 @@ func main() {
 			os.Exit(2)
 		}
 	}
+	over = append(over, committedOutputs()...)
 	for _, o := range over {
 		fmt.Println("ci/size:", o)
 	}
 	if len(over) > 0 {
 		os.Exit(1)
 	}
-	fmt.Println("ci/size: no function in helpers/, cmd/ or fixtures/refmux/ over 60 lines, no file in helpers/ over 400")
+	fmt.Println("ci/size: no function in helpers/, cmd/ or fixtures/refmux/ over 60 lines, no file in helpers/ over 400, no committed executable or file over 1 MiB")
+}
+
+// maxCommitted is the largest file the repository may hold: source, docs and small fixtures.
+const maxCommitted = 1 << 20
+
+// committedOutputs names every file git tracks that is an executable binary (ELF, Mach-O, fat
+// Mach-O) or over maxCommitted bytes.
+func committedOutputs() []string {
+	out, err := exec.Command("git", "ls-files", "-z").Output()
+	if err != nil {
+		return []string{"git ls-files: " + err.Error() + " (run make static in a git checkout)"}
+	}
+	var bad []string
+	for _, p := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		f, err := os.Open(p)
+		if err != nil {
+			continue // deleted in the work tree, not yet in the index
+		}
+		head := make([]byte, 4)
+		n, _ := f.Read(head)
+		fi, _ := f.Stat()
+		f.Close()
+		switch {
+		case fi != nil && fi.Size() > maxCommitted:
+			bad = append(bad, fmt.Sprintf("%s: a committed file of %d bytes (at most %d): a build output? git rm --cached it and ignore it", p, fi.Size(), maxCommitted))
+		case n == 4 && isBinary(head):
+			bad = append(bad, fmt.Sprintf("%s: a committed executable: git rm --cached it and ignore it", p))
+		}
+	}
+	return bad
+}
+
+func isBinary(h []byte) bool {
+	switch string(h) {
+	case "\x7fELF", "\xcf\xfa\xed\xfe", "\xce\xfa\xed\xfe", "\xfe\xed\xfa\xcf", "\xfe\xed\xfa\xce", "\xca\xfe\xba\xbe":
+		return true
+	}
+	return false
 }

@@ -131,10 +131,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The last of what the suites printed, to say why a run that wrote no report stopped.
+	// The last of what the suites printed, to say why a run that wrote no report stopped. A log
+	// that is a file is handed to ginkgo as it is, never through a pipe of ours: a pipe whose
+	// reader died with a killed classproof would kill the test processes with SIGPIPE on their
+	// next line, before their cleanups could kill the launchers (TestAKilledRunDoesNotGoOnAlone).
+	// The last lines are then in that file, just above the message.
 	last := &target.TailWriter{Max: 4 << 10}
-	cmd.Stdout = io.MultiWriter(cmd.Stdout, last)
-	cmd.Stderr = cmd.Stdout
+	if _, isFile := o.Log.(*os.File); !isFile {
+		cmd.Stdout = io.MultiWriter(cmd.Stdout, last)
+		cmd.Stderr = cmd.Stdout
+	}
 	fmt.Fprintf(o.Log, "classproof: lane %s, target %s (%s), label filter %q\n", res.Lane, m.Name, m.Source, res.Filter)
 	t := time.Now()
 	callerBefore, callerErr := class.ObserveOne("classproof (the caller's process)", os.Getpid())

@@ -35,6 +35,9 @@ func stoppedBecause(res *Result, lastOutput string) string {
 	if res.Interrupted {
 		how += ", after an interrupt (Ctrl-C, SIGTERM or --timeout)"
 	}
+	if strings.TrimSpace(lastOutput) == "" {
+		return how + "; its last output is just above"
+	}
 	lines := strings.Split(strings.TrimRight(lastOutput, "\n"), "\n")
 	if len(lines) > 12 {
 		lines = lines[len(lines)-12:]

@@ -123,6 +123,20 @@ func Current() Run {
 // Own says whether name is one of the kit's variables.
 func Own(name string) bool { return strings.HasPrefix(name, Prefix) }
 
+// RunnerOnly says whether name is a CI runner's variable that no launcher process may inherit:
+// the files GitHub Actions reads back after a step as workflow commands, job summary and
+// environment (GITHUB_STEP_SUMMARY, GITHUB_ENV, GITHUB_OUTPUT, GITHUB_PATH, GITHUB_STATE: a
+// launcher writing them could forge "classproof gate: PASS" in the summary or set
+// CLASSPROOF_CLI for the next step), and the runner's own tokens (ACTIONS_*). A GITHUB_TOKEN a
+// workflow exports on purpose (a build that fetches private modules) is left to the launcher.
+func RunnerOnly(name string) bool {
+	switch name {
+	case "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE":
+		return true
+	}
+	return strings.HasPrefix(name, "ACTIONS_")
+}
+
 // EncodeVars and DecodeVars carry NAME=VALUE overrides as a JSON list: a value with spaces or
 // quotes means the same on both sides.
 func EncodeVars(pairs []string) string {

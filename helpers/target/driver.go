@@ -194,8 +194,8 @@ func (d *Driver) env(token string, layers ...map[string]string) []string {
 	for _, kv := range os.Environ() {
 		// The kit's own variables are not the launcher's business (the ledger's path among them:
 		// the harness gets it as an argument), except the run's token, which ties what the
-		// launcher starts to this run (proc.Tied).
-		if k, _, _ := strings.Cut(kv, "="); k == d.Manifest.ClassEnv || contract.Own(k) {
+		// launcher starts to this run (proc.Tied); nor are the CI runner's files and tokens.
+		if k, _, _ := strings.Cut(kv, "="); k == d.Manifest.ClassEnv || contract.Own(k) || contract.RunnerOnly(k) {
 			continue
 		}
 		out = append(out, kv)

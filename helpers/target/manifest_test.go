@@ -386,3 +386,27 @@ func TestAHostWithoutASpawnSpecCommandLeavesOutTheSpawnSpecSpecs(t *testing.T) {
 		t.Errorf("a host with no spawn_spec command: %s not left out: %v", label.NeedsSpawnSpec, lo)
 	}
 }
+
+// A launcher runs as our user: on a CI runner it must not get the files GitHub Actions reads back
+// after the step (a forged "classproof gate: PASS" in the job summary, a CLASSPROOF_CLI= line in
+// GITHUB_ENV) nor the runner's tokens. The rest of the environment is its own.
+func TestALauncherGetsNoRunnerFileOrToken(t *testing.T) {
+	for _, k := range []string{"GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE",
+		"ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"} {
+		t.Setenv(k, "/home/runner/work/_temp/x")
+	}
+	t.Setenv("GITHUB_WORKSPACE", "/home/runner/work/r")
+	m, err := Parse("m.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := strings.Join((&Driver{Manifest: m}).env("", map[string]string{"X": "y"}), "\n")
+	for _, k := range []string{"GITHUB_STEP_SUMMARY=", "GITHUB_ENV=", "GITHUB_OUTPUT=", "GITHUB_PATH=", "GITHUB_STATE=", "ACTIONS_"} {
+		if strings.Contains(env, k) {
+			t.Errorf("the launcher's environment holds %s", k)
+		}
+	}
+	if !strings.Contains(env, "GITHUB_WORKSPACE=/home/runner/work/r") || !strings.Contains(env, "X=y") {
+		t.Errorf("the launcher lost an environment variable of its own:\n%s", env)
+	}
+}

@@ -1,7 +1,6 @@
 package target
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -96,7 +95,9 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	cmd.Dir = dir
 	cmd.Env = d.env("", env)
 	proc.Command(cmd) // an interrupt or a timeout takes the whole build down, not only its first process
-	var out bytes.Buffer
+	// What is kept of the build's output for the error is its tail: a build that prints without
+	// end must not cost the kit its memory.
+	var out TailWriter
 	cmd.Stdout = io.MultiWriter(&out, log)
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Run(); err != nil {

@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -408,5 +409,28 @@ func TestALauncherGetsNoRunnerFileOrToken(t *testing.T) {
 	}
 	if !strings.Contains(env, "GITHUB_WORKSPACE=/home/runner/work/r") || !strings.Contains(env, "X=y") {
 		t.Errorf("the launcher lost an environment variable of its own:\n%s", env)
+	}
+}
+
+// A build that prints without end costs the kit a bounded tail: what a failed build's error
+// carries is its last TailBytes, saying how much came before.
+func TestAFloodingBuildKeepsATail(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(good+`build:
+  run: [sh, -c, 'head -c 4000000 /dev/zero | tr "\0" x; echo; echo the last line; exit 1']
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(m, Paths{Kit: t.TempDir(), Bin: t.TempDir()}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = d.Build(context.Background(), io.Discard)
+	var be *BuildError
+	if !errors.As(err, &be) {
+		t.Fatalf("want a build error, got %v", err)
+	}
+	if len(be.Output) > TailBytes+200 || !strings.Contains(be.Output, "bytes cut; the last") || !strings.HasSuffix(be.Output, "the last line\n") {
+		t.Errorf("kept %d bytes of a 4 MB build output (want at most %d, the tail, and what was cut): %.120q...", len(be.Output), TailBytes+200, be.Output)
 	}
 }

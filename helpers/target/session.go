@@ -12,6 +12,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/contract"
+	"github.com/classproof/classproof/helpers/files"
 	"github.com/classproof/classproof/helpers/proc"
 )
 
@@ -138,7 +139,7 @@ func (s *Session) waitReport(done func(Report) bool) error {
 	var lastStarved, lastLook time.Time
 	var starvedBy string
 	for {
-		b, err := os.ReadFile(s.report)
+		b, err := files.ReadClaim(s.report, maxReport)
 		if err == nil {
 			var r Report
 			if err := json.Unmarshal(b, &r); err != nil {
@@ -170,6 +171,10 @@ func (s *Session) waitReport(done func(Report) bool) error {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// maxReport bounds a harness report: a few pids and start times, read back from a file the
+// launcher's processes could replace with anything.
+const maxReport = 64 << 10
 
 // starvedWindow is how recently a session's process must have been seen waiting for a CPU or
 // the disk for the kit to keep waiting on it past the timeout.
@@ -217,8 +222,8 @@ func (s *Session) Subjects() []class.Subject {
 // StartLateTool makes the running harness start one more tool now (SIGUSR1) and returns it.
 func (s *Session) StartLateTool() (class.Subject, error) {
 	before := len(s.Report.Tools)
-	if err := syscall.Kill(s.Report.HarnessPid, syscall.SIGUSR1); err != nil {
-		return class.Subject{}, fmt.Errorf("signalling %s harness pid %d: %w", s.Mode, s.Report.HarnessPid, err)
+	if err := s.l.set.Signal(s.Harness().Role, s.Report.HarnessPid, s.Report.HarnessStart, syscall.SIGUSR1); err != nil {
+		return class.Subject{}, fmt.Errorf("asking the harness for a late tool: %w", err)
 	}
 	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > before }); err != nil {
 		return class.Subject{}, err

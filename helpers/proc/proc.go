@@ -287,6 +287,19 @@ func kill(e Entry) {
 	_ = unix.Kill(e.Pid, unix.SIGKILL)
 }
 
+// Signal sends sig to pid only while it is still the process that started at start (a report's
+// claim, read back later) and the kit may signal it (Tied: never a stranger, the kit, its
+// ancestors or a sibling test process); else an error saying why, and nothing is sent.
+func (s *Set) Signal(role string, pid int, start uint64, sig unix.Signal) error {
+	if !(Entry{Pid: pid, Start: start}).live() {
+		return fmt.Errorf("%s pid %d: not signalled: no live process with that pid started at %d (gone, or the pid is another process's now)", role, pid, start)
+	}
+	if ok, why := Tied(pid, s.token); !ok {
+		return fmt.Errorf("%s pid %d: not signalled: %s", role, pid, why)
+	}
+	return unix.Kill(pid, sig)
+}
+
 // untied splits entries into those the kit may signal and a line for each it may not (see
 // Tied): a process the kit started and waits for itself is always its own.
 func untied(es []Entry, token string) (keep []Entry, refused []string) {

@@ -68,12 +68,19 @@ func tiedBy(pid, me int, mine, chain []int, identity func(int) ([]byte, error), 
 	case len(mine) > 1 && contains(mine[1:], pid):
 		return false, "it is an ancestor of the kit"
 	}
+	if contains(chain, me) {
+		return true, ""
+	}
+	// A sibling of the kit's (another Ginkgo test process of this run: the ginkgo CLI's other
+	// children) carries the run's token too, yet no launcher started it: a process that descends
+	// from the kit's own parent but not from the kit is never tied through a report. (Further up,
+	// an ancestor may be a subreaper that an escaped launcher process was handed to.)
+	if len(mine) > 1 && mine[1] > 1 && contains(chain, mine[1]) {
+		return false, fmt.Sprintf("it descends from the kit's own parent %d, not from this process: a process of the kit's (another test process, say), not a launcher's", mine[1])
+	}
 	for _, p := range chain {
 		if p <= 1 {
 			break
-		}
-		if p == me {
-			return true, ""
 		}
 		if w, err := identity(p); err == nil && carries(w, token) {
 			return true, ""

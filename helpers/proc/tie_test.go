@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,7 +16,7 @@ import (
 // A ledger line or a harness report is a claim: the kit signals only what it can tie to the run.
 func TestTiedByTheRule(t *testing.T) {
 	const me, token = 1000, "cp-0123"
-	mine := []int{me, 900, 1} // the kit, its parent (a shell), init
+	mine := []int{me, 900, 800, 1} // the kit, its parent (the ginkgo CLI), a subreaper above, init
 	words := map[int]string{
 		40: "sleep\x0030\x00HOME=/root\x00",                         // a stranger
 		41: "harness\x00--report\x00r.json\x00--run\x00cp-0123\x00", // the token as an argument
@@ -47,6 +48,10 @@ func TestTiedByTheRule(t *testing.T) {
 		{"pid 0", 0, []int{0}, "pid 0 is never signalled"},
 		{"the kit itself", me, mine, "it is the kit itself"},
 		{"the kit's parent", 900, []int{900, 1}, "it is an ancestor of the kit"},
+		// --procs 2: the other test process carries the run's token in its environment too
+		{"a sibling test process, token and all", 42, []int{42, 900, 1}, "it descends from the kit's own parent 900"},
+		{"a tool of a sibling test process's launcher", 50, []int{50, 42, 900, 1}, "it descends from the kit's own parent 900"},
+		{"an escaped launcher process handed to a subreaper above the kit's parent", 42, []int{42, 800, 1}, ""},
 		// init carries whatever it was started with; a chain reaching it ties nothing
 		{"a stranger whose chain reaches an init that names the token", 45, []int{45, 1}, "carries no token of this run"},
 	} {
@@ -202,5 +207,47 @@ func TestDescendantsFindsAGrandchild(t *testing.T) {
 	}
 	for _, d := range below {
 		_ = syscall.Kill(d, syscall.SIGKILL)
+	}
+}
+
+// A late tool is asked for with SIGUSR1 to the pid a harness report names: only that process,
+// while it is the one that started then, and only one the kit may signal. A stranger the report
+// names (here an orphan of init that carries no token) or a pid whose start time is not the
+// reported one is not signalled, and the error says why.
+func TestASignalGoesOnlyToTheReportedProcess(t *testing.T) {
+	s := NewSet()
+	child := exec.Command("sleep", "30")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+	in, ok := Lookup(child.Process.Pid)
+	if !ok {
+		t.Fatal("the child is not in the process table")
+	}
+	if err := s.Signal("harness", child.Process.Pid, in.Start+1, syscall.SIGCONT); err == nil || !strings.Contains(err.Error(), "no live process with that pid started at") {
+		t.Errorf("a wrong start time: %v", err)
+	}
+	if err := s.Signal("harness", child.Process.Pid, in.Start, syscall.SIGCONT); err != nil {
+		t.Errorf("the process the kit started: %v", err)
+	}
+	// An orphan of init: sh starts a sleep in the background and exits at once.
+	orphan := exec.Command("sh", "-c", "sleep 30 >/dev/null 2>&1 & echo $!")
+	orphan.Env = []string{"PATH=" + os.Getenv("PATH")}
+	out, err := orphan.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	if err := Until(time.Now().Add(5*time.Second), 10*time.Millisecond, func() (bool, error) {
+		pp, err := ParentOf(pid)
+		return err == nil && pp != os.Getpid() && pp != orphan.Process.Pid, nil
+	}); err != nil {
+		t.Skipf("the orphan was not reparented away from the test: %v", err)
+	}
+	oin, _ := Lookup(pid)
+	if err := s.Signal("harness", pid, oin.Start, syscall.SIGCONT); err == nil || !strings.Contains(err.Error(), "not signalled") {
+		t.Errorf("a stranger named by a report: %v", err)
 	}
 }

@@ -98,7 +98,7 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	// What is kept of the build's output for the error is its tail: a build that prints without
 	// end must not cost the kit its memory.
 	var out TailWriter
-	cmd.Stdout = io.MultiWriter(&out, log)
+	cmd.Stdout = io.MultiWriter(&out, Capped(log, LogBytes, "the build step"))
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Run(); err != nil {
 		return &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Output: out.String(), Err: err}

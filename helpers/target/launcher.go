@@ -1,7 +1,6 @@
 package target
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -96,7 +95,7 @@ func (l *Launcher) startService(role, field string, s Service, extraEnv map[stri
 	// not reach the launcher before the kit has cleaned up.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	svc := &service{exited: make(chan struct{})}
-	cmd.Stdout = io.MultiWriter(&svc.out, log)
+	cmd.Stdout = io.MultiWriter(&svc.out, Capped(log, LogBytes, l.d.Manifest.Name+" "+role))
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("starting %s %q: %w", role, strings.Join(argv, " "), err)
@@ -234,12 +233,38 @@ func (t *TailWriter) Write(p []byte) (int, error) {
 
 func (t *TailWriter) String() string { return t.buf.String() }
 
-// Tail is the last TailBytes of b, saying how much was cut before it.
-func Tail(b []byte) string {
-	if len(b) <= TailBytes {
-		return string(b)
+// LogBytes is how much of a launcher process's output goes to a log (the spec's GinkgoWriter,
+// which every report carries, or the CLI's own output): a daemon printing 100 MB in a passing
+// spec once made report.json and junit.xml 105 MB each.
+const LogBytes = 256 << 10
+
+// Capped passes the first max bytes written to it on to w, then one line saying the rest is not
+// shown, and then nothing; it always reports the whole write as done, so the writer is never
+// stopped by it.
+func Capped(w io.Writer, max int, whose string) io.Writer {
+	return &capped{w: w, max: max, whose: whose}
+}
+
+type capped struct {
+	mu        sync.Mutex
+	w         io.Writer
+	max, n    int
+	whose     string
+	announced bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - c.n; room > 0 {
+		_, _ = c.w.Write(p[:min(room, len(p))])
 	}
-	return fmt.Sprintf("[%d bytes cut; the last %d follow]\n%s", len(b)-TailBytes, TailBytes, b[len(b)-TailBytes:])
+	c.n += len(p)
+	if c.n > c.max && !c.announced {
+		c.announced = true
+		_, _ = fmt.Fprintf(c.w, "\n[classproof: %s printed more than %d bytes; the rest is not shown here (its last %d bytes are kept for messages)]\n", c.whose, c.max, TailBytes)
+	}
+	return len(p), nil
 }
 
 // run runs one of the target's client commands with extra placeholder values and env. prefix, the
@@ -271,7 +296,7 @@ func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env
 	cmd.Env = l.d.env(l.set.Token(), expEnv)
 	cmd.Dir = l.Dir
 	proc.Command(cmd)
-	var said bytes.Buffer
+	var said TailWriter // a client that prints without end costs a tail
 	cmd.Stdout, cmd.Stderr = &said, &said
 	if err := cmd.Start(); err != nil {
 		return argv, "", err
@@ -289,7 +314,7 @@ func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env
 		// Wait saw it (the soak had a session answer, then be called a timeout with a nil error).
 		err = fmt.Errorf("no answer within %v (killed, with its process group): %w", l.timeout, err)
 	}
-	return argv, Tail(said.Bytes()), err
+	return argv, said.String(), err
 }
 
 // Roots are the launcher's own processes, below which its sessions run.

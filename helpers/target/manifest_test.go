@@ -1,6 +1,7 @@
 package target
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -432,5 +433,21 @@ func TestAFloodingBuildKeepsATail(t *testing.T) {
 	}
 	if len(be.Output) > TailBytes+200 || !strings.Contains(be.Output, "bytes cut; the last") || !strings.HasSuffix(be.Output, "the last line\n") {
 		t.Errorf("kept %d bytes of a 4 MB build output (want at most %d, the tail, and what was cut): %.120q...", len(be.Output), TailBytes+200, be.Output)
+	}
+}
+
+// A launcher process that prints without end (a daemon in a passing spec, a build) reaches a log
+// only up to LogBytes, then one line saying so: the log and every report that carries it stay
+// small. The writer it writes to never sees an error.
+func TestALogOfALauncherIsCapped(t *testing.T) {
+	var log bytes.Buffer
+	w := Capped(&log, 10, "refmux daemon")
+	for i := 0; i < 1000; i++ {
+		if n, err := w.Write([]byte("0123456789")); n != 10 || err != nil {
+			t.Fatalf("write %d: %d, %v", i, n, err)
+		}
+	}
+	if want := "0123456789\n[classproof: refmux daemon printed more than 10 bytes; the rest is not shown here"; !strings.HasPrefix(log.String(), want) || log.Len() > 200 {
+		t.Errorf("the log holds %d bytes: %q", log.Len(), log.String())
 	}
 }

@@ -181,6 +181,16 @@ func loadManifest(defaults fs.FS, defaultName string) (*target.Manifest, shared,
 // sessions start is killed in DeferCleanup, also when the spec fails, times out or is
 // interrupted.
 func (e *Env) Launch(opts target.LaunchOptions) *target.Launcher {
+	t := time.Now()
+	l, err := e.launch(opts)
+	timed("launch", t)
+	Must(err, "starting the target's daemon and host")
+	return l
+}
+
+// launch starts the target with everything it starts killed, and its folder removed, in
+// DeferCleanup, after which the kit checks its own class.
+func (e *Env) launch(opts target.LaunchOptions) (*target.Launcher, error) {
 	set := proc.NewSet()
 	var l *target.Launcher
 	DeferCleanup(func() {
@@ -192,11 +202,8 @@ func (e *Env) Launch(opts target.LaunchOptions) *target.Launcher {
 		Must(err, "cleanup")
 		checkOwn("after the cleanup of spec " + CurrentSpecReport().FullText())
 	})
-	t := time.Now()
 	l, err := e.Driver.Launch(set, opts, GinkgoWriter, e.Timeout)
-	timed("launch", t)
-	Must(err, "starting the target's daemon and host")
-	return l
+	return l, err
 }
 
 // ExpectLaunchRefused starts the target as Launch does and checks that its daemon refused to
@@ -204,16 +211,7 @@ func (e *Env) Launch(opts target.LaunchOptions) *target.Launcher {
 // the given strings (a convention spec passes some; see ExpectRefused).
 func (e *Env) ExpectLaunchRefused(opts target.LaunchOptions, mention ...string) {
 	GinkgoHelper()
-	set := proc.NewSet()
-	var l *target.Launcher
-	DeferCleanup(func() {
-		err := set.KillAll(e.Timeout)
-		if l != nil {
-			os.RemoveAll(l.Dir)
-		}
-		Must(err, "cleanup")
-	})
-	l, err := e.Driver.Launch(set, opts, GinkgoWriter, e.Timeout)
+	_, err := e.launch(opts)
 	var exited *target.ExitedError
 	if !errors.As(err, &exited) || exited.Role != "daemon" {
 		Fail(fmt.Sprintf("expected the daemon to refuse to start and exit, got: %v", err))

@@ -70,7 +70,7 @@ func (d *Driver) Launch(set *proc.Set, opts LaunchOptions, log io.Writer, timeou
 // service is a started daemon or host: its output (the tail is kept for messages) and when it
 // exited.
 type service struct {
-	out    tailBuffer
+	out    TailWriter
 	exited chan struct{}
 	code   int
 }
@@ -184,21 +184,21 @@ func (e *ExitedError) Error() string {
 // must not put 30 MB into every report.
 const TailBytes = 64 << 10
 
-// tailBuffer keeps the last TailBytes written to it (a launcher may print without end) and how
-// much came before; safe for the writer goroutine and a reader.
-type tailBuffer struct {
+// TailWriter keeps the last Max bytes written to it (TailBytes when Max is 0: a launcher may
+// print without end) and how much came before; safe for the writer goroutine and a reader.
+type TailWriter struct {
+	Max   int
 	mu    sync.Mutex
 	b     []byte
 	total int
-	max   int // 0: TailBytes
 }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
+func (t *TailWriter) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.total += len(p)
 	t.b = append(t.b, p...)
-	limit := t.max
+	limit := t.Max
 	if limit == 0 {
 		limit = TailBytes
 	}
@@ -208,7 +208,8 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (t *tailBuffer) String() string {
+// String is the tail, saying how much was cut before it.
+func (t *TailWriter) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if cut := t.total - len(t.b); cut > 0 {
@@ -216,22 +217,6 @@ func (t *tailBuffer) String() string {
 	}
 	return string(t.b)
 }
-
-// TailWriter keeps the last Max bytes written to it (TailBytes when Max is 0), saying how much
-// came before: for what a process prints without end.
-type TailWriter struct {
-	Max int
-	buf tailBuffer
-}
-
-func (t *TailWriter) Write(p []byte) (int, error) {
-	t.buf.mu.Lock()
-	t.buf.max = t.Max
-	t.buf.mu.Unlock()
-	return t.buf.Write(p)
-}
-
-func (t *TailWriter) String() string { return t.buf.String() }
 
 // LogBytes is how much of a launcher process's output goes to a log (the spec's GinkgoWriter,
 // which every report carries, or the CLI's own output): a daemon printing 100 MB in a passing

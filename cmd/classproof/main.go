@@ -26,6 +26,7 @@ import (
 	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/mutants"
+	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/redgreen"
 	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
@@ -50,6 +51,16 @@ var workflow *actions.Guard
 func main() {
 	workflow = actions.Stop(os.Stdout)
 	code := dispatch(os.Args[1:])
+	// Before the guard lifts: nothing a launcher left could write to stdout after it.
+	if leaks, err := proc.CloseContained(); len(leaks) > 0 || err != nil {
+		for _, l := range leaks {
+			fmt.Printf("LEAK: %s was still in classproof's cgroup at exit (killed now)\n", l)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "classproof:", err)
+		}
+		code = max(code, exitFailed)
+	}
 	workflow.Resume()
 	os.Exit(code)
 }
@@ -121,6 +132,9 @@ func printRun(res *runner.Result, dryRun bool) {
 	for _, p := range res.Problems {
 		fmt.Printf("FAILED LANE: %s\n", p)
 	}
+	if res.Containment != "" {
+		fmt.Printf("containment: %s\n", res.Containment)
+	}
 	fmt.Printf("reports: %s, %s (%.1fs)\n", res.ReportPath, res.JUnitPath, res.Duration.Seconds())
 	if res.Run != nil && !dryRun {
 		c := res.Run.Count()
@@ -130,7 +144,7 @@ func printRun(res *runner.Result, dryRun bool) {
 			for _, p := range res.Problems {
 				workflow.Error("lane "+res.Lane, p)
 			}
-			if err := actions.Summary(actions.LaneSummary(res.Lane, res.Target.Name, res.Run, res.Problems)); err != nil {
+			if err := actions.Summary(actions.LaneSummary(res.Lane, res.Target.Name, res.Run, res.Problems, res.Containment)); err != nil {
 				fmt.Fprintln(os.Stderr, "classproof:", err)
 			}
 		}

@@ -118,12 +118,15 @@ func (g *Guard) Annotate(run *report.Run) {
 }
 
 // LaneSummary is a lane's Markdown summary: the counts, then each failure with its receipt.
-func LaneSummary(lane, target string, run *report.Run, problems []string) string {
+func LaneSummary(lane, target string, run *report.Run, problems []string, containment string) string {
 	c := run.Count()
 	var b strings.Builder
 	fmt.Fprintf(&b, "### classproof lane %s (target %s)\n\n", lane, target)
 	b.WriteString("| lane | ran | passed | failed | left out | skipped at run time |\n|---|---|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d |\n", lane, c.Ran, c.Passed, c.Failed, c.Filtered, c.Skipped)
+	if containment != "" {
+		fmt.Fprintf(&b, "\nContainment: %s\n", containment)
+	}
 	for _, s := range run.Specs {
 		if s.Outcome() == report.Failed {
 			fmt.Fprintf(&b, "\n**FAILED** %s\n\n%s", s.Name, report.Fence(strings.TrimSpace(s.Reason)))

@@ -29,6 +29,7 @@ const (
 	HarnessEnv    = Prefix + "HARNESS"    // the fixture harness the CLI built once for the whole run
 	LedgerEnv     = Prefix + "LEDGER"     // the run's pid ledger, every Set appends to it
 	SupervisorEnv = Prefix + "SUPERVISOR" // "PID START" of the CLI supervising the run (proc.Watch)
+	CgroupEnv     = Prefix + "CGROUP"     // the run's cgroup v2 folder on Linux, below which every launcher process starts
 	// Set by the CLI for the suites, and by the suites for the launcher: the run's token, which
 	// every process of the run carries (proc.Tied).
 	TokenEnv = Prefix + "RUN"
@@ -62,6 +63,7 @@ type Run struct {
 	Harness    string
 	Ledger     string
 	Supervisor string
+	Cgroup     string
 	Token      string
 	Scale      string // as the user wrote it; lane.Scale reads it
 }
@@ -82,6 +84,7 @@ func (r Run) Environ() []string {
 	add(HarnessEnv, r.Harness)
 	add(LedgerEnv, r.Ledger)
 	add(SupervisorEnv, r.Supervisor)
+	add(CgroupEnv, r.Cgroup)
 	add(TokenEnv, r.Token)
 	add(ScaleEnv, r.Scale)
 	return out
@@ -116,7 +119,7 @@ func Current() Run {
 	return Run{
 		Target: os.Getenv(TargetEnv), Bin: os.Getenv(BinEnv), Repo: os.Getenv(RepoEnv),
 		Kit: os.Getenv(KitEnv), Harness: os.Getenv(HarnessEnv), Ledger: os.Getenv(LedgerEnv),
-		Supervisor: os.Getenv(SupervisorEnv), Token: os.Getenv(TokenEnv), Scale: os.Getenv(ScaleEnv),
+		Supervisor: os.Getenv(SupervisorEnv), Cgroup: os.Getenv(CgroupEnv), Token: os.Getenv(TokenEnv), Scale: os.Getenv(ScaleEnv),
 	}
 }
 

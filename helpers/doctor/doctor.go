@@ -86,7 +86,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	r := &Report{}
 	set := proc.NewSet()
-	defer set.KillAll(o.Timeout)
 	l, err := d.Launch(set, target.LaunchOptions{}, io.Discard, o.Timeout)
 	if l != nil {
 		defer os.RemoveAll(l.Dir)
@@ -95,6 +94,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err == nil {
 		examine(r, m, d, l)
 	}
+	left := set.KillAll(o.Timeout)
+	r.check(left == nil, "nothing the launcher started outlives the cleanup; containment: "+proc.Contained().String(), errText(left))
 	r.print(o.Out, m, d.Meaning)
 	return r, nil
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/contract"
+	"github.com/classproof/classproof/helpers/files"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/target"
@@ -136,10 +137,13 @@ func (env *Env) openEach(b []byte) {
 // sweepEach runs on every process after its specs: a leak fails the suite.
 func (env *Env) sweepEach() {
 	checkOwn("at the end of the suite")
+	left, err := proc.CloseContained() // a cgroup this process made, run without the CLI
+	Must(err, "closing this process's cgroup")
+	Expect(left).To(BeEmpty(), "leak scan: processes still in this process's cgroup after the suite (now killed)")
 	if env.ownLedger == "" {
 		return
 	}
-	leaks, refused, err := proc.Sweep(env.ownLedger, proc.RunToken())
+	leaks, refused, err := proc.Sweep(env.ownLedger, proc.RunToken(), proc.Contained().Cgroup)
 	os.Remove(env.ownLedger)
 	Must(err, "sweeping the leak ledger")
 	Expect(leaks).To(BeEmpty(), "leak scan: processes a spec started were still alive after the suite (now killed)")
@@ -237,9 +241,11 @@ func (e *Env) Session(l *target.Launcher, mode target.Mode, profileEnv map[strin
 func (e *Env) Control() class.Observation {
 	defer timed("control", time.Now())
 	cmd := exec.Command("sleep", "86400")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	Expect(cmd.Start()).To(Succeed())
 	set := proc.NewSet()
+	// In the run's cgroup, as the launcher's processes are: one the sweep may kill if this
+	// process dies first. A cgroup with no controller changes nothing of its class.
+	Must(set.Contain(cmd), "containing the control")
+	Expect(cmd.Start()).To(Succeed())
 	set.TrackOwned("control sleep", cmd.Process.Pid)
 	go func() { _ = cmd.Wait() }()
 	DeferCleanup(func() {
@@ -363,3 +369,11 @@ func ExpectDescends(s *target.Session) {
 func timed(name string, since time.Time) {
 	AddReportEntry(contract.PhaseEntry+name, time.Since(since), ReportEntryVisibilityNever)
 }
+
+// MaxLauncherFile bounds what a spec reads of a file the launcher wrote (its config file).
+const MaxLauncherFile = 1 << 20
+
+// ReadLauncherFile reads a file the launcher wrote, as a claim: a regular file reached by no
+// symlink, at most MaxLauncherFile bytes (files.ReadClaim), so a config file that is a FIFO or a
+// link to /dev/zero fails the spec with its name instead of hanging or exhausting the kit.
+func ReadLauncherFile(path string) ([]byte, error) { return files.ReadClaim(path, MaxLauncherFile) }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sort"
 	"strings"
@@ -37,13 +36,14 @@ func appendLedger(path string, e Entry) {
 // processes can append to the ledger, so a line is a claim). It returns one line per process it
 // had to kill, each a leak, and one per line it refused, each naming why. A line without a start
 // time names a process that was gone when it was recorded; its pid is never signalled.
-func Sweep(path, token string) (leaks, refused []string, err error) {
+// Within the run's cgroup (scope, nil where there is none) the kernel says what is the run's.
+func Sweep(path, token string, scope *Cgroup) (leaks, refused []string, err error) {
 	if err := files.Private(path, false); errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
 	} else if err != nil {
 		return nil, nil, fmt.Errorf("pid ledger: %w; not swept (a planted ledger could name any process)", err)
 	}
-	b, err := readBounded(path, maxLedger)
+	b, err := files.ReadClaim(path, maxLedger)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pid ledger: %w", err)
 	}
@@ -71,7 +71,7 @@ func Sweep(path, token string) (leaks, refused []string, err error) {
 		}
 	}
 	// Every decision before any kill: a harness killed first must not leave its tools untied.
-	keep, untiedLines := untied(live, token)
+	keep, untiedLines := untied(live, token, scope)
 	for _, e := range keep {
 		kill(e)
 		leaks = append(leaks, fmt.Sprintf("%s pid %d (%s)", e.Role, e.Pid, e.Exe))
@@ -84,15 +84,38 @@ func Sweep(path, token string) (leaks, refused []string, err error) {
 // maxLedger bounds what a sweep reads of a ledger: a run writes a few hundred lines.
 const maxLedger = 16 << 20
 
-func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+// SweepToken kills every process that carries the run's token (in its environment or as an
+// argument) and is still alive after the run: where there is no cgroup, this finds what left its
+// group and its parent (a double fork and setsid is handed to init, or to launchd on macOS, which
+// has no subreaper: bsd/kern/kern_exit.c reparents to initproc) as long as it kept the
+// environment it was started with. Never the kit or its ancestors. One line per process, each a
+// leak.
+func SweepToken(token string) ([]string, error) {
+	if token == "" {
+		return nil, nil
+	}
+	all, err := Table()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("finding what carries the run's token: %w", err)
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err == nil && int64(len(b)) > max {
-		err = fmt.Errorf("%s is over %d bytes", path, max)
+	me := os.Getpid()
+	mine, _ := Chain(me)
+	var leaks []string
+	for pid, in := range all {
+		if in.Zombie {
+			continue
+		}
+		w, err := identity(pid)
+		if err != nil || !carries(w, token) {
+			continue
+		}
+		if ok, why := tiedBy(pid, me, mine, nil, nil, ""); (!ok && why != "") || killPending(pid) {
+			continue // the kit's own, or dying of a kill already sent (a supervisor past its deadline)
+		}
+		line := "carries the run's token: " + leftover(pid)
+		kill(identify(Entry{Role: "carries the run's token", Pid: pid, Start: in.Start}))
+		leaks = append(leaks, line)
 	}
-	return b, err
+	sort.Strings(leaks)
+	return leaks, nil
 }

@@ -65,6 +65,8 @@ type Set struct {
 	// unread are process-table reads that failed while tracking: what they would have found is
 	// not tracked, so KillAll reports them rather than passing a cleanup it could not check.
 	unread []error
+	// cg is the set's own cgroup (see Contained), made when its first process starts.
+	cg *Cgroup
 }
 
 func (s *Set) failedRead(doing string, err error) {
@@ -174,7 +176,7 @@ func (s *Set) Entries() []Entry {
 // process is neither signalled nor waited for.
 func (s *Set) KillAll(timeout time.Duration) error {
 	s.trackDescendants()
-	es, refused := untied(s.Entries(), s.token)
+	es, refused := untied(s.Entries(), s.token, s.scope())
 	for i := len(es) - 1; i >= 0; i-- {
 		kill(es[i])
 	}
@@ -221,7 +223,7 @@ func (s *Set) KillAll(timeout time.Duration) error {
 	if len(refused) > 0 {
 		errs = append(errs, fmt.Errorf("pids the launcher reported that are not of this run, left alone: %s", strings.Join(refused, "; ")))
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, s.closeCgroup())...)
 }
 
 // trackDescendants adds every live descendant of a tracked process that is still ours: a
@@ -235,8 +237,12 @@ func (s *Set) trackDescendants() {
 	}
 	roles := map[int]string{}
 	var roots []int
+	tied := tie(s.token, s.scope())
 	for _, e := range s.Entries() {
 		if in, ok := all[e.Pid]; ok && e.Start != 0 && in.Start == e.Start && !in.Zombie {
+			if ok, _ := tied(e.Pid); !e.Owned && !ok {
+				continue // a claim the kill refuses below: what it started is not the set's either
+			}
 			roles[e.Pid] = e.Role
 			roots = append(roots, e.Pid)
 		}
@@ -294,7 +300,7 @@ func (s *Set) Signal(role string, pid int, start uint64, sig unix.Signal) error 
 	if !(Entry{Pid: pid, Start: start}).live() {
 		return fmt.Errorf("%s pid %d: not signalled: no live process with that pid started at %d (gone, or the pid is another process's now)", role, pid, start)
 	}
-	if ok, why := Tied(pid, s.token); !ok {
+	if ok, why := tie(s.token, s.scope())(pid); !ok {
 		return fmt.Errorf("%s pid %d: not signalled: %s", role, pid, why)
 	}
 	return unix.Kill(pid, sig)
@@ -302,8 +308,8 @@ func (s *Set) Signal(role string, pid int, start uint64, sig unix.Signal) error 
 
 // untied splits entries into those the kit may signal and a line for each it may not (see
 // Tied): a process the kit started and waits for itself is always its own.
-func untied(es []Entry, token string) (keep []Entry, refused []string) {
-	tied := tie(token)
+func untied(es []Entry, token string, scope *Cgroup) (keep []Entry, refused []string) {
+	tied := tie(token, scope)
 	for _, e := range es {
 		if !e.Owned && e.live() {
 			if ok, why := tied(e.Pid); !ok {

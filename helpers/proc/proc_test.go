@@ -20,7 +20,10 @@ func TestKillAllKillsTheGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("sh", "-c", "sleep 600 & echo $!; wait")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	s := &Set{}
+	if err := s.Contain(cmd); err != nil {
+		t.Fatal(err)
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +38,6 @@ func TestKillAllKillsTheGroup(t *testing.T) {
 	for _, c := range strings.TrimSpace(string(buf[:n])) {
 		child = child*10 + int(c-'0')
 	}
-	s := &Set{}
 	s.TrackOwned("sh", cmd.Process.Pid)
 	if !Alive(child) {
 		t.Fatalf("child %d not alive before the kill", child)
@@ -58,7 +60,7 @@ func TestSweepKillsWhatTheLedgerNamesAndSaysSo(t *testing.T) {
 	}
 	go cmd.Wait()
 	NewSet().Track("leaky sleep", cmd.Process.Pid)
-	leaks, refused, err := Sweep(ledger, "")
+	leaks, refused, err := Sweep(ledger, "", nil)
 	if err != nil || len(leaks) != 1 || !strings.Contains(leaks[0], "leaky sleep pid") || len(refused) != 0 {
 		t.Fatalf("leaks %v refused %v err %v", leaks, refused, err)
 	}
@@ -69,7 +71,7 @@ func TestSweepKillsWhatTheLedgerNamesAndSaysSo(t *testing.T) {
 	if Alive(cmd.Process.Pid) {
 		t.Fatal("swept process still alive")
 	}
-	if leaks, _, _ := Sweep(ledger, ""); len(leaks) != 0 {
+	if leaks, _, _ := Sweep(ledger, "", nil); len(leaks) != 0 {
 		t.Errorf("a dead process reported again: %v", leaks)
 	}
 }
@@ -185,7 +187,7 @@ func TestSweepLeavesAStrangerOnARecordedPid(t *testing.T) {
 	if err := os.WriteFile(ledger, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	leaks, _, err := Sweep(ledger, "")
+	leaks, _, err := Sweep(ledger, "", nil)
 	if err != nil || len(leaks) != 0 {
 		t.Errorf("sweep reported %v (err %v) for a stranger", leaks, err)
 	}
@@ -207,13 +209,13 @@ func TestLedgerIsNotTrustedWhenShared(t *testing.T) {
 	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
 		t.Errorf("the ledger symlink was written through: %q", b)
 	}
-	if _, _, err := Sweep(link, ""); err == nil || !strings.Contains(err.Error(), "is a symlink") {
+	if _, _, err := Sweep(link, "", nil); err == nil || !strings.Contains(err.Error(), "is a symlink") {
 		t.Errorf("a symlinked ledger was swept: %v", err)
 	}
 	open := filepath.Join(dir, "open")
 	os.WriteFile(open, nil, 0o666)
 	os.Chmod(open, 0o666)
-	if _, _, err := Sweep(open, ""); err == nil || !strings.Contains(err.Error(), "writable by others") {
+	if _, _, err := Sweep(open, "", nil); err == nil || !strings.Contains(err.Error(), "writable by others") {
 		t.Errorf("a world-writable ledger was swept: %v", err)
 	}
 }

@@ -42,18 +42,30 @@ func carries(words []byte, token string) bool {
 	return false
 }
 
-// Tied says whether the kit may signal pid, and if not, why. It may when pid carries the run's
-// token, or descends from a process that does, or from this process; never pid 1 or below, this
-// process, or any of its ancestors.
-func Tied(pid int, token string) (bool, string) { return tie(token)(pid) }
+// Tied says whether the kit may signal pid, and if not, why. Where this process has a cgroup
+// (Contained) the kernel answers: pid is in it. Else pid carries the run's token, or descends from
+// a process that does, or from this process. Never pid 1 or below, this process, any of its
+// ancestors, or a process of another run's.
+func Tied(pid int, token string) (bool, string) { return tie(token, Contained().Cgroup)(pid) }
 
-// tie is Tied for many pids: the kit's own chain of parents is read once.
-func tie(token string) func(pid int) (bool, string) {
+// tie is Tied for many pids, within scope (nil: no cgroup): the kit's own chain of parents is read once.
+func tie(token string, scope *Cgroup) func(pid int) (bool, string) {
 	me := os.Getpid()
 	mine, _ := Chain(me)
 	return func(pid int) (bool, string) {
-		chain, _ := Chain(pid)
-		return tiedBy(pid, me, mine, chain, identity, token)
+		if scope == nil {
+			chain, _ := Chain(pid)
+			return tiedBy(pid, me, mine, chain, identity, token)
+		}
+		if ok, why := tiedBy(pid, me, mine, nil, nil, ""); !ok && why != "" {
+			return false, why // never the kit or its ancestors, whatever cgroup they are in
+		}
+		// A cgroup is exact: only a process in it is the run's, whatever it carries or descends
+		// from (a test process of the run carries the token and is never in it).
+		if scope.Holds(pid) {
+			return true, ""
+		}
+		return false, fmt.Sprintf("it is not in this run's cgroup %s (as the kernel's /proc/%d/cgroup says)", scope.Path, pid)
 	}
 }
 
@@ -67,6 +79,16 @@ func tiedBy(pid, me int, mine, chain []int, identity func(int) ([]byte, error), 
 		return false, "it is the kit itself"
 	case len(mine) > 1 && contains(mine[1:], pid):
 		return false, "it is an ancestor of the kit"
+	}
+	if identity == nil {
+		return false, "" // only the rules above were asked for
+	}
+	// Another run of the same classproof process (a cell of the kill matrix, a side of a
+	// red/green proof) descends from the kit too, yet is never this run's.
+	if w, err := identity(pid); err == nil {
+		if other := tokenOf(w); other != "" && other != token {
+			return false, "it carries another run's token"
+		}
 	}
 	if contains(chain, me) {
 		return true, ""
@@ -87,6 +109,17 @@ func tiedBy(pid, me int, mine, chain []int, identity func(int) ([]byte, error), 
 		}
 	}
 	return false, fmt.Sprintf("it carries no token of this run ($%s) and descends from no process of this run (its parents: %v)", contract.TokenEnv, chain[min(1, len(chain)):])
+}
+
+// tokenOf is the run token a process carries in its environment, "" when none.
+func tokenOf(words []byte) string {
+	prefix := []byte(contract.TokenEnv + "=")
+	for _, w := range bytes.Split(words, []byte{0}) {
+		if v, ok := bytes.CutPrefix(w, prefix); ok {
+			return string(v)
+		}
+	}
+	return ""
 }
 
 // group says whether e may be killed as a group: it leads its group now, the group is not the

@@ -42,7 +42,9 @@ func TestTiedByTheRule(t *testing.T) {
 		{"the daemon, token in its environment", 42, []int{42, 1}, ""},
 		{"a tool with no token of its own below the harness", 50, []int{50, 41, 1}, ""},
 		{"an orphan the kit inherited as subreaper", 51, []int{51, me, 900, 1}, ""},
-		{"another run's process", 43, []int{43, 1}, "carries no token of this run"},
+		{"another run's process", 43, []int{43, 1}, "it carries another run's token"},
+		// a matrix cell's: another run of the same CLI descends from the kit too
+		{"another run's process below the kit", 43, []int{43, me, 1}, "it carries another run's token"},
 		{"a token that only starts like the run's", 44, []int{44, 1}, "carries no token of this run"},
 		{"pid 1 (a leader line there would be kill(-1))", 1, []int{1}, "pid 1 is never signalled"},
 		{"pid 0", 0, []int{0}, "pid 0 is never signalled"},
@@ -80,7 +82,7 @@ func TestSweepRefusesWhatItCannotTie(t *testing.T) {
 	if err := os.WriteFile(ledger, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	leaks, refused, err := Sweep(ledger, "cp-test")
+	leaks, refused, err := Sweep(ledger, "cp-test", nil)
 	if err != nil || len(leaks) != 0 {
 		t.Fatalf("leaks %v err %v", leaks, err)
 	}
@@ -217,6 +219,9 @@ func TestDescendantsFindsAGrandchild(t *testing.T) {
 func TestASignalGoesOnlyToTheReportedProcess(t *testing.T) {
 	s := NewSet()
 	child := exec.Command("sleep", "30")
+	if err := s.Contain(child); err != nil {
+		t.Fatal(err)
+	}
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/classproof/classproof/helpers/build"
 
@@ -17,7 +19,7 @@ import (
 
 // ginkgoCommand is the ginkgo CLI at the version go.mod pins, over the build.Compiled suites, with the
 // run's environment for the suites.
-func ginkgoCommand(o Options, filter, out, ledger, token string, c build.Compiled) (*exec.Cmd, error) {
+func ginkgoCommand(o Options, filter, out, ledger, token string, runCg *proc.Cgroup, c build.Compiled) (*exec.Cmd, error) {
 	args := []string{
 		"--label-filter", filter,
 		// Not --fail-on-empty: a suite may rightly select nothing for a target that lacks what it
@@ -49,6 +51,11 @@ func ginkgoCommand(o Options, filter, out, ledger, token string, c build.Compile
 	spec := o.Target // absolute since plan
 	run := contract.Run{Target: spec, Vars: o.Vars, Bin: o.BinDir, Repo: o.Repo, Kit: o.KitDir, Harness: c.Harness,
 		Ledger: ledger, Supervisor: proc.Supervisor(), Token: token, Scale: contract.Current().Scale}
+	if runCg != nil {
+		run.Cgroup = runCg.Path
+	} else if contract.Current().Cgroup == proc.Off {
+		run.Cgroup = proc.Off // the suites' processes too
+	}
 	cmd.Env = append(run.Over(os.Environ()), "GOWORK=off")
 	// Its own session, and so its own process group, so that an interrupt reaches the test
 	// processes too: the ginkgo CLI does not forward signals to them, and their DeferCleanups are
@@ -60,9 +67,65 @@ func ginkgoCommand(o Options, filter, out, ledger, token string, c build.Compile
 	return cmd, nil
 }
 
+// runCgroup makes the run's own cgroup below this process's (proc.Contained), which the suites'
+// specs make theirs in; nil where there is none, and res says which containment the run has.
+func runCgroup(res *Result, token string) *proc.Cgroup {
+	c := proc.Contained()
+	if c.Cgroup != nil {
+		cg, err := c.Cgroup.Child("run-" + strings.TrimPrefix(token, "cp-")[:12])
+		if err == nil {
+			res.Containment = proc.Containment{Cgroup: cg}.String()
+			return cg
+		}
+		c = proc.Containment{Why: err.Error()}
+	}
+	res.Containment = c.String()
+	return nil
+}
+
+// sweep kills what the ledger names of this run and then what is left in its cgroup: exact where
+// the ledger is a claim, so whatever is still there leaked. With no cgroup, what still carries
+// the run's token leaked.
+func sweep(res *Result, ledger, token string, runCg *proc.Cgroup) error {
+	var err error
+	res.Leaks, res.Refused, err = proc.Sweep(ledger, token, runCg)
+	if err != nil {
+		return fmt.Errorf("sweeping the pid ledger %s: %w", ledger, err)
+	}
+	if runCg == nil {
+		left, err := proc.SweepToken(token)
+		res.Leaks = append(res.Leaks, left...)
+		return err
+	}
+	left, err := runCg.Close()
+	for _, l := range left {
+		res.Leaks = append(res.Leaks, "in the run's cgroup: "+l)
+	}
+	return err
+}
+
+// StopGrace is how long the run may take to end once it was told to (its --timeout passed, an
+// interrupt, SIGTERM): Ginkgo's own grace for cleanup nodes is 30 s. After it the supervisor
+// SIGKILLs Ginkgo's process group and the run's cgroup, whatever a launcher holds open.
+const StopGrace = 45 * time.Second
+
+// deadline is when a run with this --timeout must be over by the supervisor's own clock: Ginkgo
+// enforces --timeout itself, this is for a Ginkgo that cannot end (a pipe a left-behind process
+// holds). Zero: none.
+func deadline(timeout time.Duration) time.Time {
+	if timeout <= 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(timeout + StopGrace)
+}
+
 // supervise runs the ginkgo command to its end, forwarding an interrupt (SIGINT, then SIGKILL on
-// a second one) or the context's end to its whole process group.
-func supervise(ctx context.Context, cmd *exec.Cmd, log io.Writer) (ginkgoErr error, interrupted bool, err error) {
+// a second one) or the context's end to its whole process group. Past the deadline, or StopGrace
+// after the first interrupt, it kills the group and the run's cgroup and stops waiting.
+func supervise(ctx context.Context, cmd *exec.Cmd, log io.Writer, end time.Time, runCg *proc.Cgroup) (ginkgoErr error, interrupted bool, err error) {
+	// Output through a pipe of ours (a log that is no file) is given up a moment after Ginkgo
+	// exits, whoever still holds the pipe.
+	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
 		return nil, false, err
 	}
@@ -71,6 +134,19 @@ func supervise(ctx context.Context, cmd *exec.Cmd, log io.Writer) (ginkgoErr err
 	defer signal.Stop(sigs)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	var hard <-chan time.Time
+	if !end.IsZero() {
+		t := time.NewTimer(time.Until(end))
+		defer t.Stop()
+		hard = t.C
+	}
+	killAll := func(why string) {
+		fmt.Fprintf(log, "\nclassproof: %s: sending %v to the run\n", why, syscall.SIGKILL)
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		if runCg != nil {
+			_ = runCg.Kill()
+		}
+	}
 	// One Ctrl-C reaches us twice when the caller's context listens for it too (the CLI's
 	// commands do): the first of the two sends SIGINT, a second signal escalates to SIGKILL, and
 	// a cancelled context never counts as a second one.
@@ -79,8 +155,10 @@ func supervise(ctx context.Context, cmd *exec.Cmd, log io.Writer) (ginkgoErr err
 		interrupted = true
 		if !sentInt {
 			sentInt = true
-			fmt.Fprintf(log, "\nclassproof: interrupted: sending %v to the run (again to kill it)\n", syscall.SIGINT)
+			fmt.Fprintf(log, "\nclassproof: interrupted: sending %v to the run (again to kill it; killed anyway in %v)\n", syscall.SIGINT, StopGrace)
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+			t := time.NewTimer(StopGrace)
+			hard = t.C
 		}
 	}
 	cancelled := ctx.Done()
@@ -90,14 +168,17 @@ func supervise(ctx context.Context, cmd *exec.Cmd, log io.Writer) (ginkgoErr err
 			return err, interrupted, nil
 		case <-sigs:
 			if signals++; signals > 1 {
-				fmt.Fprintf(log, "\nclassproof: interrupted again: sending %v to the run\n", syscall.SIGKILL)
-				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				killAll("interrupted again")
 				continue
 			}
 			interrupt()
 		case <-cancelled:
 			cancelled = nil // once: the run's own cleanups take it from here
 			interrupt()
+		case <-hard:
+			hard = nil
+			interrupted = true
+			killAll(fmt.Sprintf("the run did not end within %v of its deadline or interrupt", StopGrace))
 		}
 	}
 }

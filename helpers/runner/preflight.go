@@ -66,7 +66,7 @@ func Preflight(ctx context.Context, m *target.Manifest, kitDir, repo, binDir str
 	case err != nil:
 	case mustBuild:
 		fmt.Fprintf(log, "classproof: building target %s: %s\n", m.Name, strings.Join(m.Build.Run, " "))
-		err = needsGo(d.Build(ctx, io.Discard), m, archive) // Build checks the binaries it made
+		err = needsGo(d.Build(ctx, log), m, archive) // Build checks the binaries it made
 	default:
 		err = d.CheckBinaries()
 	}

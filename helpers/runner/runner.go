@@ -75,6 +75,8 @@ type Result struct {
 	// Problems are reasons the run fails beyond Ginkgo's own verdict.
 	Problems []string
 	Phases   map[string]float64 // see Meta.Phases
+	// Containment is what the run had (see Meta.Containment).
+	Containment string
 }
 
 // Passed is true when Ginkgo passed, nothing leaked and the lane ran its platform's specs.
@@ -127,7 +129,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	// The run's token: the suites hand it to the launcher and the harness, and the sweep signals
 	// only what carries it or descends from what does (proc.Tied).
 	token := proc.NewRunToken()
-	cmd, err := ginkgoCommand(o, res.Filter, out, ledger, token, c)
+	runCg := runCgroup(res, token)
+	cmd, err := ginkgoCommand(o, res.Filter, out, ledger, token, runCg, c)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +147,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	fmt.Fprintf(o.Log, "classproof: lane %s, target %s (%s), label filter %q\n", res.Lane, m.Name, m.Source, res.Filter)
 	t := time.Now()
 	callerBefore, callerErr := class.ObserveOne("classproof (the caller's process)", os.Getpid())
-	if res.GinkgoErr, res.Interrupted, err = supervise(ctx, cmd, o.Log); err != nil {
+	if res.GinkgoErr, res.Interrupted, err = supervise(ctx, cmd, o.Log, deadline(o.Timeout), runCg); err != nil {
 		return nil, err
 	}
 	res.phase("ginkgo", t)
@@ -155,11 +158,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.Stopped = stoppedBecause(res, last.String())
 	}
 	t = time.Now()
-	res.Leaks, res.Refused, err = proc.Sweep(ledger, token)
-	res.phase("sweep", t)
-	if err != nil {
-		return res, fmt.Errorf("sweeping the pid ledger %s: %w", ledger, err)
+	if err := sweep(res, ledger, token, runCg); err != nil {
+		return res, err
 	}
+	res.phase("sweep", t)
 	res.Duration = time.Since(start)
 	return res, finish(res, m, o, out)
 }
@@ -256,7 +258,7 @@ func finish(res *Result, m *target.Manifest, o Options, out string) error {
 	meta := report.Meta{Lane: res.Lane, Target: m.Source, Filter: res.Filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
 		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Refused: res.Refused, Passed: res.Passed(),
 		Problems: res.Problems, Stopped: res.Stopped,
-		Duration: res.Duration, Phases: res.Phases}
+		Duration: res.Duration, Phases: res.Phases, Containment: res.Containment}
 	b, _ := json.MarshalIndent(meta, "", "  ")
 	return files.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
 }

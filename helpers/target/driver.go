@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/contract"
@@ -91,20 +92,28 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 		}
 		env[k] = vs[0]
 	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Env = d.env("", env)
-	proc.Command(cmd) // an interrupt or a timeout takes the whole build down, not only its first process
 	// What is kept of the build's output for the error is its tail: a build that prints without
 	// end must not cost the kit its memory.
 	var out TailWriter
-	cmd.Stdout = io.MultiWriter(&out, Capped(log, LogBytes, "the build step"))
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Run(); err != nil {
+	set := proc.NewSet()
+	cmd, err := d.start(ctx, set, "build step", argv, dir, d.env("", env), io.MultiWriter(&out, Capped(log, LogBytes, "the build step")))
+	if err == nil {
+		err = cmd.Wait()
+		// What it left running (a compiler server, a setsid child) dies with the build: a run
+		// never goes on beside it, and it is named here.
+		set.TrackGroup("the build step (left running)", cmd.Process.Pid)
+	}
+	if left := set.KillAll(buildGrace); left != nil {
+		fmt.Fprintf(log, "\nclassproof: after the build step of target %s: %v\n", d.Manifest.Name, left)
+	}
+	if err != nil {
 		return &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Output: out.String(), Err: err}
 	}
 	return d.CheckBinaries()
 }
+
+// buildGrace bounds the wait for what a build left running to die once killed.
+const buildGrace = 10 * time.Second
 
 // BuildError is a failed build step; the red/green prover tells it apart from a failing spec.
 type BuildError struct {

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/classproof/classproof/helpers/proc"
@@ -88,20 +87,15 @@ func (l *Launcher) startService(role, field string, s Service, extraEnv map[stri
 		}
 		env[k] = vs[0]
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = l.d.env(l.set.Token(), env, extraEnv)
-	cmd.Dir = l.Dir
-	// Its own process group: the kit kills the group, and a signal meant for the kit (^C) does
-	// not reach the launcher before the kit has cleaned up.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	svc := &service{exited: make(chan struct{})}
-	cmd.Stdout = io.MultiWriter(&svc.out, Capped(log, LogBytes, l.d.Manifest.Name+" "+role))
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("starting %s %q: %w", role, strings.Join(argv, " "), err)
+	// Its own process group (in start): the kit kills the group, and a signal meant for the kit
+	// (^C) does not reach the launcher before the kit has cleaned up.
+	cmd, err := l.d.start(context.Background(), l.set, role, argv, l.Dir, l.d.env(l.set.Token(), env, extraEnv),
+		io.MultiWriter(&svc.out, Capped(log, LogBytes, l.d.Manifest.Name+" "+role)))
+	if err != nil {
+		return 0, err
 	}
 	pid := cmd.Process.Pid
-	l.set.TrackOwned(l.d.Manifest.Name+" "+role, pid)
 	go func() {
 		_ = cmd.Wait()
 		svc.code = cmd.ProcessState.ExitCode()
@@ -277,17 +271,11 @@ func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env
 	ctx, cancel := context.WithTimeout(context.Background(), l.timeout)
 	defer cancel()
 	argv = append(append([]string(nil), prefix...), argv...)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = l.d.env(l.set.Token(), expEnv)
-	cmd.Dir = l.Dir
-	proc.Command(cmd)
 	var said TailWriter // a client that prints without end costs a tail
-	cmd.Stdout, cmd.Stderr = &said, &said
-	if err := cmd.Start(); err != nil {
+	cmd, err := l.d.start(ctx, l.set, field, argv, l.Dir, l.d.env(l.set.Token(), expEnv), &said)
+	if err != nil {
 		return argv, "", err
 	}
-	// Tracked while it runs: a cleanup (an interrupt mid-command) kills its group too.
-	l.set.TrackOwned(l.d.Manifest.Name+" "+field, cmd.Process.Pid)
 	err = cmd.Wait()
 	// What it forked and left running (a session command's `sleep &`) is the spec's to kill.
 	l.set.TrackGroup(l.d.Manifest.Name+" "+field+" (left running)", cmd.Process.Pid)

@@ -23,7 +23,7 @@ import (
 // readJSON decodes the config file keeping numbers exact, so "other keys survive" means exactly.
 func readJSON(path string) map[string]any {
 	GinkgoHelper()
-	b, err := os.ReadFile(path)
+	b, err := kit.ReadLauncherFile(path)
 	kit.Must(err)
 	m := map[string]any{}
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -184,7 +184,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		out, err := l.ConfigSet(cfg.Key, "background")
 		Expect(err).To(HaveOccurred(), "a --set over a malformed file")
 		Expect(strings.TrimSpace(out)).NotTo(BeEmpty(), "the --set refusal says why")
-		Expect(os.ReadFile(file)).To(Equal(bad), "the file is byte for byte as it was")
+		Expect(kit.ReadLauncherFile(file)).To(Equal(bad), "the file is byte for byte as it was")
 		return bad, out
 	}
 
@@ -193,7 +193,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 	sessionOverMalformed := func(bad []byte) (*target.Session, error) {
 		GinkgoHelper()
 		s, err := l.StartSession(target.Direct, nil)
-		Expect(os.ReadFile(file)).To(Equal(bad), "a session leaves the malformed file byte for byte as it was")
+		Expect(kit.ReadLauncherFile(file)).To(Equal(bad), "a session leaves the malformed file byte for byte as it was")
 		return s, err
 	}
 
@@ -211,7 +211,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		Label(label.ConvMalformedConfigAsUnset, label.ReadsResolved), func() {
 			bad, _ := overMalformed()
 			expectResolved(l, control, nil, "background", fromDefault)
-			Expect(os.ReadFile(file)).To(Equal(bad), "a session leaves the malformed file byte for byte as it was")
+			Expect(kit.ReadLauncherFile(file)).To(Equal(bad), "a session leaves the malformed file byte for byte as it was")
 		})
 
 	It("leaves a malformed file as it was, and says which file", kit.RefusalNames(target.MentionFile), func() {
@@ -229,11 +229,11 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		GinkgoHelper()
 		_, err := l.ConfigSet(cfg.Key, "background")
 		kit.Must(err)
-		before, _ := os.ReadFile(file)
+		before, _ := kit.ReadLauncherFile(file)
 		out, err := l.ConfigSet(cfg.Key, "turbo")
 		Expect(err).To(HaveOccurred(), "config --set %s=turbo", cfg.Key)
 		Expect(strings.TrimSpace(out)).NotTo(BeEmpty(), "the refusal says why")
-		Expect(os.ReadFile(file)).To(Equal(before))
+		Expect(kit.ReadLauncherFile(file)).To(Equal(before))
 		return out
 	}
 
@@ -253,7 +253,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		GinkgoHelper()
 		_, err := l.ConfigSet(cfg.Key, "background")
 		kit.Must(err)
-		before, _ := os.ReadFile(file)
+		before, _ := kit.ReadLauncherFile(file)
 		dir = filepath.Dir(file)
 		undo, err := readonly.Make(dir)
 		if err != nil {
@@ -264,7 +264,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		out, err := l.ConfigSet(cfg.Key, "normal")
 		Expect(err).To(HaveOccurred(), "a --set into a read-only directory")
 		Expect(strings.TrimSpace(out)).NotTo(BeEmpty(), "the refusal says why")
-		Expect(os.ReadFile(file)).To(Equal(before))
+		Expect(kit.ReadLauncherFile(file)).To(Equal(before))
 		Expect(l.ConfigGet(cfg.Key)).To(Equal("background"))
 		return dir, out
 	}
@@ -280,10 +280,10 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		m["classproofPadding"] = strings.Repeat("x", 3000)
 		b, _ := json.MarshalIndent(m, "", "  ")
 		writeFile(file, string(b))
-		before, _ := os.ReadFile(file)
+		before, _ := kit.ReadLauncherFile(file)
 		out, err := l.ConfigSetLimited(cfg.Key, "normal", 2048)
 		Expect(err).To(HaveOccurred(), "config --set under a 2048-byte file size limit reported success; it said %q", out)
-		Expect(os.ReadFile(file)).To(Equal(before), "the file is byte for byte as it was")
+		Expect(kit.ReadLauncherFile(file)).To(Equal(before), "the file is byte for byte as it was")
 		Expect(l.ConfigGet(cfg.Key)).To(Equal("background"))
 	})
 

@@ -1,0 +1,130 @@
+package proc
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// needCgroup skips where this process cannot make a cgroup: the fallback is then what runs,
+// and the tests above cover it.
+func needCgroup(t *testing.T) *Cgroup {
+	t.Helper()
+	c := Contained()
+	if c.Cgroup == nil {
+		t.Skipf("no writable cgroup v2 here: %s", c.Why)
+	}
+	return c.Cgroup
+}
+
+// A textbook daemon(3) below a launcher, a double fork and setsid, leaves the group, the session
+// and the parent the kit knows, yet not the cgroup: the set's cleanup names it as a leak, with
+// its args and class, and kills it.
+func TestADoubleForkedSetsidChildIsALeak(t *testing.T) {
+	needCgroup(t)
+	s := &Set{}
+	cmd := exec.Command("sh", "-c", `(setsid sleep 600 </dev/null >/dev/null 2>&1 & echo $!)`)
+	if err := s.Contain(cmd); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	t.Cleanup(func() { _ = syscallKill(pid) })
+	if err := Until(time.Now().Add(5*time.Second), 5*time.Millisecond, func() (bool, error) {
+		pp, err := ParentOf(pid)
+		return err == nil && pp != cmd.Process.Pid, nil
+	}); err != nil || !Alive(pid) {
+		t.Fatalf("the daemon child %d did not outlive its parent: %v", pid, err)
+	}
+	err = s.KillAll(5 * time.Second)
+	if err == nil || !strings.Contains(err.Error(), "LEAK: still in the cgroup after the cleanup") ||
+		!strings.Contains(err.Error(), "pid "+strconv.Itoa(pid)+` ["sleep" "600"], policy 0 SCHED_OTHER, nice 0`) {
+		t.Errorf("the cleanup did not name the escaped daemon child %d: %v", pid, err)
+	}
+	if err := Until(time.Now().Add(5*time.Second), 5*time.Millisecond, func() (bool, error) { return !Alive(pid), nil }); err != nil {
+		t.Errorf("the escaped daemon child %d is alive after the cleanup", pid)
+	}
+}
+
+// What the set killed itself is no leak, and the set's cgroup is gone afterwards.
+func TestATrackedProcessIsNoLeakAndTheCgroupGoes(t *testing.T) {
+	needCgroup(t)
+	s := &Set{}
+	cmd := exec.Command("sh", "-c", "sleep 600 & sleep 600 & wait")
+	if err := s.Contain(cmd); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go cmd.Wait()
+	s.TrackOwned("sh", cmd.Process.Pid)
+	cg := s.Cgroup()
+	if !cg.Holds(cmd.Process.Pid) {
+		t.Fatalf("pid %d is not in the set's cgroup %s", cmd.Process.Pid, cg.Path)
+	}
+	if err := s.KillAll(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(cg.Path); !os.IsNotExist(err) {
+		t.Errorf("the set's cgroup %s is still there: %v", cg.Path, err)
+	}
+}
+
+// A process in another cgroup, a sibling test process's say, is never the run's, whatever token it carries.
+func TestTheCgroupDecidesTheTie(t *testing.T) {
+	root := needCgroup(t)
+	other, err := root.Child("other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	in := &Set{}
+	for _, c := range []struct {
+		name string
+		cg   *Cgroup
+		want string
+	}{{"in the run's cgroup", nil, ""}, {"in another cgroup, with the run's token", other, "it is not in this run's cgroup"}} {
+		cmd := exec.Command("sleep", "30")
+		cmd.Env = append(os.Environ(), "CLASSPROOF_RUN=cp-this")
+		if c.cg == nil {
+			_ = in.Contain(cmd)
+		} else {
+			c.cg.Start(cmd)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		ok, why := tie("cp-this", in.Cgroup())(cmd.Process.Pid)
+		if ok != (c.want == "") || !strings.Contains(why, c.want) {
+			t.Errorf("%s: tied %v, %q; want %q", c.name, ok, why, c.want)
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
+	_ = in.KillAll(time.Second)
+}
+
+func syscallKill(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
+}
+
+// TestMain ends the cgroup this test process made, as the CLI and the suites do at their end.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if left, err := CloseContained(); len(left) > 0 || err != nil {
+		println("proc tests: this process's cgroup at the end:", strings.Join(left, "; "), err)
+		code = 1
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,37 @@
+//go:build !linux
+
+package proc
+
+import (
+	"fmt"
+	"os/exec"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
+
+// On macOS there is no cgroup: a run finds its launcher's processes by what it tracks (process
+// groups, the run's token, the ledger, descendants by parent pid); docs/containment.md says what
+// that misses.
+func openRoot() (*Cgroup, bool, error) {
+	return nil, false, fmt.Errorf("%w (%s): a process that leaves its group and its parent is found only by the run's token", errNoCgroup, runtime.GOOS)
+}
+
+// The methods exist so that callers need no build tags; with no cgroup they are never reached.
+func (c *Cgroup) Child(string) (*Cgroup, error) { return nil, errNoCgroup }
+func (c *Cgroup) Start(*exec.Cmd)               {}
+func (c *Cgroup) Holds(int) bool                { return false }
+func (c *Cgroup) Members() ([]int, error)       { return nil, errNoCgroup }
+func (c *Cgroup) Close() ([]string, error)      { return nil, nil }
+func (c *Cgroup) Kill() error                   { return errNoCgroup }
+
+func classOf(pid int) string {
+	nice, err := unix.Getpriority(unix.PRIO_PROCESS, pid)
+	if err != nil {
+		return "class unreadable: " + err.Error()
+	}
+	return fmt.Sprintf("nice %d", nice)
+}
+
+// killPending is Linux's; elsewhere a process being killed is not told apart.
+func killPending(int) bool { return false }

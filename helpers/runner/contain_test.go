@@ -119,12 +119,16 @@ func TestABuildsLeftoverDiesWithTheBuild(t *testing.T) {
 		t.Skip("builds the CLI and starts a run")
 	}
 	m := hostile(t, `  run: [go, build,`, `  run: [sh, -c, '(setsid sleep 987652 </dev/null >/dev/null 2>&1 &); exec "$@"', sh, go, build,`)
-	code, out, _ := runCLI(t, nil, "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", t.TempDir())
-	if left := marked(t, "987652"); len(left) > 0 {
-		t.Errorf("the build step's setsid child is alive after the run (exit %d): %s\n%s", code, proc.DescribeAll(left), out)
-	}
-	if code != 0 || !strings.Contains(out, "after the build step of target refmux") || !strings.Contains(out, `["sleep" "987652"]`) {
-		t.Errorf("exit %d, want 0 (the specs pass) with a line naming what the build left:\n%s", code, out)
+	for name, env := range map[string]string{"in a cgroup": "", "with the cgroup off": "CLASSPROOF_CGROUP=off"} {
+		t.Run(name, func(t *testing.T) {
+			code, out, _ := runCLI(t, strings.Fields(env), "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", t.TempDir())
+			if left := marked(t, "987652"); len(left) > 0 {
+				t.Errorf("the build step's setsid child is alive after the run (exit %d): %s\n%s", code, proc.DescribeAll(left), out)
+			}
+			if code != 0 || !strings.Contains(out, "the build step of target refmux left running, killed now") || !strings.Contains(out, `["sleep" "987652"]`) {
+				t.Errorf("exit %d, want 0 (the specs pass) with a line naming what the build left:\n%s", code, out)
+			}
+		})
 	}
 }
 

@@ -96,20 +96,41 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	// end must not cost the kit its memory.
 	var out TailWriter
 	set := proc.NewSet()
-	cmd, err := d.start(ctx, set, "build step", argv, dir, d.env("", env), io.MultiWriter(&out, Capped(log, LogBytes, "the build step")))
+	// A token of the build's own: without a cgroup, what the build left outside its group is
+	// found by it (never the run's: that would name every launcher of the run).
+	token := proc.NewRunToken()
+	cmd, err := d.start(ctx, set, "build step", argv, dir, d.env(token, env), io.MultiWriter(&out, Capped(log, LogBytes, "the build step")))
 	if err == nil {
 		err = cmd.Wait()
 		// What it left running (a compiler server, a setsid child) dies with the build: a run
 		// never goes on beside it, and it is named here.
 		set.TrackGroup("the build step (left running)", cmd.Process.Pid)
 	}
-	if left := set.KillAll(buildGrace); left != nil {
-		fmt.Fprintf(log, "\nclassproof: after the build step of target %s: %v\n", d.Manifest.Name, left)
-	}
+	d.endBuild(set, token, log)
 	if err != nil {
 		return &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Output: out.String(), Err: err}
 	}
 	return d.CheckBinaries()
+}
+
+// endBuild kills what the build step left running and names it in log.
+func (d *Driver) endBuild(set *proc.Set, token string, log io.Writer) {
+	var left []string
+	for _, e := range set.Entries() {
+		if !e.Owned && e.Start != 0 {
+			left = append(left, fmt.Sprintf("pid %d (%s)", e.Pid, e.Exe))
+		}
+	}
+	if escaped := set.KillAll(buildGrace); escaped != nil {
+		left = append(left, escaped.Error())
+	}
+	if proc.Contained().Cgroup == nil {
+		swept, _ := proc.SweepToken(token)
+		left = append(left, swept...)
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(log, "\nclassproof: the build step of target %s left running, killed now: %s\n", d.Manifest.Name, strings.Join(left, "; "))
+	}
 }
 
 // buildGrace bounds the wait for what a build left running to die once killed.

@@ -125,7 +125,7 @@ func LaneSummary(lane, target string, run *report.Run, problems []string, contai
 	b.WriteString("| lane | ran | passed | failed | left out | skipped at run time |\n|---|---|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d |\n", lane, c.Ran, c.Passed, c.Failed, c.Filtered, c.Skipped)
 	if containment != "" {
-		fmt.Fprintf(&b, "\nContainment: %s\n", containment)
+		fmt.Fprintf(&b, "\nContainment: %s\n", report.Code(containment))
 	}
 	for _, s := range run.Specs {
 		if s.Outcome() == report.Failed {
@@ -133,7 +133,7 @@ func LaneSummary(lane, target string, run *report.Run, problems []string, contai
 		}
 	}
 	for _, p := range problems {
-		fmt.Fprintf(&b, "\n**FAILED LANE**: %s\n", p)
+		fmt.Fprintf(&b, "\n**FAILED LANE**: %s\n", report.Code(p))
 	}
 	return b.String()
 }

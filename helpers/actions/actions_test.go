@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/classproof/classproof/helpers/report"
 )
 
 // GitHub's workflow-command rules: in data, % CR LF are escaped; in a property, also : and ,.
@@ -76,5 +78,15 @@ func TestGuardWritesNothingOutsideActions(t *testing.T) {
 	g.Resume()
 	if b.Len() != 0 {
 		t.Errorf("outside Actions it wrote %q", b.String())
+	}
+}
+
+// A lane's problems carry a launcher's words (how a run stopped, its last lines): in the step
+// summary they are a code span, never Markdown of their own.
+func TestLaneSummaryPutsProblemsInCode(t *testing.T) {
+	problem := "stopped: the launcher said **proven** <!-- and the rest is hidden"
+	md := LaneSummary("linux-idle", "refmux", &report.Run{}, []string{problem}, "cgroup v2 /x")
+	if !strings.Contains(md, "**FAILED LANE**: "+report.Code(problem)+"\n") {
+		t.Errorf("the problem is not one code span:\n%s", md)
 	}
 }

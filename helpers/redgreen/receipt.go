@@ -43,7 +43,7 @@ var receiptTemplate = template.Must(template.New("receipt").Parse(`# classproof 
 {{.Source}}
 Platform: {{.Platform}}
 Selection: {{.Selection}}.
-Reproduce: ` + "`{{.Reproduce}}`" + `
+Reproduce: {{.Reproduce}}
 {{range .Notes}}Note: {{.}}.
 {{end}}
 ## Tests (red, then green)
@@ -55,8 +55,9 @@ Reproduce: ` + "`{{.Reproduce}}`" + `
 {{end}}{{end}}
 ## Verdict
 
-{{.Reason}}
-{{if .FailToPass}}
+**{{.Title}}**
+
+{{.Reason}}{{if .FailToPass}}
 Fail to pass ({{len .FailToPass}}: failed on red by their own assertion, pass on green):
 {{range .FailToPass}}- {{.}}
 {{end}}{{end}}{{if .PassedBoth}}
@@ -91,16 +92,17 @@ type receiptView struct {
 
 func newReceiptView(p *Proof) receiptView {
 	v := receiptView{Title: "proven", Platform: fmt.Sprintf("%s/%s %s, lane %s, target `%s`.", p.Machine.OS, p.Machine.Arch, p.Machine.Version, p.Lane, p.Green.Target),
-		Selection: selection(p.Options.Selection), Reproduce: p.Reproduce(), Notes: p.Notes,
-		RedBlock: redBlock(p), GreenBlock: greenBlock(p), Reason: p.Verdict.Reason,
-		AlsoFixed: p.Verdict.AlsoFixed, Regressions: p.Verdict.Regressions, Observed: observed(p),
-		FailToPass: p.Verdict.FailToPass, PassedBoth: p.Verdict.PassedBoth, Broken: p.Verdict.Broken}
+		Selection: selection(p.Options.Selection), Reproduce: report.Code(p.Reproduce()), Notes: p.Notes,
+		RedBlock: redBlock(p), GreenBlock: greenBlock(p), Reason: report.Fence(p.Verdict.Reason),
+		AlsoFixed: codes(p.Verdict.AlsoFixed), Regressions: codes(p.Verdict.Regressions), Observed: observed(p),
+		FailToPass: p.Verdict.FailToPass, PassedBoth: p.Verdict.PassedBoth, Broken: codes(p.Verdict.Broken)}
 	if !p.Verdict.Proven {
 		v.Title = "NOT PROVEN"
 	}
-	v.Source = fmt.Sprintf("Prebuilt launchers: red `%s`, green `%s`.", p.Red.Target, p.Green.Target)
+	v.Source = fmt.Sprintf("Prebuilt launchers: red %s, green %s.", report.Code(p.Red.Target), report.Code(p.Green.Target))
 	if p.Options.Repo != "" {
-		v.Source = fmt.Sprintf("Repository: `%s`, red `%s` at %s, green `%s` at %s.", p.Options.Repo, p.Red.Ref, p.Red.SHA, p.Green.Ref, p.Green.SHA)
+		v.Source = fmt.Sprintf("Repository: %s, red %s at %s, green %s at %s.", report.Code(p.Options.Repo), report.Code(p.Red.Ref), report.Code(p.Red.SHA),
+			report.Code(p.Green.Ref), report.Code(p.Green.SHA))
 	}
 	for _, x := range p.Verdict.Outcomes {
 		green := x.Green
@@ -133,7 +135,7 @@ func redBlock(p *Proof) string {
 			proved++
 			items = append(items, fmt.Sprintf("  - %s: %s\n", x.Name, oracleLine(x.RedMessage)))
 		} else {
-			items = append(items, fmt.Sprintf("  - %s: **does not prove**: %s\n", x.Name, x.RedWhy))
+			items = append(items, fmt.Sprintf("  - %s: **does not prove**: %s\n", x.Name, report.Code(x.RedWhy)))
 		}
 	}
 	what := "selected specs"
@@ -154,7 +156,7 @@ func greenBlock(p *Proof) string {
 		if x.GreenOK {
 			passed++
 		} else {
-			items = append(items, fmt.Sprintf("  - %s: **%s**\n", x.Name, x.GreenWhy))
+			items = append(items, fmt.Sprintf("  - %s: %s\n", x.Name, report.Code(x.GreenWhy)))
 		}
 	}
 	line := fmt.Sprintf("- green at %s: %d of %d passed", nonempty(short(p.Green.SHA), p.Green.Target), passed, len(o))
@@ -176,12 +178,16 @@ func observed(p *Proof) []string {
 			c := s.Result.Run.Count()
 			out = append(out, fmt.Sprintf("Observed: %s run, %d specs ran (%d passed, %d failed), report `%s`.", s.Name, c.Ran, c.Passed, c.Failed, s.ReportPath))
 		} else {
-			out = append(out, fmt.Sprintf("Not run: the %s suites (%s).", s.Name, nonempty(report.FirstLine(s.BuildError), "no run")))
+			why := "no run"
+			if s.BuildError != "" {
+				why = report.Code(report.FirstLine(s.BuildError))
+			}
+			out = append(out, fmt.Sprintf("Not run: the %s suites (%s).", s.Name, why))
 		}
 	}
 	reasons := map[string][]string{}
 	for _, s := range p.Verdict.NotRun {
-		why := "skipped at run time: " + report.FirstLine(s.Reason)
+		why := "skipped at run time: " + report.Code(report.FirstLine(s.Reason))
 		if s.Filtered {
 			var run report.Run
 			if p.Red.Result != nil && p.Red.Result.Run != nil {
@@ -212,16 +218,25 @@ func selection(s Selection) string {
 	}
 	var parts []string
 	if s.Focus != "" {
-		parts = append(parts, fmt.Sprintf("focus `%s`", s.Focus))
+		parts = append(parts, "focus "+report.Code(s.Focus))
 	}
 	if s.LabelFilter != "" {
-		parts = append(parts, fmt.Sprintf("labels `%s`", s.LabelFilter))
+		parts = append(parts, "labels "+report.Code(s.LabelFilter))
 	}
 	return strings.Join(parts, " and ")
 }
 
 // oracleLine picks the first receipt line the oracle wrote ("FAIL ... pid ...") from a failure.
-func oracleLine(msg string) string { return "`" + report.ReceiptLine(msg) + "`" }
+func oracleLine(msg string) string { return report.Code(report.ReceiptLine(msg)) }
+
+// codes is each line as a code span: spec names with the launcher's words after them.
+func codes(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = report.Code(l)
+	}
+	return out
+}
 
 func nonempty(a, b string) string {
 	if a != "" {

@@ -23,6 +23,29 @@ func Fence(text string) string {
 	return f + "\n" + strings.TrimRight(text, "\n") + "\n" + f + "\n"
 }
 
+// Code is text as one Markdown code span, safe inline (a list item; never a table cell, where
+// GitHub splits on a pipe even inside code): newlines become spaces, and the fence is longer than
+// any run of backticks in the text. A launcher's words go into the
+// kit's Markdown only through Code or Fence, so none of them renders as emphasis, a link, an
+// image or an HTML comment that hides the rest.
+func Code(text string) string {
+	text = strings.Join(strings.Fields(strings.ReplaceAll(text, "\r", " ")), " ")
+	longest, run := 0, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", longest+1)
+	if text == "" || strings.HasPrefix(text, "`") || strings.HasSuffix(text, "`") {
+		text = " " + text + " " // CommonMark strips one space each side
+	}
+	return f + text + f
+}
+
 // Meta is run.json, written beside report.json: what the gate needs to know about the run.
 type Meta struct {
 	Lane   string   `json:"lane"`

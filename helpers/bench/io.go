@@ -149,9 +149,10 @@ func oneIORun(ctx context.Context, o IOOptions, l *target.Launcher, d *target.Dr
 	set := proc.NewSet()
 	defer func() {
 		_ = set.KillAll(10 * time.Second)
-		// A killed load leaves its file: the next run starts on an empty disk.
-		files, _ := filepath.Glob(filepath.Join(dir, "load-*"))
-		for _, f := range files {
+		// A killed load leaves its file: the next run starts on an empty disk. Remove takes a
+		// name in the bench's own folder, a planted symlink included, never what one points at.
+		left, _ := filepath.Glob(filepath.Join(dir, "load-*"))
+		for _, f := range left {
 			os.Remove(f)
 		}
 	}()
@@ -183,7 +184,8 @@ func oneIORun(ctx context.Context, o IOOptions, l *target.Launcher, d *target.Dr
 			s.LoadCheck = err.Error()
 		}
 	}
-	b, err := os.ReadFile(result)
+	// The launcher's tools write in dir too: the result is a claim until read as a regular file.
+	b, err := files.ReadClaim(result, 1<<20)
 	if err != nil {
 		return s, err
 	}

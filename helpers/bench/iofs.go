@@ -73,11 +73,14 @@ func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 			return f, err
 		}
 	}
-	// A folder under out on the filesystem it is on, labelled with why it is not the loop disk.
-	f.dir = filepath.Join(out, "io-work")
-	if err := os.MkdirAll(f.dir, 0o755); err != nil {
+	// A folder under out on the filesystem it is on, labelled with why it is not the loop disk:
+	// made here, under a name nobody could plant a symlink at beforehand (the launcher's build
+	// runs before, as the kit's user), so nothing the bench writes or deletes is outside it.
+	dir, err := os.MkdirTemp(out, "io-work-")
+	if err != nil {
 		return f, err
 	}
+	f.dir = dir
 	f.undo = append(f.undo, func() error { return os.RemoveAll(f.dir) })
 	f.why = why
 	f.describe, f.scheduler = describeDir(f.dir)

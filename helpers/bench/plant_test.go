@@ -1,0 +1,57 @@
+package bench_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/bench"
+	"github.com/classproof/classproof/helpers/build"
+)
+
+// The launcher's build step runs before the I/O bench makes its work folder, as the kit's user:
+// one that plants --out/io-work as a symlink to a folder of someone else's gets nothing written,
+// truncated or deleted there.
+func TestAPlantedIOWorkSymlinkReachesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts the launcher")
+	}
+	kit, err := build.KitDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim, out := t.TempDir(), t.TempDir()
+	for _, f := range []string{"fg-data", "fg-log", "load-1"} {
+		if err := os.WriteFile(filepath.Join(victim, f), []byte("the victim's\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref, _ := targets.FS.ReadFile(targets.Default)
+	m := strings.Replace(string(ref), `  run: [go, build,`, `  run: [sh, -c, 'ln -s `+victim+` `+out+`/io-work && touch `+out+`/planted; exec "$@"', sh, go, build,`, 1)
+	manifest := filepath.Join(t.TempDir(), "plant.yaml")
+	if err := os.WriteFile(manifest, []byte(m), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = bench.IOBench(context.Background(), bench.IOOptions{Catalog: targets.Catalog(), KitDir: kit, Target: manifest,
+		N: 1, Runs: 1, Duration: 300 * time.Millisecond, OutDir: out, NoLoop: true, Log: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "planted")); err != nil {
+		t.Fatalf("the build step did not plant its symlink, so this proves nothing: %v", err)
+	}
+	ds, _ := os.ReadDir(victim)
+	if len(ds) != 3 {
+		t.Errorf("the victim's folder holds %d entries, want its 3", len(ds))
+	}
+	for _, f := range []string{"fg-data", "fg-log", "load-1"} {
+		if b, err := os.ReadFile(filepath.Join(victim, f)); err != nil || string(b) != "the victim's\n" {
+			t.Errorf("the victim's %s was changed: %d bytes now, starting %.24q (%v)", f, len(b), b, err)
+		}
+	}
+}

@@ -322,3 +322,30 @@ exit 1`
 		t.Errorf("the report has no refusal to signal the sibling test process:\n%s", out)
 	}
 }
+
+// A session that leaves, where the harness report goes, a FIFO nobody writes, or a symlink to
+// /dev/zero: the spec fails naming the file, within its timeout, and the kit neither blocks nor
+// runs out of memory.
+func TestAHarnessReportThatIsAFIFOOrDevZeroIsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts a run")
+	}
+	for _, c := range []struct{ name, plant, says string }{
+		{"a FIFO", `mkfifo "$r"`, "is not a regular file"},
+		{"/dev/zero", `ln -s /dev/zero "$r"`, "is a symlink; refused"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			plant := `r=$(tr -d '\n' <"$1" | sed 's/.*"--report", *"\([^"]*\)".*/\1/'); ` + c.plant + "; exit 0"
+			script := filepath.Join(t.TempDir(), "plant.sh")
+			if err := os.WriteFile(script, []byte(plant+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			m := hostile(t, `direct: ["{bin}/refmux", session`, `direct: [sh, "`+script+`", "{profile}", "{bin}/refmux", session`)
+			code, out, took := runCLI(t, nil, "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--timeout", "2m", "--out", t.TempDir())
+			t.Logf("exit %d after %v", code, took.Round(time.Millisecond))
+			if code != 1 || !strings.Contains(out, c.says) {
+				t.Errorf("exit %d, want 1 with the spec failed saying %q:\n%s", code, c.says, out)
+			}
+		})
+	}
+}

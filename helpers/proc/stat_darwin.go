@@ -43,6 +43,16 @@ func Args(pid int) ([]string, error) {
 	return parseProcArgs(b)
 }
 
+// Exe is the path a process was exec'd with (sysctl kern.procargs2): absolute when the kit handed
+// an absolute path out, as it does for the harness.
+func Exe(pid int) (string, error) {
+	b, err := unix.SysctlRaw("kern.procargs2", pid)
+	if err != nil {
+		return "", err
+	}
+	return parseExecPath(b)
+}
+
 // proc_info(2) call numbers (XNU bsd/sys/proc_info.h): PROC_INFO_CALL_PIDINFO, and its flavors
 // PROC_PIDTASKINFO, PROC_PIDTHREADINFO (arg: a thread handle), PROC_PIDLISTTHREADS.
 const (

@@ -50,6 +50,9 @@ func Args(pid int) ([]string, error) {
 	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00"), nil
 }
 
+// Exe is the executable a process runs, as the kernel says (/proc/PID/exe).
+func Exe(pid int) (string, error) { return os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)) }
+
 // stateOf is the process's state letter as /proc shows it (R, S, D, T, Z, ...), spelt out.
 func stateOf(pid int) string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))

@@ -40,6 +40,13 @@ func TestParseProcArgs(t *testing.T) {
 	if _, err := parseProcArgs([]byte{1}); err == nil {
 		t.Error("a short buffer accepted")
 	}
+	// The executable path heads the buffer: macOS's Exe, the harness identity check.
+	if exe, err := parseExecPath(b); err != nil || exe != "/usr/bin/harness" {
+		t.Errorf("exec path %q %v", exe, err)
+	}
+	if _, err := parseExecPath([]byte{1, 0, 0, 0}); err == nil {
+		t.Error("a buffer with no exec path accepted")
+	}
 }
 
 // Linux: a process asleep is not starved; one with a thread on a run queue is, and the message

@@ -63,6 +63,21 @@ func parseProcArgs(b []byte) ([]string, error) {
 	return args, nil
 }
 
+// parseExecPath reads the executable path at the head of a KERN_PROCARGS2 buffer: the path the
+// process was exec'd with (XNU bsd/kern/kern_sysctl.c sysctl_procargsx copies p->p_argslen bytes
+// of the exec'd image's strings, the exec path first).
+func parseExecPath(b []byte) (string, error) {
+	if len(b) < 5 {
+		return "", errShortArgs
+	}
+	rest := b[4:]
+	i := 0
+	for i < len(rest) && rest[i] != 0 {
+		i++
+	}
+	return string(rest[:i]), nil
+}
+
 var errShortArgs = errorString("process arguments: buffer too short")
 
 type errorString string

@@ -349,3 +349,45 @@ func TestAHarnessReportThatIsAFIFOOrDevZeroIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// A launcher with no class step reports a decoy as its harness: a child of its daemon at
+// background class, with a tool of its own. Its descent and class pass every check but one: it
+// is not the harness the kit handed out, and the spec fails naming what the report claimed and
+// what that pid runs.
+func TestADecoyHarnessIsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts a run")
+	}
+	dir := t.TempDir()
+	// The daemon's wrapper starts the decoy at SCHED_IDLE, a shell with a sleep below it, then
+	// becomes the daemon: the decoy is the daemon's child.
+	daemon := `chrt --idle 0 ionice -c 3 sh -c 'sleep 987654; :' </dev/null >/dev/null 2>&1 & echo $! >"$1/decoy"; shift; exec "$@"`
+	// The session's wrapper points the real harness's report elsewhere, starts the session, and
+	// writes the report the kit reads itself, naming the decoy and its sleep.
+	session := `p=$2; d=$1; shift 2
+r=$(tr -d '\n' <"$p" | sed 's/.*"--report", *"\([^"]*\)".*/\1/')
+sed -i "s#\"$r\"#\"$r.real\"#" "$p"
+"$@" || exit $?
+h=$(cat "$d/decoy"); t=$(pgrep -P "$h" -x sleep)
+st() { cut -d')' -f2 </proc/$1/stat | awk '{print $20}'; }
+printf '{"harness_pid":%s,"harness_start":%s,"tools":[{"pid":%s,"start":%s}]}' "$h" "$(st $h)" "$t" "$(st $t)" >"$r.tmp" && mv "$r.tmp" "$r"`
+	for name, body := range map[string]string{"daemon.sh": daemon, "session.sh": session} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := hostile(t,
+		`  run: ["{bin}/refmux", daemon,`, `  run: [sh, "`+dir+`/daemon.sh", "{dir}", "{bin}/refmux", daemon,`,
+		`direct: ["{bin}/refmux", session`, `direct: [sh, "`+dir+`/session.sh", "{dir}", "{profile}", "{bin}/refmux", session`)
+	out := t.TempDir()
+	code, log, _ := runCLI(t, nil, "run", "--target", m, "--var", "variant=noclass", "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", out)
+	if code != 1 {
+		t.Errorf("exit %d, want 1: a launcher with no class step passed on a decoy:\n%s", code, log)
+	}
+	rep, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if m := regexp.MustCompile(`[^"]*claims pid \d+ is the harness; that pid runs \[sh -c sleep 987654; :\][^"]*`).Find(rep); m == nil {
+		t.Errorf("the failure does not name the decoy:\n%s", log)
+	} else {
+		t.Logf("%s", m)
+	}
+}

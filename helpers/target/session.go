@@ -120,8 +120,52 @@ func (l *Launcher) StartSessionWith(mode Mode, profileEnv map[string]string, har
 	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > 0 }); err != nil {
 		return nil, err
 	}
+	if err := s.isTheHarness(); err != nil {
+		return nil, err
+	}
 	s.track()
 	return s, nil
+}
+
+// isTheHarness checks, from the kernel, that the pid the report names is the harness the kit
+// handed out for this session: it runs the fixture harness's executable, with this session's
+// report path after --report in its arguments (a path no other session has). A report is the
+// launcher's claim: a decoy at background class descending from the daemon is not the harness.
+func (s *Session) isTheHarness() error {
+	pid := s.Report.HarnessPid
+	args, aerr := proc.Args(pid)
+	exe, eerr := proc.Exe(pid)
+	ok := aerr == nil && eerr == nil && hasPair(args, "--report", s.report) && sameFile(exe, s.l.d.Harness)
+	if ok {
+		return nil
+	}
+	runs := fmt.Sprintf("%v (executable %s)", args, exe)
+	if aerr != nil || eerr != nil {
+		runs = fmt.Sprintf("something the kit cannot read (%v)", errors.Join(aerr, eerr))
+	}
+	return fmt.Errorf("%s harness report %s claims pid %d is the harness; that pid runs %s, not the harness the kit handed out (%s --report %s)",
+		s.Mode, s.report, pid, runs, s.l.d.Harness, s.report)
+}
+
+func hasPair(args []string, flag, value string) bool {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == flag && args[i+1] == value {
+			return true
+		}
+	}
+	return false
+}
+
+// sameFile compares by the file itself: the harness path may be reached through a symlink. A
+// relative exec path (macOS reports the path as exec'd) cannot be resolved from here, and is
+// only compared by its name.
+func sameFile(exe, harness string) bool {
+	if !filepath.IsAbs(exe) {
+		return filepath.Base(exe) == filepath.Base(harness)
+	}
+	a, aerr := os.Stat(exe)
+	b, berr := os.Stat(harness)
+	return aerr == nil && berr == nil && os.SameFile(a, b)
 }
 
 // track records the reported pids with the start times the harness reported: the report is a

@@ -100,6 +100,9 @@ type Cell struct {
 	CaughtBy []string `json:"caught_by"`
 	Broken   []string `json:"broken,omitempty"` // failures outside the spec body (setup)
 	Passed   bool     `json:"passed"`           // the whole run passed: not caught here
+	// Why is the first failure's spec and message, or the run's first problem: what a failed
+	// baseline is reported with.
+	Why string `json:"why,omitempty"`
 }
 
 // Row is one variant across targets.
@@ -138,7 +141,8 @@ func Kill(ctx context.Context, o Options) (*Matrix, error) {
 	for i, c := range m.Baseline {
 		if !c.Passed {
 			m.OK = false
-			return m, fmt.Errorf("the reference build fails on %s (%v %v): fix that before reading a kill matrix", o.Targets[i], c.CaughtBy, c.Broken)
+			return m, fmt.Errorf("the reference build fails on %s (%d specs failed, %d broke setup; first: %s; its log is in %s): fix that before reading a kill matrix",
+				o.Targets[i], len(c.CaughtBy), len(c.Broken), c.Why, o.OutDir)
 		}
 	}
 	run, leftOut := plan(o.Values, runtime.GOOS)
@@ -265,6 +269,9 @@ func cell(ctx context.Context, o Options, target, value string) (Cell, error) {
 		return Cell{}, err
 	}
 	c := Cell{Target: target, Lane: res.Lane, Passed: res.Passed()}
+	if why := append(append(append([]string(nil), res.Problems...), res.Leaks...), res.Refused...); len(why) > 0 {
+		c.Why = why[0]
+	}
 	if res.Run == nil {
 		c.Broken = append(c.Broken, "no report")
 		return c, nil
@@ -273,6 +280,9 @@ func cell(ctx context.Context, o Options, target, value string) (Cell, error) {
 		c.Broken = append(c.Broken, fmt.Sprintf("%s in %s", s.Node, s.Suite))
 	}
 	for _, s := range res.Run.Specs {
+		if s.Outcome() == report.Failed && len(c.CaughtBy)+len(c.Broken) == 0 {
+			c.Why = s.Name + ": " + report.FirstLine(s.Reason) // the first failure says more than a lane problem
+		}
 		switch {
 		case s.Outcome() != report.Failed:
 		case s.State == "failed" && s.InSpec:

@@ -36,9 +36,11 @@ func TestADoubleForkedSetsidChildIsALeak(t *testing.T) {
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
 	t.Cleanup(func() { _ = syscallKill(pid) })
+	// Reparented, and setsid has exec'd sleep (under load it may still be setsid for a while).
 	if err := Until(time.Now().Add(5*time.Second), 5*time.Millisecond, func() (bool, error) {
 		pp, err := ParentOf(pid)
-		return err == nil && pp != cmd.Process.Pid, nil
+		args, aerr := Args(pid)
+		return err == nil && aerr == nil && pp != cmd.Process.Pid && strings.Join(args, " ") == "sleep 600", nil
 	}); err != nil || !Alive(pid) {
 		t.Fatalf("the daemon child %d did not outlive its parent: %v", pid, err)
 	}

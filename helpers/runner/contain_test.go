@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/runner"
 )
@@ -185,7 +186,7 @@ func TestOneCellCannotSweepAnother(t *testing.T) {
 	forge := `l=$(tr -d '\n' <"$1" | sed 's/.*"--ledger", *"\([^"]*\)".*/\1/'); shift
 ppid() { cut -d')' -f2 </proc/$1/stat | awk '{print $2}'; }
 top=$(ppid $(ppid $PPID)) # the test process that runs both cells: the other cell's ginkgo is its child too
-for i in $(seq 200); do
+for i in $(seq 1200); do
   for p in $(pgrep -x ginkgo -P "$top"); do
     case "$(tr '\0' '\n' </proc/$p/environ | grep '^CLASSPROOF_RUN=')" in
       "CLASSPROOF_RUN=$CLASSPROOF_RUN"|"") ;;
@@ -203,17 +204,28 @@ exec "$@"`
 	var wg sync.WaitGroup
 	res := make([]*runner.Result, 2)
 	errs := make([]error, 2)
-	for i, c := range []struct{ target, focus string }{
-		{"embedded:refmux.yaml", "keeps the direct and the hosted harness"}, // the life watch: long enough
-		{forger, oneSpec},
-	} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res[i], errs[i] = runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: kitDir(t), Target: c.target,
-				Suites: []string{"./suites/cpuclass"}, Focus: c.focus, OutDir: t.TempDir(), Log: io.Discard})
-		}()
+	// The other cell runs its whole lane: it outlives the forger's one spec and its sweep, however
+	// loaded the machine is, so the forged line names a live process when it is swept. The forger
+	// starts once the other cell's ginkgo runs (its session command has only its timeout to look).
+	run := func(i int, target string, suites []string, focus string) {
+		defer wg.Done()
+		res[i], errs[i] = runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: kitDir(t), Target: target,
+			Suites: suites, Focus: focus, OutDir: t.TempDir(), Log: io.Discard})
 	}
+	wg.Add(2)
+	go run(0, "embedded:refmux.yaml", nil, "")
+	if err := proc.Until(time.Now().Add(lane.Scale(3*time.Minute)), 20*time.Millisecond, func() (bool, error) {
+		all, err := proc.Table()
+		for pid, in := range all {
+			if args, _ := proc.Args(pid); in.Ppid == os.Getpid() && len(args) > 0 && filepath.Base(args[0]) == "ginkgo" {
+				return true, nil
+			}
+		}
+		return false, err
+	}); err != nil {
+		t.Fatalf("the other cell's ginkgo never started: %v", err)
+	}
+	go run(1, forger, []string{"./suites/cpuclass"}, oneSpec)
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {

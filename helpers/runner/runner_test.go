@@ -265,6 +265,9 @@ func TestASharedOutFolderIsRefused(t *testing.T) {
 
 // A cached launcher build whose binary is gone is built again, not failed on every run.
 func TestACachedBuildWithAGoneBinaryIsRebuilt(t *testing.T) {
+	// A cache of its own: removing a binary from the shared one pulled it from under a run of
+	// another test package (the kill matrix's baseline: "fork/exec .../refmux: no such file").
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	m, err := target.LoadFS(targets.FS, targets.Default)
 	if err != nil {
 		t.Fatal(err)

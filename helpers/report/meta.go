@@ -10,6 +10,13 @@ import (
 // closing fence must be at least as long as the opening one). Launcher output goes into step
 // summaries and receipts this way.
 func Fence(text string) string {
+	f := strings.Repeat("`", max(3, longestTicks(text)+1))
+	return f + "\n" + strings.TrimRight(text, "\n") + "\n" + f + "\n"
+}
+
+// longestTicks is the longest run of backticks in text: a fence or a code span of more cannot be
+// closed from inside.
+func longestTicks(text string) int {
 	longest, run := 0, 0
 	for _, r := range text {
 		if r == '`' {
@@ -19,27 +26,17 @@ func Fence(text string) string {
 			run = 0
 		}
 	}
-	f := strings.Repeat("`", max(3, longest+1))
-	return f + "\n" + strings.TrimRight(text, "\n") + "\n" + f + "\n"
+	return longest
 }
 
 // Code is text as one Markdown code span, safe inline (a list item; never a table cell, where
 // GitHub splits on a pipe even inside code): newlines become spaces, and the fence is longer than
-// any run of backticks in the text. A launcher's words go into the
-// kit's Markdown only through Code or Fence, so none of them renders as emphasis, a link, an
+// any run of backticks in the text. A launcher's words go into the kit's Markdown only through
+// Code or Fence, so none of them renders as emphasis, a link, an
 // image or an HTML comment that hides the rest.
 func Code(text string) string {
-	text = strings.Join(strings.Fields(strings.ReplaceAll(text, "\r", " ")), " ")
-	longest, run := 0, 0
-	for _, r := range text {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	f := strings.Repeat("`", longest+1)
+	text = strings.Join(strings.Fields(text), " ")
+	f := strings.Repeat("`", longestTicks(text)+1)
 	if text == "" || strings.HasPrefix(text, "`") || strings.HasSuffix(text, "`") {
 		text = " " + text + " " // CommonMark strips one space each side
 	}

@@ -157,7 +157,7 @@ func launch(d *target.Driver) (*target.Launcher, func(), error) {
 	stop := func() {
 		_ = set.KillAll(10 * time.Second)
 		if l != nil {
-			os.RemoveAll(l.Dir)
+			l.Close()
 		}
 	}
 	return l, stop, err

@@ -119,6 +119,7 @@ func IOBench(ctx context.Context, o IOOptions) (*IOResult, error) {
 	}
 	r.Filesystem, r.Scheduler, r.Honoured, r.Why = fs.describe, fs.scheduler, fs.scheduler == "bfq", fs.why
 	ioLogf(o, "filesystem: %s; scheduler: %s", r.Filesystem, r.SchedulerText())
+	d.Writes = append(d.Writes, fs.dir) // the loads the harness starts write there, sandboxed
 
 	l, stop, err := launch(d)
 	defer stop()

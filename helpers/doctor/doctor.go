@@ -21,6 +21,7 @@ import (
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/runner"
+	"github.com/classproof/classproof/helpers/sandbox"
 	"github.com/classproof/classproof/helpers/target"
 )
 
@@ -88,7 +89,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	set := proc.NewSet()
 	l, err := d.Launch(set, target.LaunchOptions{}, io.Discard, o.Timeout)
 	if l != nil {
-		defer os.RemoveAll(l.Dir)
+		defer l.Close()
 	}
 	r.check(err == nil, "the daemon (and agent host) start and say they are ready", errText(err))
 	if err == nil {
@@ -96,6 +97,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	left := set.KillAll(o.Timeout)
 	r.check(left == nil, "nothing the launcher started outlives the cleanup; containment: "+proc.Contained().String(), errText(left))
+	// A write the sandbox refused is named in the failing check above it (the daemon's start, a
+	// session), with the manifest key that would allow it.
+	sb := sandbox.Current()
+	r.check(sb.On(), "the launcher's processes write only their own folders; sandbox: "+sb.String(),
+		"without a sandbox they could write the kit's binaries and the reports; gate --require-sandbox blocks such a run")
 	r.print(o.Out, m, d.Meaning)
 	return r, nil
 }

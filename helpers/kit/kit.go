@@ -201,7 +201,7 @@ func (e *Env) launch(opts target.LaunchOptions) (*target.Launcher, error) {
 		defer timed("cleanup", time.Now())
 		err := set.KillAll(e.Timeout)
 		if l != nil {
-			os.RemoveAll(l.Dir)
+			l.Close()
 		}
 		Must(err, "cleanup")
 		checkOwn("after the cleanup of spec " + CurrentSpecReport().FullText())

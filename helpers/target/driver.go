@@ -14,6 +14,7 @@ import (
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/contract"
 	"github.com/classproof/classproof/helpers/proc"
+	"github.com/classproof/classproof/helpers/sandbox"
 )
 
 // Driver drives one launcher as its manifest says. It is safe to share between specs.
@@ -21,7 +22,10 @@ type Driver struct {
 	Manifest *Manifest
 	Meaning  class.Meaning // background on this OS
 	Harness  string        // the fixture harness binary
-	vals     map[string]string
+	// Writes are folders, beyond each launcher's own, that its processes may write (a bench's
+	// work folder, where the harness's tools write).
+	Writes []string
+	vals   map[string]string
 }
 
 // Paths are the folders a manifest's placeholders point at.
@@ -37,7 +41,7 @@ func New(m *Manifest, p Paths, harness string) (*Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("target manifest %s: %w", m.Source, err)
 	}
-	vals := map[string]string{"kit": p.Kit, "bin": p.Bin}
+	vals := map[string]string{"kit": p.Kit, "bin": p.Bin, "cache": BuildCache()}
 	if p.Repo != "" {
 		vals["repo"] = p.Repo
 	}
@@ -84,7 +88,12 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 		}
 		dir = ds[0]
 	}
-	env := map[string]string{}
+	may, tmp, err := d.buildWrites()
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	env := map[string]string{"TMPDIR": tmp}
 	for k, v := range b.Env {
 		vs, err := expand([]string{v}, d.vals)
 		if err != nil {
@@ -99,7 +108,12 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	// A token of the build's own: without a cgroup, what the build left outside its group is
 	// found by it (never the run's: that would name every launcher of the run).
 	token := proc.NewRunToken()
-	cmd, err := d.start(ctx, set, "build step", argv, dir, d.env(token, env), io.MultiWriter(&out, Capped(log, LogBytes, "the build step")))
+	c, err := confine(may)
+	if err != nil {
+		return err
+	}
+	defer c.sp.Close()
+	cmd, err := d.start(ctx, set, "build step", argv, dir, d.env(token, env), io.MultiWriter(&out, Capped(log, LogBytes, "the build step")), c)
 	if err == nil {
 		err = cmd.Wait()
 		// What it left running (a compiler server, a setsid child) dies with the build: a run
@@ -108,9 +122,24 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	}
 	d.endBuild(set, token, log)
 	if err != nil {
-		return &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Output: out.String(), Err: err}
+		said := out.String()
+		return &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Output: said + d.refused(said, may, "build.writes"), Err: err}
 	}
 	return d.CheckBinaries()
+}
+
+// buildWrites is what the build step may write: {bin}, {cache}, a TMPDIR of its own (made here;
+// the caller removes it) and the manifest's build.writes.
+func (d *Driver) buildWrites() (sandbox.Policy, string, error) {
+	declared, err := writes("build.writes", d.Manifest.Build.Writes, d.vals)
+	if err != nil {
+		return sandbox.Policy{}, "", fmt.Errorf("target manifest %s: %w", d.Manifest.Source, err)
+	}
+	tmp, err := os.MkdirTemp("", "classproof-build-")
+	if err != nil {
+		return sandbox.Policy{}, "", err
+	}
+	return sandbox.Policy{Dirs: append([]string{d.vals["bin"], d.vals["cache"], tmp}, declared...)}, tmp, nil
 }
 
 // endBuild kills what the build step left running and names it in log.

@@ -14,7 +14,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/classproof/classproof/helpers/contract"
 	"github.com/classproof/classproof/helpers/proc"
+	"github.com/classproof/classproof/helpers/sandbox"
 )
 
 // LaunchOptions are what a spec varies per launcher instance.
@@ -32,6 +34,16 @@ type Launcher struct {
 	set       *proc.Set
 	timeout   time.Duration
 	n         atomic.Int32
+	c         *confined
+}
+
+// Close ends what the kit kept for this instance (its sandbox's spawner) and removes its folder;
+// the caller has killed its processes (the set) first.
+func (l *Launcher) Close() {
+	if l.c != nil {
+		l.c.sp.Close()
+	}
+	_ = os.RemoveAll(l.Dir)
 }
 
 // Launch starts the host (if the target has one), then the daemon, and waits until both are
@@ -51,10 +63,17 @@ func (d *Driver) Launch(set *proc.Set, opts LaunchOptions, log io.Writer, timeou
 	for k, v := range d.vals {
 		l.vals[k] = v
 	}
-	for _, sub := range []string{"home", "run"} {
+	for _, sub := range []string{"home", "run", "tmp"} {
 		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
 			return l, err
 		}
+	}
+	may, err := l.may()
+	if err != nil {
+		return l, err
+	}
+	if l.c, err = confine(may); err != nil {
+		return l, err
 	}
 	if h := d.Manifest.Host; h != nil {
 		l.HostPid, err = l.startService("agent host", "host", *h, nil, log)
@@ -90,8 +109,8 @@ func (l *Launcher) startService(role, field string, s Service, extraEnv map[stri
 	svc := &service{exited: make(chan struct{})}
 	// Its own process group (in start): the kit kills the group, and a signal meant for the kit
 	// (^C) does not reach the launcher before the kit has cleaned up.
-	cmd, err := l.d.start(context.Background(), l.set, role, argv, l.Dir, l.d.env(l.set.Token(), env, extraEnv),
-		io.MultiWriter(&svc.out, Capped(log, LogBytes, l.d.Manifest.Name+" "+role)))
+	cmd, err := l.d.start(context.Background(), l.set, role, argv, l.Dir, l.d.env(l.set.Token(), l.tmpdir(), env, extraEnv),
+		io.MultiWriter(&svc.out, Capped(log, LogBytes, l.d.Manifest.Name+" "+role)), l.c)
 	if err != nil {
 		return 0, err
 	}
@@ -101,7 +120,32 @@ func (l *Launcher) startService(role, field string, s Service, extraEnv map[stri
 		svc.code = cmd.ProcessState.ExitCode()
 		close(svc.exited)
 	}()
-	return pid, l.waitReady(role, field, pid, svc, s.Ready)
+	err = l.waitReady(role, field, pid, svc, s.Ready)
+	var exited *ExitedError
+	if errors.As(err, &exited) {
+		exited.Output += l.d.refused(exited.Output, l.c.may, "writes")
+	}
+	return pid, err
+}
+
+// may is what a launcher process of this instance may write: its private folder {dir} (home,
+// sockets, TMPDIR, the harness's reports), the run's pid ledger (the harness appends to it), the
+// manifest's writes and the driver's own extra folders (a bench's work folder).
+func (l *Launcher) may() (sandbox.Policy, error) {
+	declared, err := writes("writes", l.d.Manifest.Writes, l.vals)
+	if err != nil {
+		return sandbox.Policy{}, fmt.Errorf("target manifest %s: %w", l.d.Manifest.Source, err)
+	}
+	p := sandbox.Policy{Dirs: append(append([]string{l.Dir}, declared...), l.d.Writes...)}
+	if ledger := contract.Current().Ledger; ledger != "" {
+		p.Files = []string{ledger}
+	}
+	return p, nil
+}
+
+// tmpdir points a launcher process's temporary files into its private folder.
+func (l *Launcher) tmpdir() map[string]string {
+	return map[string]string{"TMPDIR": filepath.Join(l.Dir, "tmp")}
 }
 
 // waitReady waits, within the launch timeout, until the service says it is ready the way its
@@ -272,7 +316,7 @@ func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env
 	defer cancel()
 	argv = append(append([]string(nil), prefix...), argv...)
 	var said TailWriter // a client that prints without end costs a tail
-	cmd, err := l.d.start(ctx, l.set, field, argv, l.Dir, l.d.env(l.set.Token(), expEnv), &said)
+	cmd, err := l.d.start(ctx, l.set, field, argv, l.Dir, l.d.env(l.set.Token(), l.tmpdir(), expEnv), &said, l.c)
 	if err != nil {
 		return argv, "", err
 	}
@@ -281,6 +325,11 @@ func (l *Launcher) run(field string, tmpl []string, extra map[string]string, env
 	l.set.TrackGroup(l.d.Manifest.Name+" "+field+" (left running)", cmd.Process.Pid)
 	if errors.Is(err, exec.ErrWaitDelay) {
 		err = nil // it exited; something it forked held its output open
+	}
+	if err != nil {
+		if hint := l.d.refused(said.String(), l.c.may, "writes"); hint != "" {
+			err = fmt.Errorf("%w%s", err, hint)
+		}
 	}
 	if ctx.Err() != nil && err != nil {
 		// Killed at the timeout. A command that exited by itself is its own answer, however late

@@ -36,6 +36,9 @@ type Manifest struct {
 	Config     *Config           `yaml:"config"`
 	Explain    *Explain          `yaml:"explain"`
 	SpawnSpec  []string          `yaml:"spawn_spec"` // optional: hand the agent host a raw spec file {spec}
+	// Writes are folders the launcher's processes (daemon, host, sessions, client commands and all
+	// they start) may write beyond their own private folder {dir}; nothing else (helpers/sandbox).
+	Writes []string `yaml:"writes"`
 	// SpawnSpecRewrites says spawn_spec is an adapter that re-encodes a spec before the host
 	// sees it, so bytes the host must refuse never reach it: those specs are left out.
 	SpawnSpecRewrites bool `yaml:"spawn_spec_rewrites"`
@@ -75,6 +78,9 @@ type Command struct {
 	Dir string            `yaml:"dir"`
 	Run []string          `yaml:"run"`
 	Env map[string]string `yaml:"env"`
+	// Writes (the build step's) are folders it may write beyond {bin}, {cache} and its own
+	// TMPDIR: a compiler's cache elsewhere, an output folder in {repo}.
+	Writes []string `yaml:"writes"`
 }
 
 // Service is a long-running process (daemon or agent host) and how to know it is ready.
@@ -103,7 +109,7 @@ type Sessions struct {
 // built-ins (buildPlaceholders: the launcher's folders, known before anything starts) and other
 // vars; it may not take a built-in's name.
 var (
-	buildPlaceholders   = []string{"kit", "bin", "repo"}
+	buildPlaceholders   = []string{"kit", "bin", "repo", "cache"}
 	commonPlaceholders  = append(append([]string{}, buildPlaceholders...), "dir", "home", "socket", "host_socket")
 	sessionPlaceholders = []string{"profile"}
 	reservedNames       = append(append([]string{}, commonPlaceholders...), "profile", "key", "value", "spec", "name", "n")

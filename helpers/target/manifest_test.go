@@ -253,7 +253,7 @@ config:
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(l.Dir)
+	defer l.Close()
 	defer set.KillAll(5 * time.Second)
 
 	out, err := l.ConfigSet("k", "v")

@@ -135,6 +135,9 @@ func printRun(res *runner.Result, dryRun bool) {
 	if res.Containment != "" {
 		fmt.Printf("containment: %s\n", res.Containment)
 	}
+	if res.Sandbox.Kind != "" {
+		fmt.Printf("sandbox: %s\n", res.Sandbox)
+	}
 	fmt.Printf("reports: %s, %s (%.1fs)\n", res.ReportPath, res.JUnitPath, res.Duration.Seconds())
 	if res.Run != nil && !dryRun {
 		c := res.Run.Count()
@@ -144,7 +147,7 @@ func printRun(res *runner.Result, dryRun bool) {
 			for _, p := range res.Problems {
 				workflow.Error("lane "+res.Lane, p)
 			}
-			if err := actions.Summary(actions.LaneSummary(res.Lane, res.Target.Name, res.Run, res.Problems, res.Containment)); err != nil {
+			if err := actions.Summary(actions.LaneSummary(res.Lane, res.Target.Name, res.Run, res.Problems, res.Containment, res.Sandbox.String())); err != nil {
 				fmt.Fprintln(os.Stderr, "classproof:", err)
 			}
 		}
@@ -290,6 +293,7 @@ func gateCmd(args []string) int {
 	lanesFlag := fs.String("lanes", "", "comma-separated lanes that must have reports (default: every lane in the required list)")
 	matrix := fs.String("matrix", "", `the workflow's lane matrix, JSON [{"lane": L, "runner": R}, ...]: each pair must have a complete report in REPORTS/R/L`)
 	junit := fs.String("junit", "", "write a JUnit summary here (default: REPORTS/gate-junit.xml)")
+	requireSandbox := fs.Bool("require-sandbox", false, "block every lane whose launcher ran without a sandbox (run.json sandboxed: false)")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -306,7 +310,7 @@ func gateCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "classproof gate:", err)
 		return exitUsage
 	}
-	v, err := gate.Evaluate(*reports, req, expect)
+	v, err := gate.EvaluateWith(*reports, req, expect, gate.Options{RequireSandbox: *requireSandbox})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "classproof gate:", err)
 		return exitUsage
@@ -327,21 +331,27 @@ func gateCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "classproof gate: writing JUnit:", err)
 		return exitUsage
 	}
+	return printGate(v)
+}
+
+// printGate prints the gate's verdict and its counts; the exit code says it.
+func printGate(v *gate.Verdict) int {
 	var passed, failed, skipped int
 	for _, l := range v.Lanes {
 		passed, failed, skipped = passed+l.Count.Passed, failed+l.Count.Failed, skipped+l.Count.Skipped
 	}
+	code := exitPassed
 	if !v.Pass {
 		fmt.Printf("\nclassproof gate: BLOCKED (%d reasons):\n", len(v.Reasons))
 		for _, r := range v.Reasons {
 			fmt.Println("  - " + r)
 		}
-		fmt.Printf("gate: %d passed, %d failed, %d skipped\n", passed, failed, skipped)
-		return exitFailed
+		code = exitFailed
+	} else {
+		fmt.Printf("\nclassproof gate: PASS (%d lane reports)\n", len(v.Lanes))
 	}
-	fmt.Printf("\nclassproof gate: PASS (%d lane reports)\n", len(v.Lanes))
 	fmt.Printf("gate: %d passed, %d failed, %d skipped\n", passed, failed, skipped)
-	return exitPassed
+	return code
 }
 
 func doctorCmd(args []string) int {

@@ -118,7 +118,7 @@ func (g *Guard) Annotate(run *report.Run) {
 }
 
 // LaneSummary is a lane's Markdown summary: the counts, then each failure with its receipt.
-func LaneSummary(lane, target string, run *report.Run, problems []string, containment string) string {
+func LaneSummary(lane, target string, run *report.Run, problems []string, containment, sandbox string) string {
 	c := run.Count()
 	var b strings.Builder
 	fmt.Fprintf(&b, "### classproof lane %s (target %s)\n\n", lane, target)
@@ -126,6 +126,9 @@ func LaneSummary(lane, target string, run *report.Run, problems []string, contai
 	fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d |\n", lane, c.Ran, c.Passed, c.Failed, c.Filtered, c.Skipped)
 	if containment != "" {
 		fmt.Fprintf(&b, "\nContainment: %s\n", report.Code(containment))
+	}
+	if sandbox != "" {
+		fmt.Fprintf(&b, "\nSandbox: %s\n", report.Code(sandbox))
 	}
 	for _, s := range run.Specs {
 		if s.Outcome() == report.Failed {

@@ -85,7 +85,7 @@ func TestGuardWritesNothingOutsideActions(t *testing.T) {
 // summary they are a code span, never Markdown of their own.
 func TestLaneSummaryPutsProblemsInCode(t *testing.T) {
 	problem := "stopped: the launcher said **proven** <!-- and the rest is hidden"
-	md := LaneSummary("linux-idle", "refmux", &report.Run{}, []string{problem}, "cgroup v2 /x")
+	md := LaneSummary("linux-idle", "refmux", &report.Run{}, []string{problem}, "cgroup v2 /x", "none: test")
 	if !strings.Contains(md, "**FAILED LANE**: "+report.Code(problem)+"\n") {
 		t.Errorf("the problem is not one code span:\n%s", md)
 	}

@@ -69,6 +69,7 @@ type Run struct {
 	Cgroup     string
 	Token      string
 	Scale      string // as the user wrote it; lane.Scale reads it
+	Sandbox    string // "off" or empty (helpers/sandbox)
 }
 
 // Environ is r as NAME=VALUE strings, for a child's environment; empty fields are left out.
@@ -90,6 +91,7 @@ func (r Run) Environ() []string {
 	add(CgroupEnv, r.Cgroup)
 	add(TokenEnv, r.Token)
 	add(ScaleEnv, r.Scale)
+	add(SandboxEnv, r.Sandbox)
 	return out
 }
 
@@ -123,6 +125,7 @@ func Current() Run {
 		Target: os.Getenv(TargetEnv), Bin: os.Getenv(BinEnv), Repo: os.Getenv(RepoEnv),
 		Kit: os.Getenv(KitEnv), Harness: os.Getenv(HarnessEnv), Ledger: os.Getenv(LedgerEnv),
 		Supervisor: os.Getenv(SupervisorEnv), Cgroup: os.Getenv(CgroupEnv), Token: os.Getenv(TokenEnv), Scale: os.Getenv(ScaleEnv),
+		Sandbox: os.Getenv(SandboxEnv),
 	}
 }
 

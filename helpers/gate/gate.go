@@ -84,6 +84,18 @@ type Verdict struct {
 // lane on a runner ("darwin@macos-15": a report in a folder RUNNER/LANE, the layout the workflow
 // writes with one folder per runner). Empty means every lane in req.
 func Evaluate(dir string, req *Required, expect []string) (*Verdict, error) {
+	return EvaluateWith(dir, req, expect, Options{})
+}
+
+// Options are the gate's optional demands.
+type Options struct {
+	// RequireSandbox blocks a lane whose launcher ran without a sandbox (run.json sandboxed:
+	// false): its processes could write the reports and the kit's binaries.
+	RequireSandbox bool
+}
+
+// EvaluateWith is Evaluate with the optional demands of o.
+func EvaluateWith(dir string, req *Required, expect []string, o Options) (*Verdict, error) {
 	v := &Verdict{}
 	folders := map[string]bool{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -105,7 +117,7 @@ func Evaluate(dir string, req *Required, expect []string) (*Verdict, error) {
 	sort.Strings(sorted)
 	seen := map[string]bool{}
 	for _, f := range sorted {
-		l := judge(f, req)
+		l := judge(f, req, o)
 		seen[l.Name] = true
 		seen[l.Name+"@"+filepath.Base(filepath.Dir(f))] = true
 		v.Lanes = append(v.Lanes, l)
@@ -160,9 +172,12 @@ func ParseMatrix(s string) ([]string, error) {
 	return out, nil
 }
 
-func judge(dir string, req *Required) *Lane {
+func judge(dir string, req *Required, o Options) *Lane {
 	l := &Lane{Name: filepath.Base(dir), Dir: dir}
 	l.readMeta()
+	if o.RequireSandbox && !l.Meta.Sandboxed {
+		l.add("the launcher ran without a sandbox (run.json: %q), and --require-sandbox asks for one: its processes could have written this report and the kit's binaries", l.Meta.Sandbox)
+	}
 	run, err := report.Load(filepath.Join(dir, "report.json"), l.Meta.Filter)
 	if err != nil {
 		l.add("report.json: %v", err)
@@ -202,6 +217,11 @@ func (l *Lane) readMeta() {
 		}
 		if !l.Meta.Passed {
 			l.add("the lane's own run failed (run.json says passed: false): %s", l.Meta.FailedBecause())
+		}
+		if _, err := os.Stat(filepath.Join(l.Dir, "report.json")); err == nil || l.Meta.Digests != nil {
+			for _, why := range l.Meta.Changed(l.Dir) {
+				l.add("%s", why)
+			}
 		}
 	}
 }

@@ -57,8 +57,63 @@ func writeLane(t *testing.T, dir, name string, meta *report.Meta, suiteOK bool, 
 		rep.SpecReports = append(rep.SpecReports, sr)
 	}
 	writeJSON(t, filepath.Join(lane, "report.json"), []types.Report{rep})
+	if err := os.WriteFile(filepath.Join(lane, "junit.xml"), []byte("<testsuites/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if meta != nil {
-		writeJSON(t, filepath.Join(lane, "run.json"), meta)
+		// As the CLI finalises them: the digest of each report as written.
+		m := *meta
+		if m.Digests == nil {
+			m.Digests = map[string]string{}
+			for _, name := range report.Finalised {
+				b, _ := os.ReadFile(filepath.Join(lane, name))
+				m.Digests[name] = report.Digest(b)
+			}
+		}
+		writeJSON(t, filepath.Join(lane, "run.json"), &m)
+	}
+}
+
+// The gate judges the reports the CLI finalised, nothing written after: a report rewritten
+// after the run (by a process the run left behind) no longer matches run.json's digest, and a
+// run.json with no digests (by hand, or an old classproof) proves nothing about its reports.
+func TestTheGateJudgesOnlyFinalisedReports(t *testing.T) {
+	dir := t.TempDir()
+	writeLane(t, dir, "linux-idle", ok("linux-idle"), true, spec{"p", passed, nil})
+	expectPass(t, evaluate(t, dir, policy(false, "p")))
+	forged := filepath.Join(dir, "linux-idle", "junit.xml")
+	if err := os.WriteFile(forged, []byte(`<testsuites tests="1" failures="0"/>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	expectBlocked(t, evaluate(t, dir, policy(false, "p")), "junit.xml is not the file the run judged: run.json records sha256:")
+
+	bare := t.TempDir()
+	m := ok("linux-idle")
+	m.Digests = map[string]string{}
+	writeLane(t, bare, "linux-idle", m, true, spec{"p", passed, nil})
+	expectBlocked(t, evaluate(t, bare, policy(false, "p")), "run.json records no digest of report.json")
+}
+
+// --require-sandbox blocks a lane whose launcher ran unsandboxed, and only that.
+func TestRequireSandboxBlocksAnUnsandboxedLane(t *testing.T) {
+	for _, sandboxed := range []bool{true, false} {
+		dir := t.TempDir()
+		m := ok("linux-idle")
+		m.Sandboxed, m.Sandbox = sandboxed, "none: turned off by CLASSPROOF_SANDBOX=off"
+		if sandboxed {
+			m.Sandbox = "landlock ABI 7"
+		}
+		writeLane(t, dir, "linux-idle", m, true, spec{"p", passed, nil})
+		expectPass(t, evaluate(t, dir, policy(false, "p")))
+		v, err := EvaluateWith(dir, policy(false, "p"), nil, Options{RequireSandbox: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sandboxed {
+			expectPass(t, v)
+		} else {
+			expectBlocked(t, v, `the launcher ran without a sandbox (run.json: "none: turned off by CLASSPROOF_SANDBOX=off"), and --require-sandbox asks for one`)
+		}
 	}
 }
 

@@ -1,6 +1,11 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -72,6 +77,44 @@ type Meta struct {
 	// Containment is how the run knew its launcher's processes (proc.Containment): a cgroup v2
 	// of the run's own on Linux where one could be written, else what the kit tracks, and why.
 	Containment string `json:"containment"`
+	// Sandbox is what kept the launcher's processes from writing the kit's files and this folder
+	// (helpers/sandbox: Landlock, Seatbelt, or none and why); Sandboxed says it was on.
+	Sandbox   string `json:"sandbox"`
+	Sandboxed bool   `json:"sandboxed"`
+	// Digests are the reports as the CLI read and judged them, after every launcher process of
+	// the run was gone: "sha256:HEX" per file name. The gate judges only files that still match.
+	Digests map[string]string `json:"digests"`
+}
+
+// Finalised are the reports run.json records a digest of.
+var Finalised = []string{"report.json", "junit.xml"}
+
+// Digest is b's entry in Meta.Digests.
+func Digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Changed is, for each finalised report in dir, why it is not the file the CLI judged: no digest
+// recorded, or a file whose bytes no longer match it.
+func (m Meta) Changed(dir string) []string {
+	var why []string
+	for _, name := range Finalised {
+		want, ok := m.Digests[name]
+		if !ok {
+			why = append(why, fmt.Sprintf("run.json records no digest of %s (written by hand, or by a classproof older than the digests)", name))
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			why = append(why, fmt.Sprintf("%s, whose digest run.json records: %v", name, err))
+			continue
+		}
+		if got := Digest(b); got != want {
+			why = append(why, fmt.Sprintf("%s is not the file the run judged: run.json records %s, the file is %s (changed after the run)", name, want, got))
+		}
+	}
+	return why
 }
 
 // FailedBecause quotes what made a run fail, from run.json alone: its problems, leaks and

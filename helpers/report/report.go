@@ -73,6 +73,12 @@ func Load(path, filter string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Parse(b, path, filter)
+}
+
+// Parse is Load of bytes already read (from path, named in errors): the CLI digests and judges
+// the same bytes.
+func Parse(b []byte, path, filter string) (*Run, error) {
 	var reports []types.Report
 	if err := json.Unmarshal(b, &reports); err != nil {
 		return nil, fmt.Errorf("%s: not a Ginkgo JSON report: %w", path, err)

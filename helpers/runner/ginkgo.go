@@ -50,7 +50,8 @@ func ginkgoCommand(o Options, filter, out, ledger, token string, runCg *proc.Cgr
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
 	spec := o.Target // absolute since plan
 	run := contract.Run{Target: spec, Vars: o.Vars, Bin: o.BinDir, Repo: o.Repo, Kit: o.KitDir, Harness: c.Harness,
-		Ledger: ledger, Supervisor: proc.Supervisor(), Token: token, Scale: contract.Current().Scale}
+		Ledger: ledger, Supervisor: proc.Supervisor(), Token: token, Scale: contract.Current().Scale,
+		Sandbox: contract.Current().Sandbox}
 	if runCg != nil {
 		run.Cgroup = runCg.Path
 	} else if contract.Current().Cgroup == proc.Off {

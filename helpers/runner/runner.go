@@ -7,7 +7,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +26,7 @@ import (
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/report"
+	"github.com/classproof/classproof/helpers/sandbox"
 	"github.com/classproof/classproof/helpers/target"
 )
 
@@ -77,6 +77,8 @@ type Result struct {
 	Phases   map[string]float64 // see Meta.Phases
 	// Containment is what the run had (see Meta.Containment).
 	Containment string
+	// Sandbox is what kept its launcher processes from writing the kit and the reports.
+	Sandbox sandbox.State
 }
 
 // Passed is true when Ginkgo passed, nothing leaked and the lane ran its platform's specs.
@@ -129,6 +131,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	// The run's token: the suites hand it to the launcher and the harness, and the sweep signals
 	// only what carries it or descends from what does (proc.Tied).
 	token := proc.NewRunToken()
+	// What runs is what was built: the launcher's build ran after the suites were found.
+	if err := c.Verify(); err != nil {
+		return nil, fmt.Errorf("before the suites run: %w", err)
+	}
 	runCg := runCgroup(res, token)
 	cmd, err := ginkgoCommand(o, res.Filter, out, ledger, token, runCg, c)
 	if err != nil {
@@ -162,6 +168,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return res, err
 	}
 	res.phase("sweep", t)
+	if err := c.Verify(); err != nil {
+		res.Problems = append(res.Problems, "a binary the run ran changed while it ran: "+err.Error())
+	}
 	res.Duration = time.Since(start)
 	return res, finish(res, m, o, out)
 }
@@ -184,7 +193,7 @@ func begin(o *Options) (*Result, *target.Manifest, string, error) {
 	if err != nil {
 		return nil, nil, "", err
 	}
-	res := &Result{Lane: ln, Filter: filter, Target: m, ReportPath: filepath.Join(out, "report.json"), JUnitPath: filepath.Join(out, "junit.xml"),
+	res := &Result{Lane: ln, Filter: filter, Target: m, Sandbox: sandbox.Current(), ReportPath: filepath.Join(out, "report.json"), JUnitPath: filepath.Join(out, "junit.xml"),
 		Phases: map[string]float64{}}
 	// Nothing of an earlier run in this folder may be read as this one's.
 	for _, stale := range []string{res.ReportPath, res.JUnitPath, filepath.Join(out, "run.json"), filepath.Join(out, "pids.ledger")} {
@@ -200,9 +209,8 @@ func (r *Result) phase(name string, since time.Time) {
 	r.Phases[name] = float64(time.Since(since).Microseconds()) / 1e3
 }
 
-// prepare builds the launcher (one preflight before any suite compiles: a missing or unusable
-// binary is one error naming the manifest, the field and the value) and finds or builds the
-// suites. Both answer an interrupt and the run's --timeout: before Ginkgo starts (it has its own
+// prepare finds or builds the suites, then builds the launcher (one preflight: a missing or
+// unusable binary is one error naming the manifest, the field and the value). Both answer an interrupt and the run's --timeout: before Ginkgo starts (it has its own
 // signal handling, in supervise), SIGINT and SIGTERM cancel them and take their process groups
 // down; what is left of the timeout then goes to Ginkgo. stopped says the run ended here (res
 // says why); cleanup removes a temporary bin folder once the run is over.
@@ -216,6 +224,18 @@ func prepare(ctx context.Context, o *Options, res *Result, m *target.Manifest, s
 		defer cancel()
 	}
 	t := time.Now()
+	// The suites, the harness and the ginkgo CLI: built once per kit build key, shared. Found
+	// (and their sums read) before the launcher's build runs: what that build does to them is
+	// then caught by the Verify before Ginkgo starts.
+	c, err = build.Suites(prep, o.KitDir, o.Suites, !o.DryRun)
+	if interruptedBefore(prep, res, "compiling the suites") {
+		return c, cleanup, true, nil
+	}
+	if err != nil {
+		return c, cleanup, false, err
+	}
+	res.phase("compile", t)
+	t = time.Now()
 	if !o.DryRun {
 		var bin string
 		bin, cleanup, err = Preflight(prep, res.Target, o.KitDir, o.Repo, o.BinDir, o.Log)
@@ -228,39 +248,10 @@ func prepare(ctx context.Context, o *Options, res *Result, m *target.Manifest, s
 		o.BinDir = bin
 	}
 	res.phase("preflight", t)
-	t = time.Now()
-	// The suites, the harness and the ginkgo CLI: built once per kit build key, shared.
-	c, err = build.Suites(prep, o.KitDir, o.Suites, !o.DryRun)
-	if interruptedBefore(prep, res, "compiling the suites") {
-		return c, cleanup, true, nil
-	}
-	if err != nil {
-		return c, cleanup, false, err
-	}
-	res.phase("compile", t)
 	if o.Timeout > 0 {
 		o.Timeout = max(time.Until(start.Add(o.Timeout)), time.Second)
 	}
 	return c, cleanup, false, nil
-}
-
-// finish reads the report, decides the lane's problems and writes run.json.
-func finish(res *Result, m *target.Manifest, o Options, out string) error {
-	var err error
-	if res.Run, err = report.Load(res.ReportPath, res.Filter); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	if res.Run != nil {
-		p, _ := lane.ByLabel(res.Lane)
-		res.Run.Reasons, res.Run.Lane = m.LeftOut(p.Meaning), res.Lane
-	}
-	res.Problems = append(laneProblems(o, res.Run, res.Lane, res.Filter), res.Problems...)
-	meta := report.Meta{Lane: res.Lane, Target: m.Source, Filter: res.Filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
-		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Refused: res.Refused, Passed: res.Passed(),
-		Problems: res.Problems, Stopped: res.Stopped,
-		Duration: res.Duration, Phases: res.Phases, Containment: res.Containment}
-	b, _ := json.MarshalIndent(meta, "", "  ")
-	return files.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
 }
 
 // plan loads the target and decides the lane and the label filter: the lane's platform labels,

@@ -13,7 +13,6 @@ package sandbox
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -65,7 +64,7 @@ var (
 // Current is this machine's sandbox, worked out once per process.
 func Current() State {
 	once.Do(func() {
-		if v := os.Getenv(contract.SandboxEnv); v == Off {
+		if v := contract.Current().Sandbox; v == Off {
 			state = State{Kind: "none", Why: fmt.Sprintf("turned off by %s=%s", contract.SandboxEnv, Off)}
 			return
 		}

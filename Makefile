@@ -85,7 +85,7 @@ bench-io: bin/classproof
 ## unit: the kit's own unit tests (parsers, manifest checks, process tracking), and every example
 ## README.md and docs/ give (ci/docs: commands, manifests, workflow steps, adapters run for real)
 unit:
-	$(GO) test ./helpers/... ./cmd/... ./fixtures/... ./ci/dist ./ci/docs
+	$(GO) test -timeout 20m ./helpers/... ./cmd/... ./fixtures/... ./ci/dist ./ci/docs
 
 ## static: gofmt, go vet on linux, the import layers (ci/layers.rules), and the code's sizes
 ## (ci/size: no function in helpers/, cmd/ or fixtures/refmux/ over 60 lines, no file in helpers/

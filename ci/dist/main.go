@@ -9,6 +9,8 @@
 //	suites/NAME/NAME.test           each suite's compiled test binary
 //	launchers/KEY/...               each embedded manifest's launcher (refmux, shmux), built by
 //	                                its own build step with its default vars (build.LauncherKey)
+//	MANIFEST                        the sha256 of the ginkgo CLI, the harness and each suite: a
+//	                                run executes only those, and only while they match
 //
 // and dist/checksums.txt (sha256, as sha256sum prints it). Builds are reproducible: -trimpath,
 // Go's content-hashed build id (kept: it is where a Mach-O's LC_UUID comes from), no VCS stamp,
@@ -116,6 +118,9 @@ func archive(path, version, goos, goarch string, mtime time.Time) error {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(stage, "VERSION"), []byte(version+"\n"), 0o644); err != nil {
+		return err
+	}
+	if err := build.WriteArchiveManifest(stage); err != nil {
 		return err
 	}
 	return writeTarGz(path, stage, strings.TrimSuffix(filepath.Base(path), ".tar.gz"), mtime)

@@ -28,6 +28,9 @@ type Compiled struct {
 	Suites  []string // each suite's test binary
 	Harness string   // the fixture harness; empty for a dry run
 	Ginkgo  string   // the ginkgo CLI at the version go.mod pins
+	// Sums are each binary's sha256 as built (sums.go), checked by Verify.
+	Sums     map[string]string
+	prebuilt bool
 }
 
 // Suites builds each suite's test binary (go test -c) and the fixture harness (or, run from a
@@ -72,10 +75,16 @@ func Suites(ctx context.Context, kitDir string, suites []string, harness bool) (
 	now := time.Now()
 	_ = os.Chtimes(dir, now, now) // last used, for the sweep
 	var missing []string
+	c.Ginkgo = filepath.Join(dir, "ginkgo")
+	if harness {
+		c.Harness = filepath.Join(dir, "harness")
+	}
+	forgetUnrecorded(c.Ginkgo, c.Harness)
 	for _, s := range suites {
 		// A folder per suite: ginkgo names each suite's partial reports after its folder.
 		bin := filepath.Join(dir, filepath.Base(s), filepath.Base(s)+".test")
 		c.Suites = append(c.Suites, bin)
+		forgetUnrecorded(bin)
 		if _, err := os.Stat(bin); err != nil {
 			missing = append(missing, s)
 		}
@@ -83,11 +92,11 @@ func Suites(ctx context.Context, kitDir string, suites []string, harness bool) (
 	if err := linkSuites(ctx, kitDir, cache, dir, missing); err != nil {
 		return c, err
 	}
-	c.Ginkgo = filepath.Join(dir, "ginkgo")
-	if harness {
-		c.Harness = filepath.Join(dir, "harness")
+	if err := buildTools(ctx, kitDir, map[string]string{ginkgoPackage: c.Ginkgo, HarnessPackage: c.Harness}); err != nil {
+		return c, err
 	}
-	return c, buildTools(ctx, kitDir, map[string]string{ginkgoPackage: c.Ginkgo, HarnessPackage: c.Harness})
+	c.readSums()
+	return c, c.Verify()
 }
 
 // suiteList is suites, or every suite of the kit when none is named.
@@ -133,8 +142,12 @@ func linkSuites(ctx context.Context, kitDir, cache, dir string, missing []string
 		if err := os.MkdirAll(filepath.Join(dir, name), 0o700); err != nil {
 			return err
 		}
-		if err := os.Rename(filepath.Join(tmp, name+".test"), filepath.Join(dir, name, name+".test")); err != nil {
+		bin := filepath.Join(dir, name, name+".test")
+		if err := os.Rename(filepath.Join(tmp, name+".test"), bin); err != nil {
 			return fmt.Errorf("compiling suite %s: %w", s, err)
+		}
+		if err := record(bin); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -154,6 +167,9 @@ func buildTools(ctx context.Context, kitDir string, built map[string]string) err
 			return err
 		}
 		if err := os.Rename(bin+".tmp", bin); err != nil {
+			return err
+		}
+		if err := record(bin); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/classproof/classproof/helpers/files"
 	"github.com/classproof/classproof/helpers/target"
 )
 
@@ -25,21 +26,32 @@ var DistVersion string
 // or an archive of another version (the kit then builds from source, as without an archive).
 // The archive holds bin/classproof, so the root is two folders up from the executable.
 func Prebuilt() string {
+	root, _ := archiveRoot()
+	return root
+}
+
+// archiveRoot is Prebuilt, with an error for an archive of this binary's version in a folder
+// that fails the trust check: the kit refuses it rather than build from source instead.
+func archiveRoot() (string, error) {
 	if DistVersion == "" {
-		return ""
+		return "", nil
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
-		return ""
+		return "", nil
 	}
 	root := filepath.Dir(filepath.Dir(exe))
 	if isPrebuilt(root) != nil {
-		return ""
+		return "", nil
 	}
-	return root
+	// The rule for the cache: the kit runs the binaries in it, so no one else may change them.
+	if err := files.TrustedPath(root); err != nil {
+		return "", fmt.Errorf("the release archive at %s: %w; refusing to run its binaries (extract it into a folder of your own)", root, err)
+	}
+	return root, nil
 }
 
 // isPrebuilt checks that dir is an archive of this binary's version.
@@ -57,32 +69,43 @@ func isPrebuilt(dir string) error {
 	return nil
 }
 
-// prebuiltSuites is Suites from an archive: every binary is there already, or the archive is
-// incomplete, which is an error naming what is missing.
+// prebuiltSuites is Suites from an archive: the suites its MANIFEST names (all of them, or the
+// ones asked for), each checked against its sum there; anything missing is an error naming it.
 func prebuiltSuites(root string, suites []string, harness bool) (Compiled, error) {
-	c := Compiled{Ginkgo: filepath.Join(root, "bin", "ginkgo")}
+	c := Compiled{Ginkgo: filepath.Join(root, "bin", "ginkgo"), prebuilt: true}
 	if harness {
 		c.Harness = filepath.Join(root, "bin", "harness")
 	}
-	names := make([]string, 0, len(suites))
-	for _, s := range suites {
-		names = append(names, filepath.Base(s))
+	sums, err := readArchiveManifest(root)
+	if err != nil {
+		return c, err
 	}
-	if len(names) == 0 {
-		found, err := filepath.Glob(filepath.Join(root, "suites", "*", "*.test"))
-		if err != nil {
-			return c, err
+	c.Sums = sums
+	listed := map[string]bool{}
+	var names []string
+	for path := range sums {
+		if rel, _ := filepath.Rel(root, path); strings.HasPrefix(rel, "suites"+string(filepath.Separator)) {
+			n := filepath.Base(filepath.Dir(path))
+			listed[n] = true
+			names = append(names, n)
 		}
-		for _, f := range found {
-			names = append(names, filepath.Base(filepath.Dir(f)))
+	}
+	sort.Strings(names)
+	if len(suites) > 0 {
+		names = names[:0]
+		for _, s := range suites {
+			names = append(names, filepath.Base(s))
 		}
-		sort.Strings(names)
 	}
 	var missing []string
 	for _, n := range names {
 		bin := filepath.Join(root, "suites", n, n+".test")
 		c.Suites = append(c.Suites, bin)
-		missing = appendMissing(missing, bin)
+		if !listed[n] {
+			missing = append(missing, bin+" (not in "+ArchiveManifest+")")
+		} else {
+			missing = appendMissing(missing, bin)
+		}
 	}
 	for _, bin := range []string{c.Ginkgo, c.Harness} {
 		if bin != "" {
@@ -90,9 +113,9 @@ func prebuiltSuites(root string, suites []string, harness bool) (Compiled, error
 		}
 	}
 	if len(names) == 0 || len(missing) > 0 {
-		return c, fmt.Errorf("the release archive at %s is incomplete (missing: %s; suites found: %d); extract it again", root, strings.Join(missing, ", "), len(names))
+		return c, fmt.Errorf("the release archive at %s is incomplete (missing: %s; suites listed: %d); extract it again", root, strings.Join(missing, ", "), len(names))
 	}
-	return c, nil
+	return c, c.Verify()
 }
 
 func appendMissing(missing []string, bin string) []string {
@@ -137,4 +160,49 @@ func Harness(ctx context.Context, kitDir, dir string) (string, error) {
 	}
 	bin := filepath.Join(dir, "harness")
 	return bin, GoBuild(ctx, kitDir, HarnessPackage, bin)
+}
+
+// ArchiveManifest is the release archive's list of the binaries a run executes, one
+// "SHA256  PATH" line each (as sha256sum prints it), PATH relative to the archive's root: the
+// suites a run finds there are the ones it names, never a glob of the folder, and each is run
+// only while it matches its sum.
+const ArchiveManifest = "MANIFEST"
+
+// WriteArchiveManifest writes root's ArchiveManifest over its ginkgo CLI, harness and suites
+// (make dist, once the archive's files are staged).
+func WriteArchiveManifest(root string) error {
+	bins, err := filepath.Glob(filepath.Join(root, "suites", "*", "*.test"))
+	if err != nil {
+		return err
+	}
+	bins = append(bins, filepath.Join(root, "bin", "ginkgo"), filepath.Join(root, "bin", "harness"))
+	var lines []string
+	for _, b := range bins {
+		sum, err := sumFile(b)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, b)
+		lines = append(lines, sum+"  "+filepath.ToSlash(rel))
+	}
+	sort.Strings(lines)
+	return os.WriteFile(filepath.Join(root, ArchiveManifest), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}
+
+// readArchiveManifest is root's ArchiveManifest as path -> sum.
+func readArchiveManifest(root string) (map[string]string, error) {
+	path := filepath.Join(root, ArchiveManifest)
+	b, err := files.ReadClaim(path, 1<<20)
+	if err != nil {
+		return nil, fmt.Errorf("the release archive at %s: %w; extract it again", root, err)
+	}
+	sums := map[string]string{}
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		sum, rel, ok := strings.Cut(line, "  ")
+		if !ok || len(sum) != 64 || rel == "" || strings.Contains(rel, "..") || filepath.IsAbs(rel) {
+			return nil, fmt.Errorf("%s line %d: %q is not \"SHA256  PATH\" inside the archive", path, i+1, line)
+		}
+		sums[filepath.Join(root, filepath.FromSlash(rel))] = sum
+	}
+	return sums, nil
 }

@@ -45,9 +45,16 @@ func KitDir() (string, error) {
 		if err := isKit(d); err != nil && isPrebuilt(d) != nil {
 			return "", fmt.Errorf("$%s=%s: %w", contract.KitEnv, d, err)
 		}
+		// The kit builds and runs from it: a folder someone else could change is refused, as
+		// the cache is.
+		if err := files.TrustedPath(d); err != nil {
+			return "", fmt.Errorf("$%s=%s: %w; refusing to build or run the kit from it", contract.KitEnv, d, err)
+		}
 		return d, nil
 	}
-	if root := Prebuilt(); root != "" {
+	if root, err := archiveRoot(); err != nil {
+		return "", err
+	} else if root != "" {
 		return root, nil
 	}
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
@@ -75,11 +82,9 @@ func KitDir() (string, error) {
 		}
 		return dl.Dir, isKit(dl.Dir)
 	}
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", Module).Output()
-	if err != nil {
-		return "", fmt.Errorf("finding the classproof module: this binary records no source folder and no version, and go list in the current folder (not a classproof checkout?) failed: %w%s", err, stderr(err))
-	}
-	return strings.TrimSpace(string(out)), nil
+	// Never the current folder's module (go list): a launcher's repository, where the CLI
+	// typically starts, could name a kit of its own in a go.work or a replace.
+	return "", fmt.Errorf("finding the classproof kit: this binary records neither a source folder (built with -trimpath?) nor a version; set $%s to a classproof checkout of your own, or run the CLI from a release archive or with go run %s/cmd/classproof@VERSION", contract.KitEnv, Module)
 }
 
 // isKit checks that dir holds the kit's go.mod.

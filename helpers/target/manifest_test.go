@@ -451,3 +451,19 @@ func TestALogOfALauncherIsCapped(t *testing.T) {
 		t.Errorf("the log holds %d bytes: %q", log.Len(), log.String())
 	}
 }
+
+// writes and build.writes are checked when the manifest loads, like every other field.
+func TestWritesAreCheckedWhenTheManifestLoads(t *testing.T) {
+	ref, err := os.ReadFile("../../fixtures/targets/shmux.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(ref) + "\nwrites: [relative/dir, \"{nope}/x\"]\n"
+	body = strings.Replace(body, "build:\n", "build:\n  writes: [\"{cache}/ok\", tmp]\n", 1)
+	_, err = Parse("m.yaml", []byte(body))
+	for _, want := range []string{`writes[0] "relative/dir": not an absolute path`, `writes[1] "{nope}/x": unknown placeholder {nope}`, `build.writes[1] "tmp": not an absolute path`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("want %q in %v", want, err)
+		}
+	}
+}

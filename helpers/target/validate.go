@@ -89,6 +89,17 @@ func (v *validation) check(field string, values []string, required bool, extra .
 	}
 }
 
+// writes checks a list of folders the sandbox lets the launcher write: known placeholders, and
+// absolute once expanded (a relative one would depend on where a process starts).
+func (v *validation) writes(field string, list []string) {
+	v.check(field, list, false)
+	for i, w := range list {
+		if !strings.HasPrefix(w, "/") && !strings.HasPrefix(w, "{") {
+			v.add("%s[%d] %q: not an absolute path (start it with / or a placeholder such as {repo} or {cache})", field, i, w)
+		}
+	}
+}
+
 func (v *validation) env(field string, env map[string]string, extra ...string) {
 	for k, val := range env {
 		v.check(field+"."+k, []string{val}, false, extra...)
@@ -119,7 +130,9 @@ func (v *validation) commands() {
 		v.check("build.run", m.Build.Run, true)
 		v.check("build.dir", []string{m.Build.Dir}, false)
 		v.env("build.env", m.Build.Env)
+		v.writes("build.writes", m.Build.Writes)
 	}
+	v.writes("writes", m.Writes)
 	v.service("daemon", m.Daemon)
 	if m.Host != nil {
 		v.service("host", *m.Host)

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,8 +14,9 @@ import (
 )
 
 // The launcher's build step runs before the I/O bench makes its work folder, as the kit's user:
-// one that plants --out/io-work as a symlink to a folder of someone else's gets nothing written,
-// truncated or deleted there.
+// with the sandbox off it could plant --out/io-work as a symlink to a folder of someone else's
+// (the sandbox refuses that write; the test plants it itself, so it holds either way). Nothing is
+// written, truncated or deleted there.
 func TestAPlantedIOWorkSymlinkReachesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the launcher")
@@ -31,19 +31,13 @@ func TestAPlantedIOWorkSymlinkReachesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ref, _ := targets.FS.ReadFile(targets.Default)
-	m := strings.Replace(string(ref), `  run: [go, build,`, `  run: [sh, -c, 'ln -s `+victim+` `+out+`/io-work && touch `+out+`/planted; exec "$@"', sh, go, build,`, 1)
-	manifest := filepath.Join(t.TempDir(), "plant.yaml")
-	if err := os.WriteFile(manifest, []byte(m), 0o644); err != nil {
+	if err := os.Symlink(victim, filepath.Join(out, "io-work")); err != nil {
 		t.Fatal(err)
 	}
-	_, err = bench.IOBench(context.Background(), bench.IOOptions{Catalog: targets.Catalog(), KitDir: kit, Target: manifest,
+	_, err = bench.IOBench(context.Background(), bench.IOOptions{Catalog: targets.Catalog(), KitDir: kit,
 		N: 1, Runs: 1, Duration: 300 * time.Millisecond, OutDir: out, NoLoop: true, Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(out, "planted")); err != nil {
-		t.Fatalf("the build step did not plant its symlink, so this proves nothing: %v", err)
 	}
 	ds, _ := os.ReadDir(victim)
 	if len(ds) != 3 {

@@ -177,6 +177,9 @@ func launcher(ctx context.Context, o Options, m *target.Manifest, work string) (
 	if err != nil {
 		return nil, "", err
 	}
+	// The cost runs' jobs, started by the launcher, write their results there (sandboxed: never
+	// next to the probe and harness in bin).
+	d.Writes = append(d.Writes, filepath.Join(work, "jobs"))
 	return d, probe, d.Build(ctx, io.Discard)
 }
 
@@ -310,16 +313,23 @@ func oneRun(ctx context.Context, o Options, l *target.Launcher, d *target.Driver
 func costRun(ctx context.Context, l *target.Launcher, d *target.Driver, c Class, probe string, units int, work string) (float64, error) {
 	set := proc.NewSet()
 	defer set.KillAll(10 * time.Second)
-	out := filepath.Join(work, fmt.Sprintf("job-%s-%d.json", c.Name, time.Now().UnixNano()))
-	if _, err := startLoad(l, d, c, probe, set, "job", "--work", strconv.Itoa(units), "--out", out); err != nil {
+	out := filepath.Join(work, "jobs", fmt.Sprintf("job-%s-%d.json", c.Name, time.Now().UnixNano()))
+	pid, err := startLoad(l, d, c, probe, set, "job", "--work", strconv.Itoa(units), "--out", out)
+	if err != nil {
 		return 0, err
 	}
 	var j struct {
 		WallMS float64 `json:"wall_ms"`
 	}
-	err := proc.Until(time.Now().Add(5*time.Minute), 20*time.Millisecond, func() (bool, error) {
+	err = proc.Until(time.Now().Add(5*time.Minute), 20*time.Millisecond, func() (bool, error) {
 		b, err := os.ReadFile(out)
 		if err != nil {
+			// A job that ended without its result will not write it: say so now, not in 5 minutes.
+			if in, ok := proc.Lookup(pid); !ok || in.Zombie {
+				if _, err := os.Stat(out); err != nil {
+					return false, fmt.Errorf("the job (pid %d) ended without writing %s", pid, out)
+				}
+			}
 			return false, ctx.Err()
 		}
 		return true, json.Unmarshal(b, &j)

@@ -108,6 +108,15 @@ exec sleep 987655`
 			if code != 1 || !strings.Contains(verdict, "classproof gate: BLOCKED") || !strings.Contains(verdict, c.why) {
 				t.Errorf("the gate over the rewritten folder: exit %d, want 1 blocked for %q:\n%s", code, c.why, verdict)
 			}
+			if c.env != "" {
+				// A kernel without Landlock, simulated: the run says so, and a gate that requires
+				// a sandbox blocks the lane for it.
+				code, strict, _ := runCLI(t, nil, "gate", "--reports", out, "--required", "", "--lanes", "linux-idle", "--require-sandbox")
+				if !strings.Contains(log, "sandbox: none: turned off by CLASSPROOF_SANDBOX=off") || code != 1 ||
+					!strings.Contains(strict, "the launcher ran without a sandbox (run.json: \"none: turned off by CLASSPROOF_SANDBOX=off\")") {
+					t.Errorf("unsandboxed: the run or gate --require-sandbox does not say so (exit %d):\n%s\n%s", code, log, strict)
+				}
+			}
 			if c.env == "" {
 				var meta report.Meta
 				b, _ := os.ReadFile(filepath.Join(out, "run.json"))

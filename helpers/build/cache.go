@@ -202,7 +202,7 @@ func hashKit(kitDir string) (string, error) {
 	h := sha256.New()
 	env, err := exec.Command("go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS", "CGO_ENABLED", "GOEXPERIMENT", "GOAMD64", "GOARM64").Output()
 	if err != nil {
-		return "", fmt.Errorf("go env: %w", err)
+		return "", fmt.Errorf("go env: %w%s", err, stderr(err))
 	}
 	h.Write(env)
 	// The folder too: a test binary records its source paths, and a failure's location must name

@@ -41,9 +41,9 @@ func TestABuildStepThatReplacesACachedSuiteIsCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the CLI and the suites, and starts runs")
 	}
-	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	gocache, err := exec.Command("go", "env", "GOCACHE").CombinedOutput()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("go env GOCACHE: %v\n%s", err, gocache)
 	}
 	// A cache of its own: the suites it spoils are no other test's.
 	env := []string{"XDG_CACHE_HOME=" + t.TempDir(), "GOCACHE=" + strings.TrimSpace(string(gocache))}

@@ -1,11 +1,13 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -114,6 +116,45 @@ func TestOneSpawnersProcessesSignalOneAnother(t *testing.T) {
 		}
 		if err := ping.Wait(); (err == nil) != c.want {
 			t.Errorf("a signal to the host from the same spawner: %v, from another: want refused; same=%v got err %v", c.want, c.s == mine, err)
+		}
+	}
+}
+
+// The kit's own threads stay free: after many sandboxed starts, every goroutine of the kit can
+// still write and start unsandboxed processes (a restricted thread the runtime handed to other
+// goroutines would refuse some of these writes).
+func TestTheKitsOwnThreadsStayFree(t *testing.T) {
+	needLandlock(t)
+	for i := 0; i < 30; i++ {
+		cmd := exec.Command("true")
+		if err := Start(cmd, Policy{}); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+	}
+	dir := t.TempDir()
+	errs := make(chan error, 400)
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 25; i++ {
+				f := filepath.Join(dir, fmt.Sprintf("go-%d-%d", g, i))
+				errs <- os.WriteFile(f, []byte("x"), 0o600)
+				out, err := exec.Command("sh", "-c", "echo x > "+f+".sh").CombinedOutput()
+				if err != nil {
+					err = fmt.Errorf("%v: %s", err, out)
+				}
+				errs <- err
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("a write of the kit's own failed after sandboxed starts: %v", err)
 		}
 	}
 }

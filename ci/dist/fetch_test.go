@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/classproof/classproof/helpers/build"
 )
 
 // The workflow's download step (ci/fetch-release, run under dash as on a runner's /bin/sh)
@@ -40,7 +42,7 @@ func TestFetchReleaseAgainstALoopbackServer(t *testing.T) {
 	if err := writeTarGz(archive, stage, name, time.Unix(1764547200, 0)); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := sha256File(archive)
+	sum, err := build.SumFile(archive)
 	if err != nil {
 		t.Fatal(err)
 	}

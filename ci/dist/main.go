@@ -22,8 +22,6 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -69,7 +67,7 @@ func main() {
 		if err := archive(filepath.Join(*out, name), *version, goos, goarch, time.Unix(epoch, 0)); err != nil {
 			fail("%s: %v", name, err)
 		}
-		sum, err := sha256File(filepath.Join(*out, name))
+		sum, err := build.SumFile(filepath.Join(*out, name))
 		if err != nil {
 			fail("%v", err)
 		}
@@ -247,19 +245,6 @@ func addFile(tw *tar.Writer, stage, top, p string, mtime time.Time) error {
 	defer src.Close()
 	_, err = io.Copy(tw, src)
 	return err
-}
-
-func sha256File(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func git(args ...string) string {

@@ -178,7 +178,7 @@ func WriteArchiveManifest(root string) error {
 	bins = append(bins, filepath.Join(root, "bin", "ginkgo"), filepath.Join(root, "bin", "harness"))
 	var lines []string
 	for _, b := range bins {
-		sum, err := sumFile(b)
+		sum, err := SumFile(b)
 		if err != nil {
 			return err
 		}

@@ -16,8 +16,8 @@ import (
 // before and after Ginkgo runs. A launcher's build step that replaced a cached suite with one
 // that writes a passing report (issue 32) then fails the run, naming the file.
 
-// sumFile is path's sha256 in hex.
-func sumFile(path string) (string, error) {
+// SumFile is path's sha256 in hex, as sha256sum prints it.
+func SumFile(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -32,7 +32,7 @@ func sumFile(path string) (string, error) {
 
 // record writes bin's sha256 beside it, right after the kit built it.
 func record(bin string) error {
-	sum, err := sumFile(bin)
+	sum, err := SumFile(bin)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (c Compiled) Verify() error {
 			continue
 		}
 		want := c.Sums[bin]
-		got, err := sumFile(bin)
+		got, err := SumFile(bin)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s, which the run built: %w", bin, err))
 			continue

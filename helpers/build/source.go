@@ -137,12 +137,7 @@ func Version() string {
 // checkout, whose builds inside it are keyed by a hash of its files). Never the kit's own
 // folder, which is read-only in the module cache.
 func CacheDir() (string, error) {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		// No $HOME (some CI containers): a folder of this user's in the temp folder, which the
-		// caller checks is theirs alone before running anything from it.
-		base = filepath.Join(os.TempDir(), fmt.Sprintf("classproof-cache-%d", os.Geteuid()))
-	}
+	base := files.CacheBase()
 	v := Version()
 	if v == "" {
 		v = "devel"

@@ -122,3 +122,15 @@ func ReadClaim(path string, max int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// CacheBase is the user's cache folder, or, with no $HOME (some CI containers), a folder of this
+// user's in the temp folder, whose name anyone can guess: whoever runs binaries from below it
+// checks it is theirs alone first. The kit's cache and a launcher build's {cache} sit side by
+// side in it.
+func CacheBase() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = filepath.Join(os.TempDir(), fmt.Sprintf("classproof-cache-%d", os.Geteuid()))
+	}
+	return base
+}

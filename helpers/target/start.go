@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/classproof/classproof/helpers/files"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/sandbox"
 )
@@ -94,10 +95,4 @@ func (d *Driver) refused(output string, may sandbox.Policy, key string) string {
 
 // BuildCache is {cache}: a folder kept between runs that a launcher's build step may write (a
 // compiler's cache), beside the kit's own cache folder, never inside it.
-func BuildCache() string {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = filepath.Join(os.TempDir(), fmt.Sprintf("classproof-cache-%d", os.Geteuid()))
-	}
-	return filepath.Join(base, "classproof-launcher")
-}
+func BuildCache() string { return filepath.Join(files.CacheBase(), "classproof-launcher") }

@@ -148,7 +148,7 @@ func commandLines(text string) []string {
 }
 
 var (
-	cliRE    = regexp.MustCompile(`^(?:go run \./cmd/classproof|go run github\.com/classproof/classproof/cmd/classproof@\S+|classproof|\S+/bin/classproof) (\S+)(.*)$`)
+	cliRE    = regexp.MustCompile(`^(?:go run \./cmd/classproof|go run github\.com/classproof/classproof/cmd/classproof@\S+|classproof|(?:\S+/)?bin/classproof) (\S+)(.*)$`)
 	flagRE   = regexp.MustCompile(`(?:^|[\s\[])--([a-z][a-z-]*)`)
 	curlRE   = regexp.MustCompile(`^curl -fsSL https://raw\.githubusercontent\.com/classproof/classproof/VERSION/(\S+)$`)
 	targetRE = regexp.MustCompile(`(?m)^([A-Za-z0-9_./-]+):`)

@@ -12,13 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/classproof/classproof/helpers/build"
-
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
 	modzip "golang.org/x/mod/zip"
 
 	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/build"
 	"github.com/classproof/classproof/helpers/readonly"
 )
 

@@ -16,12 +16,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/classproof/classproof/helpers/build"
-
-	"github.com/classproof/classproof/helpers/actions"
-
 	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/actions"
 	"github.com/classproof/classproof/helpers/bench"
+	"github.com/classproof/classproof/helpers/build"
 	"github.com/classproof/classproof/helpers/doctor"
 	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/lane"

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/build"
-
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/runner"

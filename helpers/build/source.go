@@ -18,11 +18,10 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/files"
-
 	"golang.org/x/mod/modfile"
 
 	"github.com/classproof/classproof/helpers/contract"
+	"github.com/classproof/classproof/helpers/files"
 	"github.com/classproof/classproof/helpers/proc"
 )
 

@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/classproof/classproof/helpers/build"
-
 	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/build"
 )
 
 // The doctor drives a real launcher once: what it finds in shmux (its own wording, no spawn-spec

@@ -16,10 +16,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/label"
-
 	"go.yaml.in/yaml/v3"
 
+	"github.com/classproof/classproof/helpers/label"
 	"github.com/classproof/classproof/helpers/report"
 )
 

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/classproof/classproof/helpers/build"
-
 	"github.com/classproof/classproof/helpers/runner"
 )
 

@@ -19,16 +19,14 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/classproof/classproof/helpers/label"
-
-	"github.com/classproof/classproof/helpers/build"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/classproof/classproof/helpers/build"
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/contract"
 	"github.com/classproof/classproof/helpers/files"
+	"github.com/classproof/classproof/helpers/label"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/target"

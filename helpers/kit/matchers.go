@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
-
 	"github.com/onsi/gomega/gcustom"
 	"github.com/onsi/gomega/types"
 

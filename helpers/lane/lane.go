@@ -10,10 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/classproof/classproof/helpers/label"
-
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/contract"
+	"github.com/classproof/classproof/helpers/label"
 )
 
 // The lanes are named after the platform labels (helpers/label): a lane selects its platform's

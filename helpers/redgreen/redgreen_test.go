@@ -13,10 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/classproof/classproof/helpers/build"
-
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/fixtures/tiny"
+	"github.com/classproof/classproof/helpers/build"
 )
 
 // The self-test: throwaway repositories with a tiny launcher, a red commit without the class step

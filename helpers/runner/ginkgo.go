@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/build"
-
 	"github.com/classproof/classproof/helpers/contract"
 	"github.com/classproof/classproof/helpers/proc"
 )

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/build"
-
 	"github.com/classproof/classproof/helpers/target"
 )
 

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/build"
-
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/files"
 	"github.com/classproof/classproof/helpers/lane"

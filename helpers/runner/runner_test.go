@@ -18,16 +18,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/actions"
 	"github.com/classproof/classproof/helpers/build"
 	"github.com/classproof/classproof/helpers/contract"
-	"github.com/classproof/classproof/helpers/report"
-
-	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/label"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/proc"
+	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
 	"github.com/classproof/classproof/helpers/target"
 )

@@ -6,9 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/label"
-
 	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/label"
 )
 
 // A spec is either a promise of the seed, checked on every launcher, or a convention that a target

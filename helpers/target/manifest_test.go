@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/classproof/classproof/helpers/label"
-
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/contract"
+	"github.com/classproof/classproof/helpers/label"
 	"github.com/classproof/classproof/helpers/proc"
 )
 

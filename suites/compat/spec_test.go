@@ -4,14 +4,13 @@ import (
 	"errors"
 	"io/fs"
 
-	"github.com/classproof/classproof/helpers/label"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/classproof/classproof/fixtures/specs"
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/kit"
+	"github.com/classproof/classproof/helpers/label"
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/target"
 )

@@ -9,13 +9,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/classproof/classproof/helpers/label"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/kit"
+	"github.com/classproof/classproof/helpers/label"
 	"github.com/classproof/classproof/helpers/readonly"
 	"github.com/classproof/classproof/helpers/target"
 )

@@ -3,12 +3,11 @@ package resolve_test
 import (
 	"strings"
 
-	"github.com/classproof/classproof/helpers/label"
-
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/kit"
+	"github.com/classproof/classproof/helpers/label"
 	"github.com/classproof/classproof/helpers/target"
 )
 

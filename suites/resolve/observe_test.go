@@ -3,13 +3,12 @@ package resolve_test
 import (
 	"time"
 
-	"github.com/classproof/classproof/helpers/label"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/kit"
+	"github.com/classproof/classproof/helpers/label"
 	"github.com/classproof/classproof/helpers/target"
 )
 

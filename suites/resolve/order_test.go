@@ -4,13 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/classproof/classproof/helpers/label"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/kit"
+	"github.com/classproof/classproof/helpers/label"
 	"github.com/classproof/classproof/helpers/target"
 )
 

@@ -8,7 +8,7 @@ CLASSPROOF := bin/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: tools tools-verify bin/classproof bench bench-kit bench-io bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-kit fuzz dist clean
+.PHONY: help tools tools-verify bin/classproof bench bench-kit bench-io bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-kit fuzz dist clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -17,8 +17,14 @@ else
 LANES := darwin
 endif
 comma := ,
+.DEFAULT_GOAL := help
 empty :=
 space := $(empty) $(empty)
+
+## help: every target and what it does, from the `##` lines above each (the default goal)
+help:
+	@awk '/^## [a-z/-]+:/ { sub(/^## /, ""); i = index($$0, ":"); printf "  %-22s%s\n", substr($$0, 1, i - 1), substr($$0, i + 1); next } \
+	  /^## / { sub(/^## /, ""); printf "  %-22s %s\n", "", $$0 }' Makefile
 
 ## tools: what make verify and make test need beyond Go (ps, shellcheck, dash; for shmux on Linux,
 ## util-linux and python3), installed with apt-get or brew where missing, else named (ci/tools)

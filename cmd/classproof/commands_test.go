@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"io"
 	"os"
@@ -40,11 +41,11 @@ func TestHelpForEveryCommand(t *testing.T) {
 		if c.name == "help" {
 			continue
 		}
-		if code := helpCmd([]string{c.name}); code != exitPassed {
+		if code := helpCmd(context.Background(), []string{c.name}); code != exitPassed {
 			t.Errorf("help %s: exit %d", c.name, code)
 		}
 	}
-	if code := dispatch([]string{"rn"}); code != exitUsage {
+	if code := dispatch(context.Background(), []string{"rn"}); code != exitUsage {
 		t.Errorf("unknown command: exit %d", code)
 	}
 }
@@ -61,7 +62,7 @@ func TestVersionFromAReleaseArchive(t *testing.T) {
 	}
 	stdout := os.Stdout
 	os.Stdout = w
-	code := versionCmd(nil)
+	code := versionCmd(context.Background(), nil)
 	os.Stdout = stdout
 	w.Close()
 	out, _ := io.ReadAll(r)

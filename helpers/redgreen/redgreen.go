@@ -12,10 +12,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/classproof/classproof/helpers/report"
@@ -94,8 +92,8 @@ func Prove(ctx context.Context, o Options) (*Proof, error) {
 		}
 		os.RemoveAll(work)
 	}()
-	ctx, stop := interruptible(ctx, o)
-	defer stop()
+	// ctx ends on the CLI's interrupt (helpers/interrupt): the proof stops and cleans up.
+	defer context.AfterFunc(ctx, func() { progress(o, "interrupted: cleaning up the worktrees") })()
 
 	if repoMode {
 		if err := checkRefs(o, p); err != nil {
@@ -160,22 +158,6 @@ func newProof(o Options, start time.Time) (*Proof, string, error) {
 		p.Red.Target, p.Green.Target = o.RedTarget, o.GreenTarget
 	}
 	return p, work, nil
-}
-
-// interruptible is ctx, cancelled by SIGINT or SIGTERM too, so a proof cleans up its worktrees.
-func interruptible(ctx context.Context, o Options) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
-		select {
-		case <-sigs:
-			progress(o, "interrupted: cleaning up the worktrees")
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { signal.Stop(sigs); cancel() }
 }
 
 // checkout puts a side's commit in a worktree of its own under work.

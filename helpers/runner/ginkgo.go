@@ -6,13 +6,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/classproof/classproof/helpers/build"
 	"github.com/classproof/classproof/helpers/contract"
+	"github.com/classproof/classproof/helpers/interrupt"
 	"github.com/classproof/classproof/helpers/proc"
 )
 
@@ -119,8 +119,9 @@ func deadline(timeout time.Duration) time.Time {
 	return time.Now().Add(timeout + StopGrace)
 }
 
-// supervise runs the ginkgo command to its end, forwarding an interrupt (SIGINT, then SIGKILL on
-// a second one) or the context's end to its whole process group. Past the deadline, or StopGrace
+// supervise runs the ginkgo command to its end, forwarding the context's end (the CLI's first
+// interrupt, helpers/interrupt) as SIGINT and a second interrupt as SIGKILL to its whole process
+// group. Past the deadline, or StopGrace
 // after the first interrupt, it kills the group and the run's cgroup and stops waiting.
 func supervise(ctx context.Context, cmd *exec.Cmd, log io.Writer, end time.Time, runCg *proc.Cgroup) (ginkgoErr error, interrupted bool, err error) {
 	// Output through a pipe of ours (a log that is no file) is given up a moment after Ginkgo
@@ -129,9 +130,6 @@ func supervise(ctx context.Context, cmd *exec.Cmd, log io.Writer, end time.Time,
 	if err := cmd.Start(); err != nil {
 		return nil, false, err
 	}
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var hard <-chan time.Time
@@ -147,11 +145,10 @@ func supervise(ctx context.Context, cmd *exec.Cmd, log io.Writer, end time.Time,
 			_ = runCg.Kill()
 		}
 	}
-	// One Ctrl-C reaches us twice when the caller's context listens for it too (the CLI's
-	// commands do): the first of the two sends SIGINT, a second signal escalates to SIGKILL, and
-	// a cancelled context never counts as a second one.
-	signals, sentInt := 0, false
-	interrupt := func() {
+	// The CLI's one listener (helpers/interrupt) ends ctx on the first signal and closes again on
+	// a second; a context ended otherwise (a caller's timeout) never counts as a second signal.
+	again, sentInt := interrupt.Again(ctx), false
+	stopRun := func() {
 		interrupted = true
 		if !sentInt {
 			sentInt = true
@@ -166,15 +163,13 @@ func supervise(ctx context.Context, cmd *exec.Cmd, log io.Writer, end time.Time,
 		select {
 		case err := <-done:
 			return err, interrupted, nil
-		case <-sigs:
-			if signals++; signals > 1 {
-				killAll("interrupted again")
-				continue
-			}
-			interrupt()
+		case <-again:
+			again = nil
+			interrupted = true
+			killAll("interrupted again")
 		case <-cancelled:
 			cancelled = nil // once: the run's own cleanups take it from here
-			interrupt()
+			stopRun()
 		case <-hard:
 			hard = nil
 			interrupted = true

@@ -11,12 +11,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/classproof/classproof/helpers/build"
@@ -209,14 +207,12 @@ func (r *Result) phase(name string, since time.Time) {
 }
 
 // prepare finds or builds the suites, then builds the launcher (one preflight: a missing or
-// unusable binary is one error naming the manifest, the field and the value). Both answer an interrupt and the run's --timeout: before Ginkgo starts (it has its own
-// signal handling, in supervise), SIGINT and SIGTERM cancel them and take their process groups
-// down; what is left of the timeout then goes to Ginkgo. stopped says the run ended here (res
+// unusable binary is one error naming the manifest, the field and the value). Both answer ctx (the
+// CLI's interrupt) and the run's --timeout, which take their process groups down; what is left of the timeout then goes to Ginkgo. stopped says the run ended here (res
 // says why); cleanup removes a temporary bin folder once the run is over.
 func prepare(ctx context.Context, o *Options, res *Result, m *target.Manifest, start time.Time) (c build.Compiled, cleanup func(), stopped bool, err error) {
 	cleanup = func() {}
-	prep, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stopSignals()
+	prep := ctx
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
 		prep, cancel = context.WithDeadline(prep, start.Add(o.Timeout))

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/build"
+	"github.com/classproof/classproof/helpers/doctor"
+)
+
+var doctorCommand = command{"doctor", "try a launcher once, for a first manifest: what it does, what the kit will leave out",
+	"classproof doctor --target ./classproof.yaml", "0 the launcher can be driven; 1 it cannot; 2 an unusable manifest or launcher", doctorCmd}
+
+func doctorCmd(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	o := doctor.Options{Catalog: targets.Catalog(), Out: os.Stdout, Timeout: 10 * time.Second}
+	var vars multi
+	fs.StringVar(&o.Target, "target", "", "target manifest (default: the embedded refmux.yaml)")
+	fs.StringVar(&o.Repo, "repo", "", "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository you are in, else this folder)")
+	fs.Var(&vars, "var", "NAME=VALUE for the manifest (repeatable)")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	o.Vars = vars
+	var err error
+	if o.Repo, err = repoDir(o.Repo); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof doctor:", err)
+		return exitUsage
+	}
+	if o.KitDir, err = build.KitDir(); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof:", err)
+		return exitUsage
+	}
+	r, err := doctor.Run(ctx, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "classproof doctor:", err)
+		return exitUsage
+	}
+	if !r.Drivable {
+		return exitFailed
+	}
+	return exitPassed
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/actions"
+	"github.com/classproof/classproof/helpers/build"
+	"github.com/classproof/classproof/helpers/runner"
+)
+
+var runCommand = command{"run", "run the suites for this machine's lane against a target launcher",
+	"classproof run --target ./classproof.yaml --repo .", "0 passed; 1 a spec failed, a process leaked or the run was interrupted; 2 bad flags or an unusable manifest or launcher", runCmd}
+
+func runCmd(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	// The embedded default launchers are chosen here, at the edge: helpers/ knows none by name.
+	o := runner.Options{Catalog: targets.Catalog()}
+	var vars, suites multi
+	fs.StringVar(&o.Target, "target", "", "target manifest (default: the embedded refmux.yaml)")
+	fs.Var(&vars, "var", "NAME=VALUE: set a var the manifest declares (repeatable), e.g. variant=noclass")
+	fs.StringVar(&o.Lane, "lane", "", "darwin, linux-idle or linux-ignore (default: this OS's lane for the target; another is refused)")
+	fs.Var(&suites, "suite", "a suite to run, e.g. ./suites/cpuclass (repeatable; default: all)")
+	fs.StringVar(&o.OutDir, "out", "out/run", "folder for report.json, junit.xml and the pid ledger")
+	fs.IntVar(&o.Procs, "procs", 1, "Ginkgo parallel processes")
+	fs.StringVar(&o.LabelFilter, "label-filter", "", "a further Ginkgo label filter, ANDed with the lane's")
+	fs.StringVar(&o.Focus, "focus", "", "a Ginkgo focus regexp")
+	fs.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "the whole run: the launcher's build, compiling the suites, the suites")
+	fs.StringVar(&o.Repo, "repo", "", "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository you are in, else this folder)")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "list what the lane would run, running nothing (any OS: a rehearsal of another OS's lane)")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	o.Vars, o.Suites, o.Log = vars, suites, os.Stdout
+	var err error
+	if o.Repo, err = repoDir(o.Repo); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof:", err)
+		return exitUsage
+	}
+	if o.KitDir, err = build.KitDir(); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof:", err)
+		return exitUsage
+	}
+	res, err := runner.Run(ctx, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "classproof:", err)
+		return exitUsage
+	}
+	printRun(res, o.DryRun)
+	if !res.Passed() {
+		return exitFailed
+	}
+	return exitPassed
+}
+
+// printRun prints a run's summary, its leaks, refusals and lane problems, its counts, and in
+// GitHub Actions its annotations and step summary.
+func printRun(res *runner.Result, dryRun bool) {
+	fmt.Println()
+	if res.Run != nil && dryRun {
+		c := res.Run.Count()
+		fmt.Printf("classproof: dry run of lane %s: %d specs selected, %d left out by the filter; nothing was executed, nothing is proved\n", res.Lane, c.Ran, c.Filtered)
+	} else if res.Run != nil {
+		fmt.Print(res.Run.Summary(res.Filter))
+	} else {
+		fmt.Println("classproof: no report was written (the run stopped before Ginkgo reported)")
+		if res.Stopped != "" {
+			fmt.Println("classproof: it stopped: " + res.Stopped)
+		}
+	}
+	for _, l := range res.Leaks {
+		fmt.Printf("LEAK: %s was still alive after the run (killed now)\n", l)
+	}
+	for _, l := range res.Refused {
+		fmt.Printf("REFUSED LEDGER LINE: %s\n", l)
+	}
+	for _, p := range res.Problems {
+		fmt.Printf("FAILED LANE: %s\n", p)
+	}
+	if res.Containment != "" {
+		fmt.Printf("containment: %s\n", res.Containment)
+	}
+	if res.Sandbox.Kind != "" {
+		fmt.Printf("sandbox: %s\n", res.Sandbox)
+	}
+	fmt.Printf("reports: %s, %s (%.1fs)\n", res.ReportPath, res.JUnitPath, res.Duration.Seconds())
+	if res.Run != nil && !dryRun {
+		c := res.Run.Count()
+		fmt.Printf("classproof: %d passed, %d failed, %d skipped\n", c.Passed, c.Failed, c.Skipped)
+		if actions.On() {
+			workflow.Annotate(res.Run)
+			for _, p := range res.Problems {
+				workflow.Error("lane "+res.Lane, p)
+			}
+			if err := actions.Summary(actions.LaneSummary(res.Lane, res.Target.Name, res.Run, res.Problems, res.Containment, res.Sandbox.String())); err != nil {
+				fmt.Fprintln(os.Stderr, "classproof:", err)
+			}
+		}
+	}
+}

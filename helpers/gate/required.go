@@ -1,51 +1,12 @@
 package gate
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/classproof/classproof/helpers/lane"
-	"github.com/classproof/classproof/helpers/runner"
-	"github.com/classproof/classproof/helpers/target"
 )
-
-// Lanes are the lanes a release needs, each with the kit's own target for it.
-var Lanes = lane.Names()
-
-// Generate lists, for every lane, the specs it runs, from a Ginkgo dry run of the suites with the
-// lane's filter (nothing is executed, so every lane is listed from any OS). Each lane's
-// allow_runtime_skips is kept from previous.
-func Generate(ctx context.Context, catalog target.Catalog, kitDir, workDir string, previous *Required) (*Required, error) {
-	r := &Required{Lanes: map[string]*Policy{}}
-	for _, ln := range Lanes {
-		res, err := runner.Run(ctx, runner.Options{Catalog: catalog, KitDir: kitDir, Lane: ln, DryRun: true, OutDir: filepath.Join(workDir, ln), Log: io.Discard})
-		if err != nil {
-			return nil, fmt.Errorf("dry run of lane %s: %w", ln, err)
-		}
-		if res.Run == nil || res.GinkgoErr != nil {
-			return nil, fmt.Errorf("dry run of lane %s failed (%v); see %s", ln, res.GinkgoErr, res.ReportPath)
-		}
-		p := &Policy{}
-		if previous != nil && previous.Lanes[ln] != nil {
-			p.AllowRuntimeSkips = previous.Lanes[ln].AllowRuntimeSkips
-		}
-		for _, s := range res.Run.Specs {
-			if !s.Filtered {
-				p.Specs = append(p.Specs, s.Name)
-			}
-		}
-		sort.Strings(p.Specs)
-		r.Lanes[ln] = p
-	}
-	return r, nil
-}
 
 const requiredHeader = `# The specs a release needs, per lane: the gate fails when one of them did not run and pass in
 # its lane. Made by 'make required-specs' from a Ginkgo dry run of the suites with each lane's
@@ -65,7 +26,7 @@ func (r *Required) Marshal() ([]byte, error) {
 // Diff says how two lists differ, spec by spec; empty when they agree.
 func Diff(have, want *Required) string {
 	var b strings.Builder
-	for _, ln := range Lanes {
+	for _, ln := range laneNames(have, want) {
 		h, w := set(have, ln), set(want, ln)
 		for name := range w {
 			if !h[name] {
@@ -81,6 +42,25 @@ func Diff(have, want *Required) string {
 	return b.String()
 }
 
+// laneNames are the lanes either list names, sorted.
+func laneNames(lists ...*Required) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, r := range lists {
+		if r == nil {
+			continue
+		}
+		for ln := range r.Lanes {
+			if !seen[ln] {
+				seen[ln] = true
+				names = append(names, ln)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
 func set(r *Required, ln string) map[string]bool {
 	m := map[string]bool{}
 	if r != nil && r.Lanes[ln] != nil {
@@ -89,33 +69,4 @@ func set(r *Required, ln string) map[string]bool {
 		}
 	}
 	return m
-}
-
-// WriteOrCheck makes the file at path, or with check only compares and returns an error naming
-// every difference.
-func WriteOrCheck(ctx context.Context, catalog target.Catalog, kitDir, path string, check bool) error {
-	previous, err := LoadRequired(path)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	work, err := os.MkdirTemp("", "classproof-required")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(work)
-	want, err := Generate(ctx, catalog, kitDir, work, previous)
-	if err != nil {
-		return err
-	}
-	if check {
-		if d := Diff(previous, want); d != "" || previous == nil {
-			return fmt.Errorf("%s disagrees with the suites (run 'make required-specs' and review):\n%s", path, d)
-		}
-		return nil
-	}
-	b, err := want.Marshal()
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, b, 0o644)
 }

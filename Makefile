@@ -113,15 +113,15 @@ darwin:
 	  done; \
 	done
 
-## layers: the import layers hold (ci/layers.rules: the CLI side links no Ginkgo DSL or Gomega,
-## helpers/ never imports fixtures/)
+## layers: the import layers hold (ci/layers.rules, one line per level: the CLI side links no
+## Ginkgo DSL or Gomega, helpers/ never imports fixtures/), and every import block is goimports'
 layers:
-	sh ci/layers
+	$(GO) run ./ci/layers
 
 ## scripts: what runs on a macOS runner's shell is POSIX sh (bash 3.2 there, BSD userland):
 ## shellcheck -s sh, and ci/lane's command lines checked under dash
 scripts:
-	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/layers ci/tools ci/fetch-release
+	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/tools ci/fetch-release
 	shellcheck -s bash fixtures/shmux/shmux
 	CLASSPROOF_TEST_SHELL=dash dash ci/lane-check
 	dash ci/tools

@@ -8,7 +8,7 @@ CLASSPROOF := bin/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: help tools tools-verify bin/classproof bench bench-kit bench-io bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-kit fuzz dist clean
+.PHONY: help e2e tools tools-verify bin/classproof bench bench-kit bench-io bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-kit fuzz dist clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -66,7 +66,7 @@ soak:
 	sh ci/soak $(N)
 
 ## test: everything CI runs
-test: tools static scripts lint darwin darwin-rehearsal required-specs-check unit bench-smoke gate
+test: tools static scripts lint darwin darwin-rehearsal required-specs-check unit e2e bench-smoke gate
 
 ## bench: the effect bench (about 2 minutes on 2 cores); reports, never asserts
 bench: bin/classproof
@@ -88,10 +88,17 @@ bench-kit:
 bench-io: bin/classproof
 	$(CLASSPROOF) bench --io --out out/bench-io
 
-## unit: the kit's own unit tests (parsers, manifest checks, process tracking), and every example
-## README.md and docs/ give (ci/docs: commands, manifests, workflow steps, adapters run for real)
+## unit: the kit's fast unit tests (parsers, manifest checks, process tracking, the verdict code)
+## and every example README.md and docs/ give (ci/docs: commands, manifests, workflow steps,
+## adapters run for real); seconds, no lane runs
 unit:
-	$(GO) test -timeout 20m ./helpers/... ./cmd/... ./fixtures/... ./ci/dist ./ci/docs
+	$(GO) test ./helpers/... ./cmd/... ./fixtures/... ./ci/...
+
+## e2e: the kit's end-to-end tests (files *_e2e_test.go, build tag e2e): whole runs, red/green
+## proofs, the gate on real reports, hostile launchers, interrupts, go run from another repository;
+## minutes (the unit tests run again with them: seconds)
+e2e:
+	$(GO) test -tags e2e -timeout 20m ./helpers/... ./cmd/...
 
 ## static: gofmt, go vet on linux, the import layers (ci/layers.rules), and the code's sizes
 ## (ci/size: no function in helpers/, cmd/ or fixtures/refmux/ over 60 lines, no file in helpers/
@@ -99,13 +106,13 @@ unit:
 static: layers
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
+	$(GO) vet -tags e2e ./...
 	$(GO) run ./ci/size
 
 ## darwin: macOS code compiles and vets, and every suite's test binary builds (compiled, not run)
 darwin:
 	@set -e; for arch in $(DARWIN_ARCHES); do \
-	  echo "GOOS=darwin GOARCH=$$arch go vet ./..."; GOOS=darwin GOARCH=$$arch $(GO) vet ./...; \
+	  echo "GOOS=darwin GOARCH=$$arch go vet -tags e2e ./..."; GOOS=darwin GOARCH=$$arch $(GO) vet -tags e2e ./...; \
 	  GOOS=darwin GOARCH=$$arch $(GO) build -o /dev/null ./cmd/classproof ./fixtures/refmux ./fixtures/harness; \
 	  for s in $(dir $(SUITES)); do \
 	    echo "GOOS=darwin GOARCH=$$arch go test -c ./$$s"; \

@@ -15,7 +15,7 @@ import (
 
 // The gate's rules, one by one, on lane folders written here: a Ginkgo JSON report and run.json
 // as `classproof run` writes them. These are fast, so make mutants-kit can run them for every
-// mutant; TestGateOnRealReports (gate_test.go) checks the same rules on real runs.
+// mutant; TestGateOnRealReports (gate_e2e_test.go, make e2e) checks the same rules on real runs.
 
 const (
 	passed  = "passed"
@@ -381,5 +381,16 @@ func TestEveryExpectedRunnerMustReport(t *testing.T) {
 		if _, err := ParseMatrix(bad); err == nil {
 			t.Errorf("matrix %s accepted", bad)
 		}
+	}
+}
+
+// expectBlocked fails unless the gate blocked, for a reason that says want.
+func expectBlocked(t *testing.T, v *Verdict, want string) {
+	t.Helper()
+	if v.Pass {
+		t.Fatalf("the gate passed; wanted it blocked for %q\n%s", want, v.Table())
+	}
+	if !strings.Contains(strings.Join(v.Reasons, "\n"), want) {
+		t.Errorf("blocked, but not for %q:\n%s", want, strings.Join(v.Reasons, "\n"))
 	}
 }

@@ -1,4 +1,6 @@
-package runner_test
+//go:build e2e
+
+package gate
 
 import (
 	"github.com/classproof/classproof/fixtures/targets"

@@ -1,4 +1,4 @@
-//go:build !kitmutants
+//go:build e2e
 
 package gate
 
@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -58,16 +57,6 @@ func required(t *testing.T, res *runner.Result, ln string) *Required {
 		t.Fatal("the clean run ran nothing")
 	}
 	return &Required{Lanes: map[string]*Policy{ln: p}}
-}
-
-func expectBlocked(t *testing.T, v *Verdict, want string) {
-	t.Helper()
-	if v.Pass {
-		t.Fatalf("the gate passed; wanted it blocked for %q\n%s", want, v.Table())
-	}
-	if !strings.Contains(strings.Join(v.Reasons, "\n"), want) {
-		t.Errorf("blocked, but not for %q:\n%s", want, strings.Join(v.Reasons, "\n"))
-	}
 }
 
 func TestGateOnRealReports(t *testing.T) {

@@ -1,6 +1,6 @@
-//go:build !kitmutants
+//go:build e2e
 
-package redgreen
+package runner_test
 
 import (
 	"github.com/classproof/classproof/fixtures/targets"

@@ -1,4 +1,4 @@
-//go:build !kitmutants
+//go:build e2e
 
 package redgreen
 

@@ -1,6 +1,6 @@
-//go:build !kitmutants
+//go:build e2e
 
-package gate
+package redgreen
 
 import (
 	"github.com/classproof/classproof/fixtures/targets"

@@ -166,11 +166,8 @@ func launchers(stage string, goEnv map[string]string) error {
 			env[k] = v
 		}
 		m.Build.Env = env
-		d, err := target.New(m, target.Paths{Kit: kit, Bin: dir}, "")
-		if err != nil {
-			return err
-		}
-		if err := d.Build(context.Background(), io.Discard); err != nil {
+		t := &target.Resolved{Manifest: m, Spec: target.EmbeddedPrefix + n, Kit: kit}
+		if _, _, err := build.Launcher(context.Background(), t, build.Where{Dir: dir}, io.Discard); err != nil {
 			return fmt.Errorf("building %s's launcher: %w", n, err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644); err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/bench"
-	"github.com/classproof/classproof/helpers/build"
 )
 
 var benchCommand = command{"bench", "does the class keep a foreground probe on time under load, and what does it cost",
@@ -20,9 +19,9 @@ var benchCommand = command{"bench", "does the class keep a foreground probe on t
 func benchCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	o := bench.Defaults()
-	o.Catalog = targets.Catalog()
+	var spec string
 	var vars, classes multi
-	fs.StringVar(&o.Target, "target", "", "manifest (default: the embedded refmux.yaml)")
+	fs.StringVar(&spec, "target", "", "manifest (default: the embedded refmux.yaml)")
 	fs.Var(&vars, "var", "NAME=VALUE for the manifest (repeatable)")
 	fs.IntVar(&o.N, "n", o.N, "CPU-busy load processes")
 	fs.IntVar(&o.Runs, "runs", o.Runs, "runs per class, interleaved")
@@ -39,7 +38,12 @@ func benchCmd(ctx context.Context, args []string) int {
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	o.Vars, o.Classes = vars, classes
+	o.Classes = classes
+	var err error
+	if o.Target, err = targets.Resolve(spec, "", vars, ""); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof bench:", err)
+		return exitUsage
+	}
 	if *ioBench {
 		return ioBenchCmd(ctx, fs, o, *noLoop, *smoke, args)
 	}
@@ -48,11 +52,6 @@ func benchCmd(ctx context.Context, args []string) int {
 		if len(o.Classes) == 0 {
 			o.Classes = []string{"default", "background"}
 		}
-	}
-	var err error
-	if o.KitDir, err = build.KitDir(); err != nil {
-		fmt.Fprintln(os.Stderr, "classproof:", err)
-		return exitUsage
 	}
 	o.Log = os.Stderr
 	r, err := bench.Bench(ctx, o)
@@ -79,8 +78,7 @@ func benchCmd(ctx context.Context, args []string) int {
 // --duration and --out.
 func ioBenchCmd(ctx context.Context, fs *flag.FlagSet, cpu bench.Options, noLoop, smoke bool, args []string) int {
 	o := bench.IODefaults()
-	o.Catalog = cpu.Catalog
-	o.Target, o.Vars, o.OutDir, o.NoLoop, o.Log = cpu.Target, cpu.Vars, cpu.OutDir, noLoop, os.Stderr
+	o.Target, o.OutDir, o.NoLoop, o.Log = cpu.Target, cpu.OutDir, noLoop, os.Stderr
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if set["n"] {
@@ -94,11 +92,6 @@ func ioBenchCmd(ctx context.Context, fs *flag.FlagSet, cpu bench.Options, noLoop
 	}
 	if smoke {
 		o.N, o.Runs, o.Duration = 1, 1, 300*time.Millisecond
-	}
-	var err error
-	if o.KitDir, err = build.KitDir(); err != nil {
-		fmt.Fprintln(os.Stderr, "classproof:", err)
-		return exitUsage
 	}
 	r, err := bench.IOBench(ctx, o)
 	if err != nil {

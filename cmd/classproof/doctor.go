@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/build"
 	"github.com/classproof/classproof/helpers/doctor"
 )
 
@@ -17,22 +16,21 @@ var doctorCommand = command{"doctor", "try a launcher once, for a first manifest
 
 func doctorCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	o := doctor.Options{Catalog: targets.Catalog(), Out: os.Stdout, Timeout: 10 * time.Second}
+	o := doctor.Options{Out: os.Stdout, Timeout: 10 * time.Second}
+	var spec, repo string
 	var vars multi
-	fs.StringVar(&o.Target, "target", "", "target manifest (default: the embedded refmux.yaml)")
-	fs.StringVar(&o.Repo, "repo", "", "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository you are in, else this folder)")
+	fs.StringVar(&spec, "target", "", "target manifest (default: the embedded refmux.yaml)")
+	fs.StringVar(&repo, "repo", "", "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository you are in, else this folder)")
 	fs.Var(&vars, "var", "NAME=VALUE for the manifest (repeatable)")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	o.Vars = vars
 	var err error
-	if o.Repo, err = repoDir(o.Repo); err != nil {
-		fmt.Fprintln(os.Stderr, "classproof doctor:", err)
-		return exitUsage
+	if repo, err = repoDir(repo); err == nil {
+		o.Target, err = targets.Resolve(spec, "", vars, repo)
 	}
-	if o.KitDir, err = build.KitDir(); err != nil {
-		fmt.Fprintln(os.Stderr, "classproof:", err)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "classproof doctor:", err)
 		return exitUsage
 	}
 	r, err := doctor.Run(ctx, o)

@@ -9,7 +9,6 @@ import (
 	"runtime"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/build"
 	"github.com/classproof/classproof/helpers/mutants"
 )
 
@@ -18,7 +17,7 @@ var mutantsCommand = command{"mutants", "run the suites against every known-brok
 
 func mutantsCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("mutants", flag.ContinueOnError)
-	o := mutants.Options{Catalog: targets.Catalog()}
+	var o mutants.Options
 	var targetsFlag multi
 	fs.Var(&targetsFlag, "target", "a manifest (repeatable; default: embedded:refmux.yaml)")
 	fs.StringVar(&o.Var, "var", "variant", "the manifest var that selects a broken build")
@@ -29,9 +28,16 @@ func mutantsCmd(ctx context.Context, args []string) int {
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	o.Targets = targetsFlag
-	if len(o.Targets) == 0 {
-		o.Targets = []string{"embedded:refmux.yaml"}
+	if len(targetsFlag) == 0 {
+		targetsFlag = multi{"embedded:refmux.yaml"}
+	}
+	for _, spec := range targetsFlag {
+		t, err := targets.Resolve(spec, "", nil, "")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "classproof mutants:", err)
+			return exitUsage
+		}
+		o.Targets = append(o.Targets, t)
 	}
 	b, err := os.ReadFile(*valuesFile)
 	if err != nil {
@@ -40,10 +46,6 @@ func mutantsCmd(ctx context.Context, args []string) int {
 	}
 	if o.Values, err = mutants.ParseValues(*valuesFile, b); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof mutants: --values-file:", err)
-		return exitUsage
-	}
-	if o.KitDir, err = build.KitDir(); err != nil {
-		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}
 	o.Progress = os.Stderr

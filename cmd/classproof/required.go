@@ -10,11 +10,9 @@ import (
 	"sort"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/build"
 	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/runner"
-	"github.com/classproof/classproof/helpers/target"
 )
 
 var requiredCommand = command{"required-specs", "make (or --check) ci/required-specs.yaml from a dry run of every lane",
@@ -40,12 +38,7 @@ func requiredCmd(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "classproof required-specs:", err)
 		return exitFailed
 	}
-	dir, err := build.KitDir()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "classproof:", err)
-		return exitUsage
-	}
-	if err := writeOrCheck(ctx, targets.Catalog(), dir, *path, *check); err != nil {
+	if err := writeOrCheck(ctx, *path, *check); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof required-specs:", err)
 		return exitFailed
 	}
@@ -61,10 +54,14 @@ func requiredCmd(ctx context.Context, args []string) int {
 // lane's filter (nothing is executed, so every lane is listed from any OS). Each lane's
 // allow_runtime_skips is kept from previous. It lives with the command, not in gate: the gate
 // judges reports, it does not run suites.
-func generate(ctx context.Context, catalog target.Catalog, kitDir, workDir string, previous *gate.Required) (*gate.Required, error) {
+func generate(ctx context.Context, workDir string, previous *gate.Required) (*gate.Required, error) {
 	r := &gate.Required{Lanes: map[string]*gate.Policy{}}
 	for _, ln := range lane.Names() {
-		res, err := runner.Run(ctx, runner.Options{Catalog: catalog, KitDir: kitDir, Lane: ln, DryRun: true, OutDir: filepath.Join(workDir, ln), Log: io.Discard})
+		t, err := targets.Resolve("", ln, nil, "")
+		if err != nil {
+			return nil, err
+		}
+		res, err := runner.Run(ctx, runner.Options{Target: t, Lane: ln, DryRun: true, OutDir: filepath.Join(workDir, ln), Log: io.Discard})
 		if err != nil {
 			return nil, fmt.Errorf("dry run of lane %s: %w", ln, err)
 		}
@@ -88,7 +85,7 @@ func generate(ctx context.Context, catalog target.Catalog, kitDir, workDir strin
 
 // writeOrCheck makes the file at path, or with check only compares and returns an error naming
 // every difference.
-func writeOrCheck(ctx context.Context, catalog target.Catalog, kitDir, path string, check bool) error {
+func writeOrCheck(ctx context.Context, path string, check bool) error {
 	previous, err := gate.LoadRequired(path)
 	if err != nil && !os.IsNotExist(err) {
 		return err
@@ -98,7 +95,7 @@ func writeOrCheck(ctx context.Context, catalog target.Catalog, kitDir, path stri
 		return err
 	}
 	defer os.RemoveAll(work)
-	want, err := generate(ctx, catalog, kitDir, work, previous)
+	want, err := generate(ctx, work, previous)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/actions"
-	"github.com/classproof/classproof/helpers/build"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
@@ -18,10 +17,10 @@ var runCommand = command{"run", "run the suites for this machine's lane against 
 
 func runCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	// The embedded default launchers are chosen here, at the edge: helpers/ knows none by name.
-	o := runner.Options{Catalog: targets.Catalog()}
+	var o runner.Options
+	var spec, repo string
 	var vars, suites multi
-	fs.StringVar(&o.Target, "target", "", "target manifest (default: the embedded refmux.yaml)")
+	fs.StringVar(&spec, "target", "", "target manifest (default: the embedded refmux.yaml)")
 	fs.Var(&vars, "var", "NAME=VALUE: set a var the manifest declares (repeatable), e.g. variant=noclass")
 	fs.StringVar(&o.Lane, "lane", "", "darwin, linux-idle or linux-ignore (default: this OS's lane for the target; another is refused)")
 	fs.Var(&suites, "suite", "a suite to run, e.g. ./suites/cpuclass (repeatable; default: all)")
@@ -30,18 +29,17 @@ func runCmd(ctx context.Context, args []string) int {
 	fs.StringVar(&o.LabelFilter, "label-filter", "", "a further Ginkgo label filter, ANDed with the lane's")
 	fs.StringVar(&o.Focus, "focus", "", "a Ginkgo focus regexp")
 	fs.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "the whole run: the launcher's build, compiling the suites, the suites")
-	fs.StringVar(&o.Repo, "repo", "", "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository you are in, else this folder)")
+	fs.StringVar(&repo, "repo", "", "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository you are in, else this folder)")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "list what the lane would run, running nothing (any OS: a rehearsal of another OS's lane)")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	o.Vars, o.Suites, o.Log = vars, suites, os.Stdout
+	o.Suites, o.Log = suites, os.Stdout
 	var err error
-	if o.Repo, err = repoDir(o.Repo); err != nil {
-		fmt.Fprintln(os.Stderr, "classproof:", err)
-		return exitUsage
+	if repo, err = repoDir(repo); err == nil {
+		o.Target, err = targets.Resolve(spec, o.Lane, vars, repo)
 	}
-	if o.KitDir, err = build.KitDir(); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage
 	}

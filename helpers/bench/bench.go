@@ -25,7 +25,6 @@ import (
 	"github.com/classproof/classproof/helpers/build"
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/proc"
-	"github.com/classproof/classproof/helpers/runner"
 	"github.com/classproof/classproof/helpers/target"
 )
 
@@ -63,13 +62,10 @@ func Classes() []Class {
 
 // Options size the bench.
 type Options struct {
-	Catalog     target.Catalog // the kit's embedded manifests (embedded:NAME and the default)
-	KitDir      string
-	Target      string
-	Vars        []string
-	N           int           // load processes
-	Runs        int           // runs per class, interleaved
-	Duration    time.Duration // probe time per run
+	Target      *target.Resolved // the launcher, resolved once by the CLI
+	N           int              // load processes
+	Runs        int              // runs per class, interleaved
+	Duration    time.Duration    // probe time per run
 	Hz          int
 	FrameWorkMS float64 // probe work per frame, calibrated on the idle machine
 	JobMS       float64 // the cost job's size, calibrated
@@ -111,10 +107,6 @@ type Result struct {
 
 // Bench runs it.
 func Bench(ctx context.Context, o Options) (*Result, error) {
-	m, err := runner.LoadTarget(o.Catalog, o.Target, o.Vars)
-	if err != nil {
-		return nil, err
-	}
 	classes, err := pick(o.Classes)
 	if err != nil {
 		return nil, err
@@ -124,7 +116,7 @@ func Bench(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	d, probe, err := launcher(ctx, o, m, work)
+	d, probe, err := launcher(ctx, o.Target, o.Log, work)
 	if err != nil {
 		return nil, err
 	}
@@ -163,23 +155,26 @@ func launch(d *target.Driver) (*target.Launcher, func(), error) {
 }
 
 // launcher makes the probe, the harness and the target in work, and a driver for the target.
-func launcher(ctx context.Context, o Options, m *target.Manifest, work string) (*target.Driver, string, error) {
+func launcher(ctx context.Context, t *target.Resolved, log io.Writer, work string) (*target.Driver, string, error) {
 	bin := filepath.Join(work, "bin")
-	logf(o, "building the target, the harness and the probe")
+	logf(Options{Log: log}, "building the target, the harness and the probe")
+	if _, _, err := build.Launcher(ctx, t, build.Where{Dir: bin}, io.Discard); err != nil {
+		return nil, "", err
+	}
 	probe, harness := filepath.Join(bin, "probe"), filepath.Join(bin, "harness")
 	for pkg, out := range map[string]string{ProbePackage: probe, build.HarnessPackage: harness} {
-		if err := build.GoBuild(ctx, o.KitDir, pkg, out); err != nil {
+		if err := build.GoBuild(ctx, t.Kit, pkg, out); err != nil {
 			return nil, "", err
 		}
 	}
-	d, err := target.New(m, target.Paths{Kit: o.KitDir, Bin: bin}, harness)
+	d, err := target.New(t.Manifest, t.Paths(bin), harness)
 	if err != nil {
 		return nil, "", err
 	}
 	// The cost runs' jobs, started by the launcher, write their results there (sandboxed: never
 	// next to the probe and harness in bin).
 	d.Writes = append(d.Writes, filepath.Join(work, "jobs"))
-	return d, probe, d.Build(ctx, io.Discard)
+	return d, probe, nil
 }
 
 // measure runs the load runs, interleaved, then the cost runs, into r.

@@ -28,13 +28,10 @@ import (
 
 // IOOptions size the I/O bench.
 type IOOptions struct {
-	Catalog  target.Catalog // the kit's embedded manifests
-	KitDir   string
-	Target   string
-	Vars     []string
-	N        int           // load processes
-	Runs     int           // runs per class, interleaved
-	Duration time.Duration // foreground time per run
+	Target   *target.Resolved // the launcher, resolved once by the CLI
+	N        int              // load processes
+	Runs     int              // runs per class, interleaved
+	Duration time.Duration    // foreground time per run
 	OutDir   string
 	NoLoop   bool // run on the out folder's filesystem even where a loop device could be made
 	Log      io.Writer
@@ -88,10 +85,6 @@ func ioClasses() []Class {
 
 // IOBench runs it.
 func IOBench(ctx context.Context, o IOOptions) (*IOResult, error) {
-	m, err := runner.LoadTarget(o.Catalog, o.Target, o.Vars)
-	if err != nil {
-		return nil, err
-	}
 	// As root the bench makes a 1 GiB disk image and a mount point here: a folder another user
 	// can write is one where a symlink sends the image over a file of theirs choosing.
 	out, err := runner.OutFolder(o.OutDir)
@@ -107,7 +100,7 @@ func IOBench(ctx context.Context, o IOOptions) (*IOResult, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	d, probe, err := launcher(ctx, Options{KitDir: o.KitDir, Log: o.Log}, m, work)
+	d, probe, err := launcher(ctx, o.Target, o.Log, work)
 	if err != nil {
 		return nil, err
 	}

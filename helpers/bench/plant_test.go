@@ -10,7 +10,6 @@ import (
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/bench"
-	"github.com/classproof/classproof/helpers/build"
 )
 
 // The launcher's build step runs before the I/O bench makes its work folder, as the kit's user:
@@ -21,7 +20,7 @@ func TestAPlantedIOWorkSymlinkReachesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the launcher")
 	}
-	kit, err := build.KitDir()
+	refmux, err := targets.Resolve("", "", nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +33,7 @@ func TestAPlantedIOWorkSymlinkReachesNothing(t *testing.T) {
 	if err := os.Symlink(victim, filepath.Join(out, "io-work")); err != nil {
 		t.Fatal(err)
 	}
-	_, err = bench.IOBench(context.Background(), bench.IOOptions{Catalog: targets.Catalog(), KitDir: kit,
+	_, err = bench.IOBench(context.Background(), bench.IOOptions{Target: refmux,
 		N: 1, Runs: 1, Duration: 300 * time.Millisecond, OutDir: out, NoLoop: true, Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)

@@ -19,18 +19,15 @@ import (
 	"github.com/classproof/classproof/helpers/build"
 	"github.com/classproof/classproof/helpers/class"
 	"github.com/classproof/classproof/helpers/proc"
-	"github.com/classproof/classproof/helpers/runner"
 	"github.com/classproof/classproof/helpers/sandbox"
 	"github.com/classproof/classproof/helpers/target"
 )
 
 // Options say which launcher to examine.
 type Options struct {
-	Catalog              target.Catalog // the kit's embedded manifests (embedded:NAME and the default)
-	KitDir, Target, Repo string
-	Vars                 []string
-	Out                  io.Writer
-	Timeout              time.Duration
+	Target  *target.Resolved // the launcher, resolved once by the CLI
+	Out     io.Writer
+	Timeout time.Duration
 }
 
 // Report is what the doctor saw; Drivable is false when not even a direct session started.
@@ -62,11 +59,8 @@ func suffix(s string) string {
 // Run examines the launcher and writes the checklist to o.Out. An error means the manifest or
 // the launcher could not be used at all.
 func Run(ctx context.Context, o Options) (*Report, error) {
-	m, err := runner.LoadTarget(o.Catalog, o.Target, o.Vars)
-	if err != nil {
-		return nil, err
-	}
-	bin, cleanBin, err := runner.Preflight(ctx, m, o.KitDir, o.Repo, "", io.Discard)
+	m := o.Target.Manifest
+	bin, cleanBin, err := build.Launcher(ctx, o.Target, build.Where{}, io.Discard)
 	defer cleanBin()
 	if err != nil {
 		return nil, err
@@ -76,11 +70,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	harness, err := build.Harness(ctx, o.KitDir, work)
+	harness, err := build.Harness(ctx, o.Target.Kit, work)
 	if err != nil {
 		return nil, err
 	}
-	d, err := target.Open(m, target.Paths{Kit: o.KitDir, Bin: bin, Repo: o.Repo}, harness)
+	d, err := target.Open(m, o.Target.Paths(bin), harness)
 	if err != nil {
 		return nil, err
 	}

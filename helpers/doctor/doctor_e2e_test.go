@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/build"
 )
 
 // The doctor drives a real launcher once: what it finds in shmux (its own wording, no spawn-spec
@@ -39,13 +38,13 @@ func TestDoctorOnTheShellLauncher(t *testing.T) {
 
 // A launcher that is not there is an error before anything starts.
 func TestDoctorRefusesAMissingLauncher(t *testing.T) {
-	kit, err := build.KitDir()
+	m := filepath.Join(t.TempDir(), "gone.yaml")
+	os.WriteFile(m, []byte("name: gone\nclass_env: G\nbackground: {darwin: unsupported, linux: idle}\ndaemon: {run: [/nonexistent/gone]}\nsession: {direct: [/nonexistent/gone, \"{profile}\"]}\n"), 0o644)
+	gone, err := targets.Resolve(m, "", nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := filepath.Join(t.TempDir(), "gone.yaml")
-	os.WriteFile(m, []byte("name: gone\nclass_env: G\nbackground: {darwin: unsupported, linux: idle}\ndaemon: {run: [/nonexistent/gone]}\nsession: {direct: [/nonexistent/gone, \"{profile}\"]}\n"), 0o644)
-	_, err = Run(context.Background(), Options{Catalog: targets.Catalog(), KitDir: kit, Target: m, Out: &bytes.Buffer{}, Timeout: time.Second})
+	_, err = Run(context.Background(), Options{Target: gone, Out: &bytes.Buffer{}, Timeout: time.Second})
 	if err == nil || !strings.Contains(err.Error(), `"/nonexistent/gone"`) {
 		t.Errorf("got %v", err)
 	}
@@ -69,12 +68,12 @@ func doctor(t *testing.T, target string, vars ...string) (*Report, *bytes.Buffer
 	if testing.Short() {
 		t.Skip("starts a launcher")
 	}
-	kit, err := build.KitDir()
+	resolved, err := targets.Resolve(target, "", vars, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	r, err := Run(context.Background(), Options{Catalog: targets.Catalog(), KitDir: kit, Target: target, Vars: vars, Out: &out, Timeout: 10 * time.Second})
+	r, err := Run(context.Background(), Options{Target: resolved, Out: &out, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

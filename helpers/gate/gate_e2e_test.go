@@ -8,35 +8,26 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
-	"github.com/classproof/classproof/helpers/build"
+	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
 // The gate is tested on real reports: the cpuclass suite run against refmux, a broken refmux, a
 // lane forced onto the wrong OS and a filter that selects nothing.
 
-var (
-	once   sync.Once
-	kitDir string
-	kitErr error
-)
-
-func runLane(t *testing.T, name string, o runner.Options) (string, *runner.Result) {
+func runLane(t *testing.T, name string, o runner.Options, vars ...string) (string, *runner.Result) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs the cpuclass suite")
 	}
-	once.Do(func() {
-		kitDir, kitErr = build.KitDir()
-	})
-	if kitErr != nil {
-		t.Fatal(kitErr)
+	var err error
+	if o.Target, err = targets.Resolve("", o.Lane, vars, ""); err != nil {
+		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), name)
-	o.KitDir, o.OutDir, o.Log = kitDir, filepath.Join(dir, o.Lane), io.Discard
+	o.OutDir, o.Log = filepath.Join(dir, o.Lane), io.Discard
 	o.Suites = []string{"./suites/cpuclass"}
 	res, err := runner.Run(context.Background(), o)
 	if err != nil {
@@ -60,7 +51,7 @@ func required(t *testing.T, res *runner.Result, ln string) *Required {
 }
 
 func TestGateOnRealReports(t *testing.T) {
-	cleanDir, clean := runLane(t, "clean", runner.Options{Catalog: catalog(), Lane: "linux-idle"})
+	cleanDir, clean := runLane(t, "clean", runner.Options{Lane: "linux-idle"})
 	req := required(t, clean, "linux-idle")
 
 	t.Run("accepts a clean Linux run", func(t *testing.T) {
@@ -104,7 +95,7 @@ func TestGateOnRealReports(t *testing.T) {
 	})
 
 	t.Run("rejects a dry run that report.json records, whatever run.json says", func(t *testing.T) {
-		dry, _ := runLane(t, "dry", runner.Options{Catalog: catalog(), Lane: "linux-idle", DryRun: true})
+		dry, _ := runLane(t, "dry", runner.Options{Lane: "linux-idle", DryRun: true})
 		b, _ := os.ReadFile(filepath.Join(dry, "linux-idle", "run.json"))
 		b = bytes.Replace(b, []byte(`"dry_run": true,`), nil, 1)
 		os.WriteFile(filepath.Join(dry, "linux-idle", "run.json"), bytes.Replace(b, []byte(`"passed": false`), []byte(`"passed": true`), 1), 0o644)
@@ -125,19 +116,19 @@ func TestGateOnRealReports(t *testing.T) {
 	})
 
 	t.Run("rejects a required spec the lane filtered out", func(t *testing.T) {
-		dir, _ := runLane(t, "filtered", runner.Options{Catalog: catalog(), Lane: "linux-idle", LabelFilter: "!concurrency"})
+		dir, _ := runLane(t, "filtered", runner.Options{Lane: "linux-idle", LabelFilter: "!concurrency"})
 		v, _ := Evaluate(dir, req, []string{"linux-idle"})
 		expectBlocked(t, v, "required spec did not run and pass (skipped): cpuclass on Linux, idle mode (SCHED_IDLE + I/O idle) many sessions at once")
 	})
 
 	t.Run("rejects a report with a failed spec", func(t *testing.T) {
-		dir, _ := runLane(t, "red", runner.Options{Catalog: catalog(), Lane: "linux-idle", Vars: []string{"variant=noclass"}})
+		dir, _ := runLane(t, "red", runner.Options{Lane: "linux-idle"}, "variant=noclass")
 		v, _ := Evaluate(dir, req, []string{"linux-idle"})
 		expectBlocked(t, v, "failed: cpuclass on Linux, idle mode (SCHED_IDLE + I/O idle) a direct session starts the direct harness and its tool sleep at background class")
 	})
 
 	t.Run("rejects a darwin lane whose darwin specs were skipped", func(t *testing.T) {
-		dir, res := runLane(t, "darwin-on-linux", runner.Options{Catalog: catalog(), Lane: "darwin", ForeignLane: true})
+		dir, res := runLane(t, "darwin-on-linux", runner.Options{Lane: "darwin", ForeignLane: true})
 		if res.Passed() {
 			t.Error("classproof run passed a darwin lane that ran no darwin spec")
 		}
@@ -148,7 +139,7 @@ func TestGateOnRealReports(t *testing.T) {
 	})
 
 	t.Run("rejects an empty lane", func(t *testing.T) {
-		dir, _ := runLane(t, "empty", runner.Options{Catalog: catalog(), Lane: "linux-idle", LabelFilter: "no-such-label"})
+		dir, _ := runLane(t, "empty", runner.Options{Lane: "linux-idle", LabelFilter: "no-such-label"})
 		v, _ := Evaluate(dir, nil, []string{"linux-idle"})
 		expectBlocked(t, v, "ran no spec")
 	})

@@ -40,12 +40,12 @@ type Env struct {
 	Driver   *target.Driver
 	Platform lane.Platform
 	// Timeout bounds one launcher action (start, session, report); scaled by lane.Scale.
-	Timeout     time.Duration
-	ownLedger   string
-	ownBin      string // a bin folder this suite made (not one handed in with CLASSPROOF_BIN)
-	ownHarness  string // the folder of a harness this suite built (not one handed in by the CLI)
-	defaults    fs.FS
-	defaultName string
+	Timeout    time.Duration
+	ownLedger  string
+	cleanBin   func() // removes a bin folder this suite made (not one handed in with CLASSPROOF_BIN)
+	ownHarness string // the folder of a harness this suite built (not one handed in by the CLI)
+	shared     shared
+	loadErr    error // the manifest's, from Setup: it fails BeforeSuite, once
 }
 
 type shared struct {
@@ -59,8 +59,9 @@ type shared struct {
 // defaults holds the embedded manifests and defaultName the one used when $CLASSPROOF_TARGET is
 // unset.
 func Setup(defaults fs.FS, defaultName string) *Env {
-	env := &Env{Timeout: lane.Scale(10 * time.Second), defaults: defaults, defaultName: defaultName}
-	env.Manifest, _, _ = loadManifest(defaults, defaultName) // its error fails BeforeSuite, once
+	env := &Env{Timeout: lane.Scale(10 * time.Second), cleanBin: func() {}}
+	// Read once per process, here: buildOnce and openEach use what this read.
+	env.Manifest, env.shared, env.loadErr = loadManifest(defaults, defaultName)
 	SynchronizedBeforeSuite(env.buildOnce, env.openEach)
 	SynchronizedAfterSuite(env.sweepEach, env.cleanOnce)
 	return env
@@ -69,8 +70,9 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 // buildOnce runs on Ginkgo's first process: it builds the fixture harness and, unless the CLI
 // built it already, the launcher, and hands the paths to every process.
 func (env *Env) buildOnce(ctx SpecContext) []byte {
-	m, sh, err := loadManifest(env.defaults, env.defaultName)
-	Must(err, "the target manifest is not usable; no spec can run")
+	m, sh := env.Manifest, env.shared
+	Must(env.loadErr, "the target manifest is not usable; no spec can run")
+	var err error
 	sh.KitDir, err = build.KitDir()
 	Must(err)
 	if sh.Harness = contract.Current().Harness; sh.Harness == "" {
@@ -80,18 +82,11 @@ func (env *Env) buildOnce(ctx SpecContext) []byte {
 		env.ownHarness, sh.Harness = dir, filepath.Join(dir, "harness")
 		Must(build.GoBuild(ctx, sh.KitDir, build.HarnessPackage, sh.Harness), "building the fixture harness")
 	}
-	if sh.BinDir = contract.Current().Bin; sh.BinDir == "" || m.Build == nil {
-		if sh.BinDir == "" {
-			sh.BinDir, err = os.MkdirTemp("", "classproof-bin")
-			Must(err, "making a bin folder")
-			env.ownBin = sh.BinDir
-		}
-		d, err := target.New(m, paths(sh), sh.Harness)
-		Must(err, "the target manifest")
-		if m.Build != nil {
-			By(fmt.Sprintf("building target %s: %s", m.Name, strings.Join(m.Build.Run, " ")))
-			Must(d.Build(ctx, GinkgoWriter), "building the target")
-		}
+	if sh.BinDir = contract.Current().Bin; sh.BinDir == "" {
+		// Run without the CLI: the launcher is made ready the one way the CLI does it.
+		t := &target.Resolved{Manifest: m, Spec: sh.Manifest, Kit: sh.KitDir, Repo: contract.Current().Repo}
+		sh.BinDir, env.cleanBin, err = build.Launcher(ctx, t, build.Where{}, GinkgoWriter)
+		Must(err, "making the target ready (its build step, then its binaries)")
 	}
 	b, _ := json.Marshal(sh)
 	return b
@@ -109,9 +104,9 @@ func (env *Env) openEach(b []byte) {
 	})
 	var sh shared
 	Expect(json.Unmarshal(b, &sh)).To(Succeed())
-	m, _, err := loadManifest(env.defaults, env.defaultName)
-	Must(err, "the target manifest")
-	env.Driver, err = target.Open(m, paths(sh), sh.Harness)
+	Must(env.loadErr, "the target manifest")
+	var err error
+	env.Driver, err = target.Open(env.Manifest, paths(sh), sh.Harness)
 	Must(err, "the target")
 	env.Platform, err = lane.Current(env.Driver.Meaning)
 	Must(err, "this OS's lane")
@@ -153,9 +148,7 @@ func (env *Env) cleanOnce() {
 	if env.ownHarness != "" {
 		os.RemoveAll(env.ownHarness)
 	}
-	if env.ownBin != "" {
-		os.RemoveAll(env.ownBin)
-	}
+	env.cleanBin()
 }
 
 func paths(sh shared) target.Paths {

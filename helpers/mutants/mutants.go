@@ -27,10 +27,8 @@ import (
 
 // Options select the matrix.
 type Options struct {
-	Catalog  target.Catalog // the kit's embedded manifests (embedded:NAME and the default)
-	KitDir   string
-	Targets  []string // manifests, each run against every value
-	Var      string   // the manifest var that selects the variant
+	Targets  []*target.Resolved // the launchers, resolved once by the CLI; each runs every value
+	Var      string             // the manifest var that selects the variant
 	Values   []Value
 	OutDir   string
 	Procs    int
@@ -142,7 +140,7 @@ func Kill(ctx context.Context, o Options) (*Matrix, error) {
 		if !c.Passed {
 			m.OK = false
 			return m, fmt.Errorf("the reference build fails on %s (%d specs failed, %d broke setup; first: %s; its log is in %s): fix that before reading a kill matrix",
-				o.Targets[i], len(c.CaughtBy), len(c.Broken), c.Why, o.OutDir)
+				o.Targets[i].Spec, len(c.CaughtBy), len(c.Broken), c.Why, o.OutDir)
 		}
 	}
 	run, leftOut := plan(o.Values, runtime.GOOS)
@@ -246,12 +244,12 @@ func cells(ctx context.Context, o Options, values []string) ([][]Cell, error) {
 // ErrInterrupted is a matrix stopped before every cell ran: nothing was written, nothing caught.
 var ErrInterrupted = errors.New("interrupted: the matrix is incomplete; no matrix was written")
 
-func cell(ctx context.Context, o Options, target, value string) (Cell, error) {
+func cell(ctx context.Context, o Options, t *target.Resolved, value string) (Cell, error) {
 	name := value
 	if name == "" {
 		name = "reference"
 	}
-	dir := filepath.Join(o.OutDir, strings.TrimSuffix(filepath.Base(strings.TrimPrefix(target, "embedded:")), ".yaml"), name)
+	dir := filepath.Join(o.OutDir, strings.TrimSuffix(filepath.Base(strings.TrimPrefix(t.Spec, target.EmbeddedPrefix)), ".yaml"), name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Cell{}, err
 	}
@@ -261,14 +259,17 @@ func cell(ctx context.Context, o Options, target, value string) (Cell, error) {
 	}
 	defer logf.Close()
 	if o.Progress != nil {
-		fmt.Fprintf(o.Progress, "classproof mutants: %s on %s\n", name, target)
+		fmt.Fprintf(o.Progress, "classproof mutants: %s on %s\n", name, t.Spec)
 	}
-	res, err := runner.Run(ctx, runner.Options{Catalog: o.Catalog, KitDir: o.KitDir, Target: target, Vars: []string{o.Var + "=" + value},
-		OutDir: dir, Procs: o.Procs, Log: logf})
+	variant, err := t.WithVars(o.Var + "=" + value)
 	if err != nil {
 		return Cell{}, err
 	}
-	c := Cell{Target: target, Lane: res.Lane, Passed: res.Passed()}
+	res, err := runner.Run(ctx, runner.Options{Target: variant, OutDir: dir, Procs: o.Procs, Log: logf})
+	if err != nil {
+		return Cell{}, err
+	}
+	c := Cell{Target: t.Spec, Lane: res.Lane, Passed: res.Passed()}
 	if why := append(append(append([]string(nil), res.Problems...), res.Leaks...), res.Refused...); len(why) > 0 {
 		c.Why = why[0]
 	}

@@ -3,9 +3,22 @@
 package redgreen
 
 import (
+	"testing"
+
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/target"
+	"github.com/classproof/classproof/helpers/build"
 )
 
-// catalog is the kit's own manifests, as the CLI passes them down from its edge.
-func catalog() target.Catalog { return targets.Catalog() }
+// options resolves f as the CLI does, with the kit's own manifests and this kit's folder.
+func options(t *testing.T, f Flags) Options {
+	t.Helper()
+	kit, err := build.KitDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := f.Options(targets.Catalog(), kit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}

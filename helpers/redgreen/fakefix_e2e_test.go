@@ -58,10 +58,9 @@ sed 's/"State": *"failed"/"State": "passed"/g; s/"SuiteSucceeded": *false/"Suite
 	red, green := filepath.Join(dir, "red.yaml"), filepath.Join(dir, "green.yaml")
 	os.WriteFile(red, []byte(noclass), 0o644)
 	os.WriteFile(green, []byte(fake), 0o644)
-	o := Options{Catalog: catalog(), KitDir: kitDir, RedTarget: red, GreenTarget: green,
-		Suites: []string{"./suites/cpuclass"}, OutDir: out}
-	o.Selection.Focus = "at background class"
-	p, err := Prove(context.Background(), o)
+	f := DefaultFlags()
+	f.RedTarget, f.GreenTarget, f.Suites, f.Out, f.Focus = red, green, []string{"./suites/cpuclass"}, out, "at background class"
+	p, err := Prove(context.Background(), options(t, f))
 	if err != nil {
 		t.Fatal(err)
 	}

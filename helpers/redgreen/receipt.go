@@ -3,14 +3,12 @@ package redgreen
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"text/template"
 	"time"
 
-	"github.com/classproof/classproof/helpers/build"
 	"github.com/classproof/classproof/helpers/files"
 	"github.com/classproof/classproof/helpers/report"
 )
@@ -21,10 +19,10 @@ func writeReceipts(p *Proof) error {
 	if err != nil {
 		return err
 	}
-	if err := files.WriteFile(filepath.Join(p.Options.OutDir, "receipt.json"), b, 0o644); err != nil {
+	if err := files.WriteFile(filepath.Join(p.Options.Out, "receipt.json"), b, 0o644); err != nil {
 		return err
 	}
-	return files.WriteFile(filepath.Join(p.Options.OutDir, "receipt.md"), []byte(Markdown(p)), 0o644)
+	return files.WriteFile(filepath.Join(p.Options.Out, "receipt.md"), []byte(Markdown(p)), 0o644)
 }
 
 // Markdown renders the receipt the way our users write them: red at SHA with each failing spec
@@ -120,7 +118,7 @@ func newReceiptView(p *Proof) receiptView {
 
 // buildFailure is a side whose build failed: the step that failed and its last lines.
 func buildFailure(s *Side) string {
-	return fmt.Sprintf("- %s at %s: %s:\n\n%s", s.Name, short(s.SHA), failedStep(s.BuildError), report.Fence(lastLines(s.BuildError, 12)))
+	return fmt.Sprintf("- %s at %s: %s:\n\n%s", s.Name, short(s.SHA), failedStep(s), report.Fence(lastLines(s.BuildError, 12)))
 }
 
 // redBlock is the red side: its build failure, or each selected spec with the oracle's line.
@@ -260,43 +258,6 @@ func (p *Proof) Reproduce() string {
 		o.Green = p.Green.SHA
 	}
 	return reproduce(o)
-}
-
-func reproduce(o Options) string {
-	args := []string{"cd", shellQuote(o.KitDir), "&&", "go", "run", "./cmd/classproof", "redgreen"}
-	if build.Prebuilt() != "" {
-		if exe, err := os.Executable(); err == nil {
-			args = []string{shellQuote(exe), "redgreen"}
-		}
-	}
-	add := func(flag, v string) {
-		if v != "" {
-			args = append(args, flag, shellQuote(v))
-		}
-	}
-	add("--repo", o.Repo)
-	add("--red", o.Red)
-	add("--green", o.Green)
-	add("--target", o.Target)
-	add("--red-target", o.RedTarget)
-	add("--green-target", o.GreenTarget)
-	add("--focus", o.Selection.Focus)
-	add("--label-filter", o.Selection.LabelFilter)
-	add("--lane", o.Lane)
-	for _, s := range o.Suites {
-		add("--suite", s)
-	}
-	for _, v := range o.Vars {
-		add("--var", v)
-	}
-	if o.Repeat > 0 {
-		add("--repeat", fmt.Sprint(o.Repeat))
-	}
-	if o.AllowDirty {
-		args = append(args, "--allow-dirty")
-	}
-	add("--out", o.OutDir)
-	return strings.Join(args, " ")
 }
 
 func shellQuote(s string) string {

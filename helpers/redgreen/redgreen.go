@@ -16,45 +16,39 @@ import (
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/build"
 	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
 	"github.com/classproof/classproof/helpers/target"
 )
 
-// Options are the prover's inputs.
+// Options are the prover's inputs: the flags as given (paths absolute; the Reproduce line is
+// written from them) and the launchers resolved from them (Flags.Options).
 type Options struct {
-	Catalog target.Catalog // the kit's embedded manifests (embedded:NAME and the default)
-	KitDir  string
-	// Either a repository with two refs and one manifest whose build step uses {repo} ...
-	Repo, Red, Green, Target string
-	// ... or two prebuilt launchers, one manifest each.
-	RedTarget, GreenTarget string
-
-	Vars      []string
-	Selection Selection
-	Suites    []string
-	Lane      string
-	OutDir    string
-	Repeat    int
-	Procs     int
-	Progress  io.Writer // a line per phase; nil for quiet (CI)
-	// AllowDirty proves refs while the repository has uncommitted changes to tracked files (the
-	// proof builds the commits, not the tree); the receipt says so. Without it that is refused.
-	AllowDirty bool
+	Flags
+	// Either one launcher, built from each side's checkout of Repo ...
+	Launcher *target.Resolved
+	// ... or two prebuilt launchers, one per side.
+	RedLauncher, GreenLauncher *target.Resolved
+	Selection                  Selection
+	Progress                   io.Writer // a line per phase; nil for quiet (CI)
 }
 
 // Side is one half of the proof.
 type Side struct {
-	Name        string         `json:"name"`
-	Ref         string         `json:"ref,omitempty"`
-	SHA         string         `json:"sha,omitempty"`
-	Target      string         `json:"target"`
-	BuildError  string         `json:"build_error,omitempty"`
+	Name       string `json:"name"`
+	Ref        string `json:"ref,omitempty"`
+	SHA        string `json:"sha,omitempty"`
+	Target     string `json:"target"`
+	BuildError string `json:"build_error,omitempty"`
+	// BuildStep says what BuildError is about: build.StepBuild (its build step failed) or
+	// build.StepCheck (built, but the launcher cannot be driven).
+	BuildStep   string         `json:"build_step,omitempty"`
 	BuildTime   time.Duration  `json:"build_ns"`
 	RunTime     time.Duration  `json:"run_ns"`
 	Result      *runner.Result `json:"-"`
 	ReportPath  string         `json:"report,omitempty"`
-	worktree    string
+	launcher    *target.Resolved
 	bin         string
 	Interrupted bool `json:"interrupted,omitempty"`
 }
@@ -83,7 +77,7 @@ func Prove(ctx context.Context, o Options) (*Proof, error) {
 		return nil, err
 	}
 	o = p.Options
-	repoMode := o.Repo != ""
+	repoMode := o.Launcher != nil
 	// Worktrees go away whatever happens: return, error, or an interrupt.
 	var cleanups []func()
 	defer func() {
@@ -119,32 +113,15 @@ func Prove(ctx context.Context, o Options) (*Proof, error) {
 	return p, writeReceipts(p)
 }
 
-// newProof checks the options and sets up both sides, with a work folder for their builds.
+// newProof sets up both sides, with a work folder for their builds.
 func newProof(o Options, start time.Time) (*Proof, string, error) {
 	if err := o.Selection.Compile(); err != nil {
 		return nil, "", err
 	}
-	repoMode := o.Repo != ""
-	switch {
-	case repoMode && (o.Red == "" || o.Green == "" || o.Target == ""):
-		return nil, "", errors.New("--repo needs --red REF, --green REF and --target MANIFEST")
-	case !repoMode && (o.RedTarget == "" || o.GreenTarget == ""):
-		return nil, "", errors.New("give --repo DIR --red REF --green REF --target MANIFEST, or --red-target MANIFEST --green-target MANIFEST")
+	if o.Launcher == nil && (o.RedLauncher == nil || o.GreenLauncher == nil) {
+		return nil, "", errors.New("redgreen: no launchers: resolve them from the flags first (Flags.Options)")
 	}
-	out, err := filepath.Abs(o.OutDir)
-	if err != nil {
-		return nil, "", err
-	}
-	o.OutDir = out
-	// Absolute from here on: the receipt's Reproduce line must work from any folder.
-	for _, p := range []*string{&o.Repo, &o.Target, &o.RedTarget, &o.GreenTarget} {
-		if *p != "" && !strings.HasPrefix(*p, target.EmbeddedPrefix) {
-			if *p, err = filepath.Abs(*p); err != nil {
-				return nil, "", err
-			}
-		}
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, "", err
 	}
 	work, err := os.MkdirTemp("", "classproof-redgreen")
@@ -152,22 +129,27 @@ func newProof(o Options, start time.Time) (*Proof, string, error) {
 		return nil, "", err
 	}
 	p := &Proof{Options: o, Machine: currentMachine(), Started: start}
-	p.Red = &Side{Name: "red", Ref: o.Red, Target: o.Target, bin: filepath.Join(work, "red-bin")}
-	p.Green = &Side{Name: "green", Ref: o.Green, Target: o.Target, bin: filepath.Join(work, "green-bin")}
-	if !repoMode {
-		p.Red.Target, p.Green.Target = o.RedTarget, o.GreenTarget
+	p.Red = &Side{Name: "red", Ref: o.Red, launcher: o.RedLauncher, bin: filepath.Join(work, "red-bin")}
+	p.Green = &Side{Name: "green", Ref: o.Green, launcher: o.GreenLauncher, bin: filepath.Join(work, "green-bin")}
+	for _, s := range []*Side{p.Red, p.Green} {
+		if s.launcher != nil {
+			s.Target = s.launcher.Spec
+		} else {
+			s.Target = o.Launcher.Spec
+		}
 	}
 	return p, work, nil
 }
 
 // checkout puts a side's commit in a worktree of its own under work.
 func checkout(o Options, s *Side, work string) (string, error) {
-	s.worktree = filepath.Join(work, s.Name)
+	wt := filepath.Join(work, s.Name)
 	progress(o, "checking out %s %s (%s)", s.Name, s.Ref, short(s.SHA))
-	if _, err := git(o.Repo, "worktree", "add", "--detach", s.worktree, s.SHA); err != nil {
+	if _, err := git(o.Repo, "worktree", "add", "--detach", wt, s.SHA); err != nil {
 		return "", fmt.Errorf("git worktree for %s: %w", s.Name, err)
 	}
-	return s.worktree, nil
+	s.launcher = o.Launcher.InRepo(wt)
+	return wt, nil
 }
 
 // buildAndRun builds both sides, runs each that built, then repeats green as asked.
@@ -192,7 +174,7 @@ func buildAndRun(ctx context.Context, o Options, p *Proof) error {
 		return nil
 	}
 	for i := 0; i < o.Repeat && ctx.Err() == nil; i++ {
-		rep := &Side{Name: fmt.Sprintf("green-repeat-%d", i+1), Ref: p.Green.Ref, SHA: p.Green.SHA, Target: p.Green.Target, worktree: p.Green.worktree, bin: p.Green.bin}
+		rep := &Side{Name: fmt.Sprintf("green-repeat-%d", i+1), Ref: p.Green.Ref, SHA: p.Green.SHA, Target: p.Green.Target, launcher: p.Green.launcher, bin: p.Green.bin}
 		if err := run(ctx, o, rep, rep.Name); err != nil {
 			return err
 		}
@@ -206,9 +188,9 @@ func verdict(o Options, p *Proof, interrupted bool) Verdict {
 	case interrupted:
 		return Verdict{Reason: "not proven: interrupted"}
 	case p.Red.BuildError != "":
-		return Verdict{Reason: "not proven (" + failedStep(p.Red.BuildError) + " on red): " + lastLines(p.Red.BuildError, 3)}
+		return Verdict{Reason: "not proven (" + failedStep(p.Red) + " on red): " + lastLines(p.Red.BuildError, 3)}
 	case p.Green.BuildError != "":
-		return Verdict{Reason: "not proven (" + failedStep(p.Green.BuildError) + " on green): " + lastLines(p.Green.BuildError, 3)}
+		return Verdict{Reason: "not proven (" + failedStep(p.Green) + " on green): " + lastLines(p.Green.BuildError, 3)}
 	}
 	for _, s := range append([]*Side{p.Red, p.Green}, p.Repeats...) {
 		if s.Result == nil || s.Result.Run == nil {
@@ -255,52 +237,43 @@ func checkRefs(o Options, p *Proof) error {
 // {repo}: both sides would build and run the same tree, and the receipt would speak of commits
 // that were never built.
 func checkReadsRepo(o Options) error {
-	m, err := runner.LoadTarget(o.Catalog, o.Target, o.Vars)
-	if err != nil {
-		return err
-	}
+	m := o.Launcher.Manifest
 	if ok, why := m.ReadsRepo(); !ok {
 		return fmt.Errorf("target manifest %s: %s, so both sides would run the same launcher and the receipt would name commits never built; use {repo} (each side's checkout) in build.dir or build.run, or in daemon.run when there is no build step", m.Source, why)
 	}
 	return nil
 }
 
-// buildSide runs the manifest's build step for one side, in its worktree.
+// buildSide runs the manifest's build step for one side, in its worktree: a launcher that does
+// not build, or cannot be driven once built, is the side's verdict, not an error of the proof.
 func buildSide(ctx context.Context, o Options, s *Side) error {
-	m, err := runner.LoadTarget(o.Catalog, s.Target, o.Vars)
-	if err != nil {
-		return err
+	if m := s.launcher.Manifest; m.Build != nil {
+		progress(o, "building %s: %s", s.Name, strings.Join(m.Build.Run, " "))
 	}
-	if m.Build == nil {
-		return nil
-	}
-	if err := os.MkdirAll(s.bin, 0o755); err != nil {
-		return err
-	}
-	d, err := target.New(m, target.Paths{Kit: o.KitDir, Bin: s.bin, Repo: s.worktree}, "")
-	if err != nil {
-		return err
-	}
-	progress(o, "building %s: %s", s.Name, strings.Join(m.Build.Run, " "))
 	t := time.Now()
 	var log strings.Builder
-	err = d.Build(ctx, &log)
+	_, _, err := build.Launcher(ctx, s.launcher, build.Where{Dir: s.bin}, &log)
 	s.BuildTime = time.Since(t)
-	var be *target.BuildError
-	if errors.As(err, &be) {
-		s.BuildError = be.Error()
-		progress(o, "build failed on %s", s.Name)
+	if launcherFailed(s, err) {
+		progress(o, "%s on %s", failedStep(s), s.Name)
 		return nil
 	}
-	if err != nil {
-		s.BuildError = "preflight: " + err.Error() // built, but its binaries cannot be run
+	return err
+}
+
+// launcherFailed records a build.LauncherError as the side's verdict.
+func launcherFailed(s *Side, err error) bool {
+	var le *build.LauncherError
+	if !errors.As(err, &le) {
+		return false
 	}
-	return nil
+	s.BuildError, s.BuildStep = le.Error(), le.Step
+	return true
 }
 
 // run runs the suites for one side, Ginkgo's output going to a log file beside its report.
 func run(ctx context.Context, o Options, s *Side, name string) error {
-	dir := filepath.Join(o.OutDir, name)
+	dir := filepath.Join(o.Out, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -311,17 +284,14 @@ func run(ctx context.Context, o Options, s *Side, name string) error {
 	defer logf.Close()
 	progress(o, "running %s (log: %s)", name, logf.Name())
 	t := time.Now()
-	res, err := runner.Run(ctx, runner.Options{Catalog: o.Catalog,
-		KitDir: o.KitDir, Target: s.Target, Vars: o.Vars, Lane: o.Lane, Suites: o.Suites,
-		OutDir: dir, Procs: o.Procs, Log: logf, Repo: s.worktree, BinDir: s.bin,
+	res, err := runner.Run(ctx, runner.Options{Target: s.launcher, Lane: o.Lane, Suites: o.Suites,
+		OutDir: dir, Procs: o.Procs, Log: logf, BinDir: s.bin,
 		Timeout: 30 * time.Minute,
 	})
 	s.RunTime = time.Since(t)
-	var pe *runner.PreflightError
-	if errors.As(err, &pe) {
+	if launcherFailed(s, err) {
 		// The side's launcher cannot be driven (a binary missing or not executable): that is its
 		// verdict, not an error of the proof.
-		s.BuildError = "preflight: " + pe.Error()
 		return nil
 	}
 	if err != nil {
@@ -348,9 +318,9 @@ func short(sha string) string {
 	return sha
 }
 
-// failedStep names what a side's BuildError is about: its build, or the preflight of its launcher.
-func failedStep(buildError string) string {
-	if strings.HasPrefix(buildError, "preflight: ") {
+// failedStep names what a side's BuildError is about: its build, or its launcher once built.
+func failedStep(s *Side) string {
+	if s.BuildStep == build.StepCheck {
 		return "the launcher cannot be driven"
 	}
 	return "build failed"

@@ -15,7 +15,6 @@ import (
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/fixtures/tiny"
-	"github.com/classproof/classproof/helpers/build"
 )
 
 // The self-test: throwaway repositories with a tiny launcher, a red commit without the class step
@@ -50,20 +49,13 @@ func history(t *testing.T, redSrc, greenSrc string) string {
 // shows first (no selection: the proof is the fail-to-pass set).
 func prove(t *testing.T, repo, focus string) *Proof {
 	t.Helper()
-	kitDir, err := build.KitDir()
-	if err != nil {
-		t.Fatal(err)
-	}
 	manifest := filepath.Join(t.TempDir(), "tiny.yaml")
 	os.WriteFile(manifest, tiny.Manifest(), 0o644)
 	// A change in the user's tree that the proof must leave alone.
 	os.WriteFile(filepath.Join(repo, "UNCOMMITTED"), []byte("mine"), 0o644)
-	o := Options{Catalog: catalog(),
-		KitDir: kitDir, Repo: repo, Red: "red", Green: "green", Target: manifest,
-		OutDir: filepath.Join(t.TempDir(), "out"),
-	}
-	o.Selection.Focus = focus
-	p, err := Prove(context.Background(), o)
+	f := DefaultFlags()
+	f.Repo, f.Red, f.Green, f.Target, f.Out, f.Focus = repo, "red", "green", manifest, filepath.Join(t.TempDir(), "out"), focus
+	p, err := Prove(context.Background(), options(t, f))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +79,7 @@ func TestProvenOnARealFix(t *testing.T) {
 		t.Fatalf("verdict %q", p.Verdict.Reason)
 	}
 	n := len(p.Verdict.FailToPass)
-	md, _ := os.ReadFile(filepath.Join(p.Options.OutDir, "receipt.md"))
+	md, _ := os.ReadFile(filepath.Join(p.Options.Out, "receipt.md"))
 	for _, want := range []string{
 		"# classproof red/green: proven",
 		"Selection: none: the whole lane, and the proof is its fail-to-pass set.",
@@ -98,7 +90,7 @@ func TestProvenOnARealFix(t *testing.T) {
 		"- cpuclass on Linux, idle mode (SCHED_IDLE + I/O idle) a direct session starts the direct harness and its tool sleep at background class",
 		"Passed on both: ",
 		"left out by the label filter (needs-hosted: target tiny declares no hosted session",
-		"Reproduce: `cd " + p.Options.KitDir + " && go run ./cmd/classproof redgreen --repo " + repo + " --red " + p.Red.SHA + " --green " + p.Green.SHA + " --target /",
+		"Reproduce: `cd " + p.Options.Launcher.Kit + " && go run ./cmd/classproof redgreen --repo " + repo + " --red " + p.Red.SHA + " --green " + p.Green.SHA + " --target /",
 		"Not run, ",
 		"## Durations",
 	} {
@@ -115,7 +107,7 @@ func TestProvenOnARealFix(t *testing.T) {
 			Outcomes []struct{ Name, Red, Green string }
 		}
 	}
-	b, _ := os.ReadFile(filepath.Join(p.Options.OutDir, "receipt.json"))
+	b, _ := os.ReadFile(filepath.Join(p.Options.Out, "receipt.json"))
 	if err := json.Unmarshal(b, &j); err != nil || !j.Verdict.Proven || len(j.Verdict.Outcomes) != n {
 		t.Errorf("receipt.json: %v %+v", err, j.Verdict)
 	}
@@ -128,7 +120,7 @@ func TestProvenOnARealFix(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the Reproduce line %q failed: %v\n%s", line, err, out)
 	}
-	again, _ := os.ReadFile(filepath.Join(p.Options.OutDir, "receipt.json"))
+	again, _ := os.ReadFile(filepath.Join(p.Options.Out, "receipt.json"))
 	var k struct {
 		Verdict struct {
 			Proven     bool
@@ -188,10 +180,6 @@ func TestNotProvenWhenGreenStillFails(t *testing.T) {
 // edits it, both prebuilt from the kit (no repository), on the cpuclass suite.
 func proveTwoTargets(t *testing.T, editGreen func(string) string) *Proof {
 	t.Helper()
-	kitDir, err := build.KitDir()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ref, err := targets.FS.ReadFile(targets.Default)
 	if err != nil {
 		t.Fatal(err)
@@ -200,10 +188,9 @@ func proveTwoTargets(t *testing.T, editGreen func(string) string) *Proof {
 	red, green := filepath.Join(dir, "red.yaml"), filepath.Join(dir, "green.yaml")
 	os.WriteFile(red, []byte(strings.Replace(string(ref), `variant: ""`, `variant: "noclass"`, 1)), 0o644)
 	os.WriteFile(green, []byte(editGreen(string(ref))), 0o644)
-	o := Options{Catalog: catalog(), KitDir: kitDir, RedTarget: red, GreenTarget: green,
-		Suites: []string{"./suites/cpuclass"}, OutDir: filepath.Join(dir, "out")}
-	o.Selection.Focus = "at background class"
-	p, err := Prove(context.Background(), o)
+	f := DefaultFlags()
+	f.RedTarget, f.GreenTarget, f.Suites, f.Out, f.Focus = red, green, []string{"./suites/cpuclass"}, filepath.Join(dir, "out"), "at background class"
+	p, err := Prove(context.Background(), options(t, f))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,18 +230,14 @@ func TestNotProvenWhenGreenCannotBeDriven(t *testing.T) {
 // uncommitted changes to tracked files, are refused; the user's own stale worktree entries stay.
 func TestRefsAreCheckedAndTheUsersWorktreesKept(t *testing.T) {
 	repo := history(t, tiny.Source(false), tiny.Source(true))
-	kitDir, err := build.KitDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := Options{Catalog: catalog(), KitDir: kitDir, Repo: repo, Red: "HEAD", Green: "green", Target: "embedded:refmux.yaml", OutDir: t.TempDir()}
-	o.Selection.Focus = "x"
-	if _, err := Prove(context.Background(), o); err == nil || !strings.Contains(err.Error(), "are the same commit") {
+	f := DefaultFlags()
+	f.Repo, f.Red, f.Green, f.Target, f.Out, f.Focus = repo, "HEAD", "green", "embedded:refmux.yaml", t.TempDir(), "x"
+	if _, err := Prove(context.Background(), options(t, f)); err == nil || !strings.Contains(err.Error(), "are the same commit") {
 		t.Errorf("red HEAD and green green (one commit): %v", err)
 	}
 	os.WriteFile(filepath.Join(repo, "main.go"), []byte(tiny.Source(true)+"\n// work in progress\n"), 0o644)
-	o.Red = "red"
-	if _, err := Prove(context.Background(), o); err == nil || !strings.Contains(err.Error(), "uncommitted changes to tracked files") {
+	f.Red = "red"
+	if _, err := Prove(context.Background(), options(t, f)); err == nil || !strings.Contains(err.Error(), "uncommitted changes to tracked files") {
 		t.Errorf("HEAD with a modified main.go: %v", err)
 	}
 	gitIn(t, repo, "checkout", "--", "main.go")
@@ -262,10 +245,10 @@ func TestRefsAreCheckedAndTheUsersWorktreesKept(t *testing.T) {
 	stale := filepath.Join(t.TempDir(), "mine")
 	gitIn(t, repo, "worktree", "add", "--detach", stale, "red")
 	os.RemoveAll(stale)
-	o.Selection.Focus, o.Suites = "a direct session starts", []string{"./suites/cpuclass"}
-	o.Target = filepath.Join(t.TempDir(), "tiny.yaml")
-	os.WriteFile(o.Target, tiny.Manifest(), 0o644)
-	if _, err := Prove(context.Background(), o); err != nil {
+	f.Focus, f.Suites = "a direct session starts", []string{"./suites/cpuclass"}
+	f.Target = filepath.Join(t.TempDir(), "tiny.yaml")
+	os.WriteFile(f.Target, tiny.Manifest(), 0o644)
+	if _, err := Prove(context.Background(), options(t, f)); err != nil {
 		t.Fatal(err)
 	}
 	if list := gitIn(t, repo, "worktree", "list", "--porcelain"); !strings.Contains(list, stale) {
@@ -278,17 +261,13 @@ func TestRefsAreCheckedAndTheUsersWorktreesKept(t *testing.T) {
 // proof refuses it before building anything.
 func TestAProofRefusesABuildThatDoesNotReadTheRepo(t *testing.T) {
 	repo := history(t, tiny.Source(false), tiny.Source(true))
-	kitDir, err := build.KitDir()
-	if err != nil {
-		t.Fatal(err)
-	}
 	manifest := filepath.Join(t.TempDir(), "tiny.yaml")
 	abs := strings.Replace(string(tiny.Manifest()), `dir: "{repo}"`, `dir: "`+repo+`"`, 1)
 	os.WriteFile(manifest, []byte(abs), 0o644)
-	o := Options{Catalog: catalog(), KitDir: kitDir, Repo: repo, Red: "red", Green: "green", Target: manifest, OutDir: t.TempDir()}
-	o.Selection.Focus = "a direct session starts"
+	f := DefaultFlags()
+	f.Repo, f.Red, f.Green, f.Target, f.Out, f.Focus = repo, "red", "green", manifest, t.TempDir(), "a direct session starts"
 	began := time.Now()
-	_, err = Prove(context.Background(), o)
+	_, err := Prove(context.Background(), options(t, f))
 	if err == nil || !strings.Contains(err.Error(), "read nothing of {repo}") || !strings.Contains(err.Error(), "commits never built") {
 		t.Fatalf("an absolute build.dir was accepted for a proof: %v", err)
 	}

@@ -223,7 +223,7 @@ exec "$@"`
 	// starts once the other cell's ginkgo runs (its session command has only its timeout to look).
 	run := func(i int, target string, suites []string, focus string) {
 		defer wg.Done()
-		res[i], errs[i] = runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: kitDir(t), Target: target,
+		res[i], errs[i] = runner.Run(context.Background(), runner.Options{Target: resolve(t, target, ""),
 			Suites: suites, Focus: focus, OutDir: t.TempDir(), Log: io.Discard})
 	}
 	wg.Add(2)

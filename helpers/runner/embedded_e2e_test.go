@@ -3,9 +3,19 @@
 package runner_test
 
 import (
+	"testing"
+
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/target"
 )
 
-// catalog is the kit's own manifests, as the CLI passes them down from its edge.
-func catalog() target.Catalog { return targets.Catalog() }
+// resolve is what the CLI hands down: spec (empty: the kit's own manifest for lane) read once
+// with vars.
+func resolve(t *testing.T, spec, lane string, vars ...string) *target.Resolved {
+	t.Helper()
+	r, err := targets.Resolve(spec, lane, vars, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/classproof/classproof/helpers/build"
 	"github.com/classproof/classproof/helpers/contract"
 	"github.com/classproof/classproof/helpers/interrupt"
 	"github.com/classproof/classproof/helpers/proc"
@@ -18,17 +17,18 @@ import (
 
 // ginkgoCommand is the ginkgo CLI at the version go.mod pins, over the build.Compiled suites, with the
 // run's environment for the suites.
-func ginkgoCommand(o Options, filter, out, ledger, token string, runCg *proc.Cgroup, c build.Compiled) (*exec.Cmd, error) {
+func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg *proc.Cgroup) *exec.Cmd {
+	c := pr.compiled
 	args := []string{
-		"--label-filter", filter,
+		"--label-filter", pl.filter,
 		// Not --fail-on-empty: a suite may rightly select nothing for a target that lacks what it
 		// needs (compat without a spawn-spec interface); an empty run as a whole fails instead.
 		"--fail-on-pending", "--randomize-all", "--keep-going",
 		"--poll-progress-after", "60s", "--poll-progress-interval", "30s",
-		"--json-report", "report.json", "--junit-report", "junit.xml", "--output-dir", out,
+		"--json-report", "report.json", "--junit-report", "junit.xml", "--output-dir", pl.out,
 	}
-	if o.Timeout > 0 {
-		args = append(args, "--timeout", o.Timeout.String())
+	if pr.timeout > 0 {
+		args = append(args, "--timeout", pr.timeout.String())
 	}
 	// Ginkgo dry-runs only in series (it refuses --procs with --dry-run), so a lane's own command
 	// line, --procs and all, still rehearses.
@@ -45,10 +45,10 @@ func ginkgoCommand(o Options, filter, out, ledger, token string, runCg *proc.Cgr
 		args = append(args, "--dry-run")
 	}
 	cmd := exec.Command(c.Ginkgo, append(args, c.Suites...)...)
-	cmd.Dir = o.KitDir
+	cmd.Dir = o.Target.Kit
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
-	spec := o.Target // absolute since plan
-	run := contract.Run{Target: spec, Vars: o.Vars, Bin: o.BinDir, Repo: o.Repo, Kit: o.KitDir, Harness: c.Harness,
+	t := o.Target
+	run := contract.Run{Target: t.Spec, Vars: t.Vars, Bin: pr.bin, Repo: t.Repo, Kit: t.Kit, Harness: c.Harness,
 		Ledger: ledger, Supervisor: proc.Supervisor(), Token: token, Scale: contract.Current().Scale,
 		Sandbox: contract.Current().Sandbox}
 	if runCg != nil {
@@ -64,7 +64,7 @@ func ginkgoCommand(o Options, filter, out, ledger, token string, runCg *proc.Cgr
 	// changes this lane's, where the kit sees it and fails the run (helpers/kit own.go), and never
 	// the caller's shell, where it would outlive the run and fail every later one.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	return cmd, nil
+	return cmd
 }
 
 // runCgroup makes the run's own cgroup below this process's (proc.Contained), which the suites'

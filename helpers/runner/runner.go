@@ -29,11 +29,9 @@ import (
 
 // Options select what to run.
 type Options struct {
-	// Catalog is the kit's embedded manifests (embedded:NAME, the default, each lane's own).
-	Catalog     target.Catalog
-	KitDir      string   // the classproof module root (where suites/ is)
-	Target      string   // manifest path; empty: the embedded refmux.yaml
-	Vars        []string // NAME=VALUE overrides of the manifest's vars
+	// Target is the launcher, resolved once by the caller (target.Resolve): its manifest with
+	// vars set, the kit folder (where suites/ is) and {repo}.
+	Target      *target.Resolved
 	Lane        string   // empty: the lane of this OS and the target
 	Suites      []string // e.g. ./suites/cpuclass; empty: every suite
 	OutDir      string
@@ -42,8 +40,7 @@ type Options struct {
 	Focus       string
 	Timeout     time.Duration // the whole run: build, compile, suites (Ginkgo gets what is left)
 	Log         io.Writer
-	Repo        string // {repo} for the manifest: the launcher's source tree
-	BinDir      string // a folder with the launcher already built: the suites skip the build step
+	BinDir      string // a folder with the launcher already built: only checked, not built
 	// DryRun lists what the lane would run without running anything (Ginkgo --dry-run), on any
 	// OS: it is how the required-spec list is made for every lane from one machine.
 	DryRun bool
@@ -51,6 +48,21 @@ type Options struct {
 	// at run time, and run.json says forced; only the gate's own tests use it, to make the report
 	// a misconfigured lane would make.
 	ForeignLane bool
+}
+
+// plan is what a run was decided to be before anything runs: returned, never written back into
+// the caller's Options.
+type plan struct {
+	lane, filter string
+	out          string // the --out folder, absolute
+}
+
+// prepared is what the run has once the suites are compiled and the launcher is built.
+type prepared struct {
+	compiled build.Compiled
+	bin      string        // the launcher's binaries
+	timeout  time.Duration // what is left of --timeout for Ginkgo
+	cleanup  func()        // removes a temporary bin folder once the run is over
 }
 
 // Result is what a run left.
@@ -83,16 +95,6 @@ func (r *Result) Passed() bool {
 	return r.GinkgoErr == nil && len(r.Leaks) == 0 && len(r.Refused) == 0 && !r.Interrupted && len(r.Problems) == 0
 }
 
-// LoadTarget reads the manifest path names (or the catalog's default) with its vars set. Errors
-// name the manifest, so the CLI reports them once before anything runs.
-func LoadTarget(catalog target.Catalog, path string, vars []string) (*target.Manifest, error) {
-	m, err := target.LoadSpec(path, catalog.FS, catalog.Default)
-	if err != nil {
-		return nil, err
-	}
-	return m, m.SetVars(vars)
-}
-
 // LaneFor is the lane of this OS for a target, or an error if the asked-for lane cannot run here:
 // a darwin lane on Linux would filter or skip every darwin spec and pass with nothing proved.
 func LaneFor(m *target.Manifest, asked string) (string, error) {
@@ -115,13 +117,17 @@ func LaneFor(m *target.Manifest, asked string) (string, error) {
 // whose specs failed returns a Result with GinkgoErr set.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	start := time.Now()
-	res, m, out, err := begin(&o)
+	if o.Target == nil {
+		return nil, errors.New("runner: no target: resolve one first (target.Resolve)")
+	}
+	m := o.Target.Manifest
+	res, pl, err := begin(o)
 	if err != nil {
 		return nil, err
 	}
-	ledger := filepath.Join(out, "pids.ledger")
-	c, cleanBin, stopped, err := prepare(ctx, &o, res, m, start)
-	defer cleanBin()
+	ledger := filepath.Join(pl.out, "pids.ledger")
+	pr, stopped, err := prepare(ctx, o, res, start)
+	defer pr.cleanup()
 	if stopped || err != nil {
 		return resultOr(res, stopped), err
 	}
@@ -129,14 +135,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	// only what carries it or descends from what does (proc.Tied).
 	token := proc.NewRunToken()
 	// What runs is what was built: the launcher's build ran after the suites were found.
-	if err := c.Verify(); err != nil {
+	if err := pr.compiled.Verify(); err != nil {
 		return nil, fmt.Errorf("before the suites run: %w", err)
 	}
 	runCg := runCgroup(res, token)
-	cmd, err := ginkgoCommand(o, res.Filter, out, ledger, token, runCg, c)
-	if err != nil {
-		return nil, err
-	}
+	cmd := ginkgoCommand(o, pl, pr, ledger, token, runCg)
 	// The last of what the suites printed, to say why a run that wrote no report stopped. A log
 	// that is a file is handed to ginkgo as it is, never through a pipe of ours: a pipe whose
 	// reader died with a killed classproof would kill the test processes with SIGPIPE on their
@@ -150,7 +153,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	fmt.Fprintf(o.Log, "classproof: lane %s, target %s (%s), label filter %q\n", res.Lane, m.Name, m.Source, res.Filter)
 	t := time.Now()
 	callerBefore, callerErr := class.ObserveOne("classproof (the caller's process)", os.Getpid())
-	if res.GinkgoErr, res.Interrupted, err = supervise(ctx, cmd, o.Log, deadline(o.Timeout), runCg); err != nil {
+	if res.GinkgoErr, res.Interrupted, err = supervise(ctx, cmd, o.Log, deadline(pr.timeout), runCg); err != nil {
 		return nil, err
 	}
 	res.phase("ginkgo", t)
@@ -165,11 +168,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return res, err
 	}
 	res.phase("sweep", t)
-	if err := c.Verify(); err != nil {
+	if err := pr.compiled.Verify(); err != nil {
 		res.Problems = append(res.Problems, "a binary the run ran changed while it ran: "+err.Error())
 	}
 	res.Duration = time.Since(start)
-	return res, finish(res, m, o, out)
+	return res, finish(res, m, o, pl.out)
 }
 
 // resultOr is res for a run stopped before Ginkgo started (it says why), nil for one that failed.
@@ -181,24 +184,23 @@ func resultOr(res *Result, stopped bool) *Result {
 }
 
 // begin plans the run and makes its --out folder, clear of an earlier run's files.
-func begin(o *Options) (*Result, *target.Manifest, string, error) {
-	m, ln, filter, err := plan(o)
+func begin(o Options) (*Result, plan, error) {
+	pl, err := planRun(o)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, pl, err
 	}
-	out, err := OutFolder(o.OutDir)
-	if err != nil {
-		return nil, nil, "", err
+	if pl.out, err = OutFolder(o.OutDir); err != nil {
+		return nil, pl, err
 	}
-	res := &Result{Lane: ln, Filter: filter, Target: m, Sandbox: sandbox.Current(), ReportPath: filepath.Join(out, "report.json"), JUnitPath: filepath.Join(out, "junit.xml"),
-		Phases: map[string]float64{}}
+	res := &Result{Lane: pl.lane, Filter: pl.filter, Target: o.Target.Manifest, Sandbox: sandbox.Current(),
+		ReportPath: filepath.Join(pl.out, "report.json"), JUnitPath: filepath.Join(pl.out, "junit.xml"), Phases: map[string]float64{}}
 	// Nothing of an earlier run in this folder may be read as this one's.
-	for _, stale := range []string{res.ReportPath, res.JUnitPath, filepath.Join(out, "run.json"), filepath.Join(out, "pids.ledger")} {
+	for _, stale := range []string{res.ReportPath, res.JUnitPath, filepath.Join(pl.out, "run.json"), filepath.Join(pl.out, "pids.ledger")} {
 		if err := os.Remove(stale); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, nil, "", fmt.Errorf("removing %s, left by an earlier run: %w", stale, err)
+			return nil, pl, fmt.Errorf("removing %s, left by an earlier run: %w", stale, err)
 		}
 	}
-	return res, m, out, nil
+	return res, pl, nil
 }
 
 // phase records how long a step of the run took, in ms (see Meta.Phases).
@@ -206,12 +208,12 @@ func (r *Result) phase(name string, since time.Time) {
 	r.Phases[name] = float64(time.Since(since).Microseconds()) / 1e3
 }
 
-// prepare finds or builds the suites, then builds the launcher (one preflight: a missing or
-// unusable binary is one error naming the manifest, the field and the value). Both answer ctx (the
-// CLI's interrupt) and the run's --timeout, which take their process groups down; what is left of the timeout then goes to Ginkgo. stopped says the run ended here (res
-// says why); cleanup removes a temporary bin folder once the run is over.
-func prepare(ctx context.Context, o *Options, res *Result, m *target.Manifest, start time.Time) (c build.Compiled, cleanup func(), stopped bool, err error) {
-	cleanup = func() {}
+// prepare finds or builds the suites, then makes the launcher ready (build.Launcher: one
+// error naming the manifest, the field and the value for a launcher that cannot be driven). Both
+// answer ctx (the CLI's interrupt) and the run's --timeout, which take their process groups down;
+// what is left of the timeout then goes to Ginkgo. stopped says the run ended here (res says why).
+func prepare(ctx context.Context, o Options, res *Result, start time.Time) (pr prepared, stopped bool, err error) {
+	pr = prepared{bin: o.BinDir, timeout: o.Timeout, cleanup: func() {}}
 	prep := ctx
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -222,59 +224,42 @@ func prepare(ctx context.Context, o *Options, res *Result, m *target.Manifest, s
 	// The suites, the harness and the ginkgo CLI: built once per kit build key, shared. Found
 	// (and their sums read) before the launcher's build runs: what that build does to them is
 	// then caught by the Verify before Ginkgo starts.
-	c, err = build.Suites(prep, o.KitDir, o.Suites, !o.DryRun)
+	pr.compiled, err = build.Suites(prep, o.Target.Kit, o.Suites, !o.DryRun)
 	if interruptedBefore(prep, res, "compiling the suites") {
-		return c, cleanup, true, nil
+		return pr, true, nil
 	}
 	if err != nil {
-		return c, cleanup, false, err
+		return pr, false, err
 	}
 	res.phase("compile", t)
 	t = time.Now()
 	if !o.DryRun {
-		var bin string
-		bin, cleanup, err = Preflight(prep, res.Target, o.KitDir, o.Repo, o.BinDir, o.Log)
+		pr.bin, pr.cleanup, err = build.Launcher(prep, o.Target, build.Where{Dir: o.BinDir, Built: o.BinDir != ""}, o.Log)
 		if interruptedBefore(prep, res, "the launcher's build") {
-			return c, cleanup, true, nil
+			return pr, true, nil
 		}
 		if err != nil {
-			return c, cleanup, false, err
+			return pr, false, err
 		}
-		o.BinDir = bin
 	}
 	res.phase("preflight", t)
 	if o.Timeout > 0 {
-		o.Timeout = max(time.Until(start.Add(o.Timeout)), time.Second)
+		pr.timeout = max(time.Until(start.Add(o.Timeout)), time.Second)
 	}
-	return c, cleanup, false, nil
+	return pr, false, nil
 }
 
-// plan loads the target and decides the lane and the label filter: the lane's platform labels,
-// then what the target lacks or does not declare (left out before the run, with its reason),
-// then the caller's own filter.
-func plan(o *Options) (*target.Manifest, string, string, error) {
-	if o.Target == "" && o.Lane != "" && o.Catalog.ForLane != nil {
-		o.Target = o.Catalog.ForLane(o.Lane)
-	}
-	if o.Target != "" && !strings.HasPrefix(o.Target, target.EmbeddedPrefix) {
-		// Relative to where the command started; absolute from here on, for the suites (which
-		// run in their own folders) and for reports read elsewhere.
-		abs, err := filepath.Abs(o.Target)
-		if err != nil {
-			return nil, "", "", err
-		}
-		o.Target = abs
-	}
-	m, err := LoadTarget(o.Catalog, o.Target, o.Vars)
-	if err != nil {
-		return nil, "", "", err
-	}
+// planRun decides the lane and the label filter: the lane's platform labels, then what the target
+// lacks or does not declare (left out before the run, with its reason), then the caller's own
+// filter.
+func planRun(o Options) (plan, error) {
+	m := o.Target.Manifest
 	ln, err := LaneFor(m, o.Lane)
 	if err != nil && (o.DryRun || o.ForeignLane) && o.Lane != "" {
 		ln, err = o.Lane, nil
 	}
 	if err != nil {
-		return nil, "", "", err
+		return plan{}, err
 	}
 	filter, _ := lane.Filter(ln)
 	p, _ := lane.ByLabel(ln)
@@ -284,7 +269,7 @@ func plan(o *Options) (*target.Manifest, string, string, error) {
 	if o.LabelFilter != "" {
 		filter = "(" + filter + ") && (" + o.LabelFilter + ")"
 	}
-	return m, ln, filter, nil
+	return plan{lane: ln, filter: filter}, nil
 }
 
 // outFolder makes the --out folder and checks it is ours alone.
@@ -358,7 +343,3 @@ func platformRan(r *report.Run, label string) bool {
 	}
 	return false
 }
-
-func (e *PreflightError) Error() string { return e.Err.Error() }
-
-func (e *PreflightError) Unwrap() error { return e.Err }

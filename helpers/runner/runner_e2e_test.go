@@ -30,7 +30,6 @@ import (
 	"github.com/classproof/classproof/helpers/proc"
 	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
-	"github.com/classproof/classproof/helpers/target"
 )
 
 func kitDir(t *testing.T) string {
@@ -53,7 +52,6 @@ func cacheDir(t *testing.T) string {
 
 // A launcher binary that is missing is one message, before any suite compiles.
 func TestMissingLauncherIsOnePreflightError(t *testing.T) {
-	dir := kitDir(t)
 	manifest := filepath.Join(t.TempDir(), "gone.yaml")
 	os.WriteFile(manifest, []byte(`
 name: gone
@@ -63,10 +61,10 @@ daemon: {run: ["/nonexistent/gone", daemon, "{socket}"], ready: {socket: "{socke
 session: {direct: ["/nonexistent/gone", session, "{profile}"]}
 `), 0o644)
 	before, _ := filepath.Glob(filepath.Join(cacheDir(t), ".suites-*"))
-	_, err := runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: dir, Target: manifest, OutDir: t.TempDir(), Log: io.Discard})
-	var pe *runner.PreflightError
-	if !errors.As(err, &pe) {
-		t.Fatalf("got %v, want a preflight error", err)
+	_, err := runner.Run(context.Background(), runner.Options{Target: resolve(t, manifest, ""), OutDir: t.TempDir(), Log: io.Discard})
+	var le *build.LauncherError
+	if !errors.As(err, &le) || le.Step != build.StepCheck {
+		t.Fatalf("got %v, want a build.LauncherError at its check step", err)
 	}
 	msg := err.Error()
 	for _, want := range []string{manifest, `daemon.run[0], session.direct[0] "/nonexistent/gone"`, "no such file or directory"} {
@@ -105,7 +103,7 @@ func TestAConventionsFreeLauncherPassesItsLane(t *testing.T) {
 	// one request at a time) then answered 2 of 8 sessions started at once after the 10 s timeout.
 	t.Setenv(contract.ScaleEnv, "3")
 	out := filepath.Join(t.TempDir(), "lanes", "linux-idle")
-	res, err := runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: kitDir(t), Target: "embedded:shmux-bare.yaml",
+	res, err := runner.Run(context.Background(), runner.Options{Target: resolve(t, "embedded:shmux-bare.yaml", "linux-idle"),
 		Lane: "linux-idle", Procs: 2, OutDir: out, Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +231,7 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 	}
 	t.Logf("all %d processes of the run were gone after kill -9 of classproof", len(run))
 	// The next run removes the half-made build folder the killed one left.
-	if _, err := runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: dir, Target: "embedded:refmux.yaml", Suites: []string{"./suites/cpuclass"},
+	if _, err := runner.Run(context.Background(), runner.Options{Target: resolve(t, "embedded:refmux.yaml", ""), Suites: []string{"./suites/cpuclass"},
 		LabelFilter: "no-such-label", OutDir: t.TempDir(), Log: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +248,7 @@ func TestASharedOutFolderIsRefused(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "shared")
 	os.Mkdir(out, 0o777)
 	os.Chmod(out, 0o1777)
-	_, err := runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: kitDir(t), OutDir: out, Log: io.Discard, Suites: []string{"./suites/cpuclass"}})
+	_, err := runner.Run(context.Background(), runner.Options{Target: resolve(t, "", ""), OutDir: out, Log: io.Discard, Suites: []string{"./suites/cpuclass"}})
 	if err == nil || !strings.Contains(err.Error(), "writable by others") || !strings.Contains(err.Error(), "refusing to write reports") {
 		t.Fatalf("a 1777 --out folder was accepted: %v", err)
 	}
@@ -258,7 +256,7 @@ func TestASharedOutFolderIsRefused(t *testing.T) {
 	ww := filepath.Join(t.TempDir(), "ww")
 	os.Mkdir(ww, 0o777)
 	os.Chmod(ww, 0o777)
-	_, err = runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: kitDir(t), OutDir: filepath.Join(ww, "sub"), Log: io.Discard, Suites: []string{"./suites/cpuclass"}})
+	_, err = runner.Run(context.Background(), runner.Options{Target: resolve(t, "", ""), OutDir: filepath.Join(ww, "sub"), Log: io.Discard, Suites: []string{"./suites/cpuclass"}})
 	if err == nil || !strings.Contains(err.Error(), ww+" is writable by others") {
 		t.Fatalf("--out ww/sub under a 0777 ww was accepted: %v", err)
 	}
@@ -269,12 +267,8 @@ func TestACachedBuildWithAGoneBinaryIsRebuilt(t *testing.T) {
 	// A cache of its own: removing a binary from the shared one pulled it from under a run of
 	// another test package (the kill matrix's baseline: "fork/exec .../refmux: no such file").
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	m, err := target.LoadFS(targets.FS, targets.Default)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := kitDir(t)
-	bin, clean, err := runner.Preflight(context.Background(), m, dir, dir, "", io.Discard)
+	refmuxT := resolve(t, "", "")
+	bin, clean, err := build.Launcher(context.Background(), refmuxT, build.Where{}, io.Discard)
 	defer clean()
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +277,7 @@ func TestACachedBuildWithAGoneBinaryIsRebuilt(t *testing.T) {
 	if err := os.Remove(refmux); err != nil {
 		t.Fatal(err)
 	}
-	again, clean2, err := runner.Preflight(context.Background(), m, dir, dir, "", io.Discard)
+	again, clean2, err := build.Launcher(context.Background(), refmuxT, build.Where{}, io.Discard)
 	defer clean2()
 	if err != nil {
 		t.Fatalf("the next run failed instead of building again: %v", err)
@@ -497,7 +491,7 @@ func TestIgnoreModeWithoutExplainRunsWhatObserves(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte(noExplain), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: kitDir(t), Target: manifest, Lane: "linux-ignore",
+	res, err := runner.Run(context.Background(), runner.Options{Target: resolve(t, manifest, ""), Lane: "linux-ignore",
 		OutDir: filepath.Join(t.TempDir(), "out"), Log: io.Discard})
 	if err != nil {
 		t.Fatalf("a manifest in ignore mode without explain: %v", err)
@@ -561,8 +555,8 @@ func TestEachOpenChoicePassesItsLaneUndeclared(t *testing.T) {
 			}
 			manifest := filepath.Join(t.TempDir(), "undeclared.yaml")
 			os.WriteFile(manifest, []byte(undeclared), 0o644)
-			res, err := runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: kitDir(t), Target: manifest, Lane: c.lane,
-				Vars: []string{"variant=" + c.variant}, OutDir: filepath.Join(t.TempDir(), "out"), Log: io.Discard})
+			res, err := runner.Run(context.Background(), runner.Options{Target: resolve(t, manifest, "", "variant="+c.variant), Lane: c.lane,
+				OutDir: filepath.Join(t.TempDir(), "out"), Log: io.Discard})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -602,8 +596,8 @@ func TestTheOtherWayOfAChoiceIsCheckedWhenDeclared(t *testing.T) {
 		manifest := filepath.Join(t.TempDir(), "other-way.yaml")
 		os.WriteFile(manifest, []byte(other), 0o644)
 		for _, variant := range []string{c.variant, ""} {
-			res, err := runner.Run(context.Background(), runner.Options{Catalog: catalog(), KitDir: kitDir(t), Target: manifest, Lane: "linux-idle",
-				LabelFilter: c.label, Vars: []string{"variant=" + variant}, OutDir: filepath.Join(t.TempDir(), "out"), Log: io.Discard})
+			res, err := runner.Run(context.Background(), runner.Options{Target: resolve(t, manifest, "", "variant="+variant), Lane: "linux-idle",
+				LabelFilter: c.label, OutDir: filepath.Join(t.TempDir(), "out"), Log: io.Discard})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,7 +2,8 @@
 // helpers/, cmd/ or the reference launcher (fixtures/refmux) over 60 lines, no file in helpers/
 // over 400 (tests aside); and the repository to source: no committed executable (ELF, Mach-O)
 // and no committed file over 1 MiB, which a build output is (a refmux binary was committed
-// twice). `make static` runs it from the repository's root; it prints each one over and exits 1.
+// twice); and commit subjects at most 72 characters. `make static` runs it from the
+// repository's root; it prints each one over and exits 1.
 package main
 
 import (
@@ -52,13 +53,38 @@ func main() {
 		}
 	}
 	over = append(over, committedOutputs()...)
+	over = append(over, longSubjects()...)
 	for _, o := range over {
 		fmt.Println("ci/size:", o)
 	}
 	if len(over) > 0 {
 		os.Exit(1)
 	}
-	fmt.Println("ci/size: no function in helpers/, cmd/ or fixtures/refmux/ over 60 lines, no file in helpers/ over 400, no committed executable or file over 1 MiB")
+	fmt.Println("ci/size: no function in helpers/, cmd/ or fixtures/refmux/ over 60 lines, no file in helpers/ over 400, no committed executable or file over 1 MiB, no commit subject over 72 characters")
+}
+
+// subjectsSince is the commit from which on every subject is at most maxSubject characters: the
+// history before it is published and stays as it is.
+const (
+	subjectsSince = "79e2ac1"
+	maxSubject    = 72
+)
+
+// longSubjects names every commit after subjectsSince whose subject is over maxSubject
+// characters. A clone without that commit (a shallow one) is not checked, and says so.
+func longSubjects() []string {
+	out, err := exec.Command("git", "log", "--format=%h %s", subjectsSince+"..HEAD").Output()
+	if err != nil {
+		fmt.Println("ci/size: commit subjects not checked: no " + subjectsSince + " in this clone (shallow?)")
+		return nil
+	}
+	var bad []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if h, subject, ok := strings.Cut(line, " "); ok && len([]rune(subject)) > maxSubject {
+			bad = append(bad, fmt.Sprintf("commit %s: a subject of %d characters (at most %d): %q", h, len([]rune(subject)), maxSubject, subject))
+		}
+	}
+	return bad
 }
 
 // maxCommitted is the largest file the repository may hold: source, docs and small fixtures.

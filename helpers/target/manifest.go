@@ -20,7 +20,7 @@ import (
 	"github.com/classproof/classproof/helpers/class"
 )
 
-// Manifest is one launcher's contract. See README.md, "Plug in your own launcher".
+// Manifest is one launcher's contract. See docs/manifest.md.
 type Manifest struct {
 	Source string `yaml:"-"` // where it was read from, for messages
 

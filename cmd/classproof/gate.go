@@ -81,22 +81,11 @@ func gateCmd(ctx context.Context, args []string) int {
 	return printGate(v)
 }
 
-// printGate prints the gate's verdict and its counts; the exit code says it.
+// printGate prints the gate's closing lines; the exit code says the verdict.
 func printGate(v *gate.Verdict) int {
-	var passed, failed, skipped int
-	for _, l := range v.Lanes {
-		passed, failed, skipped = passed+l.Count.Passed, failed+l.Count.Failed, skipped+l.Count.Skipped
-	}
-	code := exitPassed
+	fmt.Print(v.Closing())
 	if !v.Pass {
-		fmt.Printf("\nclassproof gate: BLOCKED (%d reasons):\n", len(v.Reasons))
-		for _, r := range v.Reasons {
-			fmt.Println("  - " + r)
-		}
-		code = exitFailed
-	} else {
-		fmt.Printf("\nclassproof gate: PASS (%d lane reports)\n", len(v.Lanes))
+		return exitFailed
 	}
-	fmt.Printf("gate: %d passed, %d failed, %d skipped\n", passed, failed, skipped)
-	return code
+	return exitPassed
 }

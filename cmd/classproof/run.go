@@ -55,48 +55,18 @@ func runCmd(ctx context.Context, args []string) int {
 	return exitPassed
 }
 
-// printRun prints a run's summary, its leaks, refusals and lane problems, its counts, and in
-// GitHub Actions its annotations and step summary.
+// printRun prints what the run says (runner.Result.Text) and, in GitHub Actions, its annotations
+// and step summary.
 func printRun(res *runner.Result, dryRun bool) {
-	fmt.Println()
-	if res.Run != nil && dryRun {
-		c := res.Run.Count()
-		fmt.Printf("classproof: dry run of lane %s: %d specs selected, %d left out by the filter; nothing was executed, nothing is proved\n", res.Lane, c.Ran, c.Filtered)
-	} else if res.Run != nil {
-		fmt.Print(res.Run.Summary(res.Filter))
-	} else {
-		fmt.Println("classproof: no report was written (the run stopped before Ginkgo reported)")
-		if res.Stopped != "" {
-			fmt.Println("classproof: it stopped: " + res.Stopped)
-		}
+	fmt.Print(res.Text(dryRun))
+	if res.Run == nil || dryRun || !actions.On() {
+		return
 	}
-	for _, l := range res.Leaks {
-		fmt.Printf("LEAK: %s was still alive after the run (killed now)\n", l)
-	}
-	for _, l := range res.Refused {
-		fmt.Printf("REFUSED LEDGER LINE: %s\n", l)
-	}
+	workflow.Annotate(res.Run)
 	for _, p := range res.Problems {
-		fmt.Printf("FAILED LANE: %s\n", p)
+		workflow.Error("lane "+res.Lane, p)
 	}
-	if res.Containment != "" {
-		fmt.Printf("containment: %s\n", res.Containment)
-	}
-	if res.Sandbox.Kind != "" {
-		fmt.Printf("sandbox: %s\n", res.Sandbox)
-	}
-	fmt.Printf("reports: %s, %s (%.1fs)\n", res.ReportPath, res.JUnitPath, res.Duration.Seconds())
-	if res.Run != nil && !dryRun {
-		c := res.Run.Count()
-		fmt.Printf("classproof: %d passed, %d failed, %d skipped\n", c.Passed, c.Failed, c.Skipped)
-		if actions.On() {
-			workflow.Annotate(res.Run)
-			for _, p := range res.Problems {
-				workflow.Error("lane "+res.Lane, p)
-			}
-			if err := actions.Summary(actions.LaneSummary(res.Lane, res.Target.Name, res.Run, res.Problems, res.Containment, res.Sandbox.String())); err != nil {
-				fmt.Fprintln(os.Stderr, "classproof:", err)
-			}
-		}
+	if err := actions.Summary(actions.LaneSummary(res.Lane, res.Target.Name, res.Run, res.Problems, res.Containment, res.Sandbox.String())); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof:", err)
 	}
 }

@@ -394,3 +394,16 @@ func expectBlocked(t *testing.T, v *Verdict, want string) {
 		t.Errorf("blocked, but not for %q:\n%s", want, strings.Join(v.Reasons, "\n"))
 	}
 }
+
+// The closing lines say the verdict, every reason it blocked, and the counts over every lane.
+func TestTheClosingLinesSayTheVerdictAndTheCounts(t *testing.T) {
+	lanes := []*Lane{{Name: "linux-idle", Count: report.Count{Passed: 3, Failed: 1}}, {Name: "linux-ignore", Count: report.Count{Passed: 2, Skipped: 1}}}
+	blocked := (&Verdict{Lanes: lanes, Reasons: []string{"linux-idle: 1 failed", "darwin: no report"}}).Closing()
+	want := "\nclassproof gate: BLOCKED (2 reasons):\n  - linux-idle: 1 failed\n  - darwin: no report\ngate: 5 passed, 1 failed, 1 skipped\n"
+	if blocked != want {
+		t.Errorf("blocked:\n%q\nwant\n%q", blocked, want)
+	}
+	if pass := (&Verdict{Pass: true, Lanes: lanes}).Closing(); pass != "\nclassproof gate: PASS (2 lane reports)\ngate: 5 passed, 1 failed, 1 skipped\n" {
+		t.Errorf("pass: %q", pass)
+	}
+}

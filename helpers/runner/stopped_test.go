@@ -38,3 +38,19 @@ func TestACrashedSuiteIsNotCalledAnEmptyFilter(t *testing.T) {
 		t.Errorf("a filter that selects nothing: %q", p)
 	}
 }
+
+// What a run says at its end names each leak, refusal and lane problem, and counts only a real run.
+func TestARunsClosingTextNamesEveryProblem(t *testing.T) {
+	r := &Result{Lane: "linux-idle", Leaks: []string{"sleep pid 7"}, Refused: []string{"line 3"}, Problems: []string{"ran none of its platform's specs"},
+		ReportPath: "out/report.json", JUnitPath: "out/junit.xml"}
+	text := r.Text(false)
+	for _, want := range []string{"no report was written", "LEAK: sleep pid 7 was still alive", "REFUSED LEDGER LINE: line 3", "FAILED LANE: ran none of its platform's specs", "reports: out/report.json, out/junit.xml"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%q lacks %q", text, want)
+		}
+	}
+	r.Run = &report.Run{Specs: []report.Spec{{Name: "a", State: "passed"}}}
+	if text := r.Text(true); !strings.Contains(text, "dry run of lane linux-idle: 1 specs selected") || strings.Contains(text, "passed, 0 failed") {
+		t.Errorf("a dry run: %q", text)
+	}
+}

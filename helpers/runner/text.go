@@ -1,0 +1,46 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Text is what a run says when it ends: its summary (or why it wrote no report), each leak,
+// refused ledger line and lane problem, what contained it, where the reports are, and its counts.
+func (r *Result) Text(dryRun bool) string {
+	var b strings.Builder
+	b.WriteString("\n")
+	switch {
+	case r.Run != nil && dryRun:
+		c := r.Run.Count()
+		fmt.Fprintf(&b, "classproof: dry run of lane %s: %d specs selected, %d left out by the filter; nothing was executed, nothing is proved\n", r.Lane, c.Ran, c.Filtered)
+	case r.Run != nil:
+		b.WriteString(r.Run.Summary(r.Filter))
+	default:
+		b.WriteString("classproof: no report was written (the run stopped before Ginkgo reported)\n")
+		if r.Stopped != "" {
+			b.WriteString("classproof: it stopped: " + r.Stopped + "\n")
+		}
+	}
+	for _, l := range r.Leaks {
+		fmt.Fprintf(&b, "LEAK: %s was still alive after the run (killed now)\n", l)
+	}
+	for _, l := range r.Refused {
+		fmt.Fprintf(&b, "REFUSED LEDGER LINE: %s\n", l)
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(&b, "FAILED LANE: %s\n", p)
+	}
+	if r.Containment != "" {
+		fmt.Fprintf(&b, "containment: %s\n", r.Containment)
+	}
+	if r.Sandbox.Kind != "" {
+		fmt.Fprintf(&b, "sandbox: %s\n", r.Sandbox)
+	}
+	fmt.Fprintf(&b, "reports: %s, %s (%.1fs)\n", r.ReportPath, r.JUnitPath, r.Duration.Seconds())
+	if r.Run != nil && !dryRun {
+		c := r.Run.Count()
+		fmt.Fprintf(&b, "classproof: %d passed, %d failed, %d skipped\n", c.Passed, c.Failed, c.Skipped)
+	}
+	return b.String()
+}

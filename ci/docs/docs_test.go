@@ -33,11 +33,11 @@ func (b block) String() string { return fmt.Sprintf("%s:%d (%s)", b.file, b.line
 
 var markerRE = regexp.MustCompile(`^<!-- example: ([a-z-]+) -->$`)
 
-// blocks reads every fenced block of README.md and docs/*.md.
+// blocks reads every fenced block of README.md, CONTRIBUTING.md and docs/*.md.
 func blocks(t *testing.T, root string) []block {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	files = append([]string{filepath.Join(root, "README.md")}, files...)
+	files = append([]string{filepath.Join(root, "README.md"), filepath.Join(root, "CONTRIBUTING.md")}, files...)
 	var out []block
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -47,18 +47,21 @@ func blocks(t *testing.T, root string) []block {
 		rel, _ := filepath.Rel(root, f)
 		lines := strings.Split(string(b), "\n")
 		for i := 0; i < len(lines); i++ {
-			if !strings.HasPrefix(lines[i], "```") {
+			// A fence may be indented (a block inside a list item): its lines are, by as much.
+			fence := strings.TrimLeft(lines[i], " ")
+			if !strings.HasPrefix(fence, "```") {
 				continue
 			}
-			bl := block{file: rel, lang: strings.TrimPrefix(lines[i], "```"), line: i + 1}
+			indent := lines[i][:len(lines[i])-len(fence)]
+			bl := block{file: rel, lang: strings.TrimPrefix(fence, "```"), line: i + 1}
 			if i > 1 {
-				if m := markerRE.FindStringSubmatch(lines[i-1]); m != nil {
+				if m := markerRE.FindStringSubmatch(strings.TrimLeft(lines[i-1], " ")); m != nil {
 					bl.marker = m[1]
 				}
 			}
 			var body []string
-			for i++; i < len(lines) && !strings.HasPrefix(lines[i], "```"); i++ {
-				body = append(body, lines[i])
+			for i++; i < len(lines) && !strings.HasPrefix(strings.TrimLeft(lines[i], " "), "```"); i++ {
+				body = append(body, strings.TrimPrefix(lines[i], indent))
 			}
 			bl.text = strings.Join(body, "\n") + "\n"
 			out = append(out, bl)

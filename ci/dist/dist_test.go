@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/classproof/classproof/helpers/build"
+	"github.com/classproof/classproof/helpers/binaries"
 )
 
 // buildHarness builds the fixture harness for darwin with the release's linker flags.
 func buildHarness(t *testing.T, ldflags, out string) []byte {
 	t.Helper()
-	cmd := exec.Command("go", "build", ldflags, "-o", out, build.HarnessPackage)
+	cmd := exec.Command("go", "build", ldflags, "-o", out, binaries.HarnessPackage)
 	cmd.Dir = "../.."
 	cmd.Env = append(os.Environ(), "GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=0", "GOFLAGS=-trimpath -buildvcs=false", "GOWORK=off")
 	if b, err := cmd.CombinedOutput(); err != nil {

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/classproof/classproof/helpers/build"
+	"github.com/classproof/classproof/helpers/binaries"
 )
 
 // The workflow's download step (ci/fetch-release, run under dash as on a runner's /bin/sh)
@@ -42,7 +42,7 @@ func TestFetchReleaseAgainstALoopbackServer(t *testing.T) {
 	if err := writeTarGz(archive, stage, name, time.Unix(1764547200, 0)); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := build.SumFile(archive)
+	sum, err := binaries.SumFile(archive)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,13 @@
 // nor a cold compile on each runner (as critest and the Kubernetes conformance image ship their
 // test binaries). For each platform it writes dist/classproof-VERSION-OS-ARCH.tar.gz holding
 //
-//	VERSION                         the version the binaries carry (build.DistVersion)
+//	VERSION                         the version the binaries carry (binaries.DistVersion)
 //	bin/classproof                  the CLI
 //	bin/ginkgo                      the ginkgo CLI at the version go.mod pins
 //	bin/harness                     the fixture harness every target runs
 //	suites/NAME/NAME.test           each suite's compiled test binary
 //	launchers/KEY/...               each embedded manifest's launcher (refmux, shmux), built by
-//	                                its own build step with its default vars (build.LauncherKey)
+//	                                its own build step with its default vars (binaries.LauncherKey)
 //	MANIFEST                        the sha256 of the ginkgo CLI, the harness and each suite: a
 //	                                run executes only those, and only while they match
 //
@@ -35,8 +35,8 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/build"
-	"github.com/classproof/classproof/helpers/target"
+	"github.com/classproof/classproof/helpers/binaries"
+	"github.com/classproof/classproof/helpers/launcher"
 )
 
 var platforms = []string{"darwin/arm64", "darwin/amd64", "linux/amd64", "linux/arm64"}
@@ -67,7 +67,7 @@ func main() {
 		if err := archive(filepath.Join(*out, name), *version, goos, goarch, time.Unix(epoch, 0)); err != nil {
 			fail("%s: %v", name, err)
 		}
-		sum, err := build.SumFile(filepath.Join(*out, name))
+		sum, err := binaries.SumFile(filepath.Join(*out, name))
 		if err != nil {
 			fail("%v", err)
 		}
@@ -97,7 +97,7 @@ func archive(path, version, goos, goarch string, mtime time.Time) error {
 	steps := [][]string{
 		{"go", "build", ldflags, "-o", filepath.Join(stage, "bin", "classproof"), "./cmd/classproof"},
 		{"go", "build", ldflags, "-o", filepath.Join(stage, "bin", "ginkgo"), "github.com/onsi/ginkgo/v2/ginkgo"},
-		{"go", "build", ldflags, "-o", filepath.Join(stage, "bin", "harness"), build.HarnessPackage},
+		{"go", "build", ldflags, "-o", filepath.Join(stage, "bin", "harness"), binaries.HarnessPackage},
 	}
 	suites, err := filepath.Glob("suites/*/*_suite_test.go")
 	if err != nil || len(suites) == 0 {
@@ -118,7 +118,7 @@ func archive(path, version, goos, goarch string, mtime time.Time) error {
 	if err := os.WriteFile(filepath.Join(stage, "VERSION"), []byte(version+"\n"), 0o644); err != nil {
 		return err
 	}
-	if err := build.WriteArchiveManifest(stage); err != nil {
+	if err := binaries.WriteArchiveManifest(stage); err != nil {
 		return err
 	}
 	return writeTarGz(path, stage, strings.TrimSuffix(filepath.Base(path), ".tar.gz"), mtime)
@@ -129,7 +129,7 @@ func archive(path, version, goos, goarch string, mtime time.Time) error {
 // build id), which dyld policies and macOS's local-network privacy checks rely on. -trimpath
 // and the content-hashed build id keep the builds reproducible all the same.
 func distLDFlags(version string) string {
-	return "-ldflags=-s -w -X " + build.Module + "/helpers/build.DistVersion=" + version
+	return "-ldflags=-s -w -X " + binaries.Module + "/helpers/binaries.DistVersion=" + version
 }
 
 // launchers builds each embedded manifest's launcher with its own build step and default vars,
@@ -144,14 +144,14 @@ func launchers(stage string, goEnv map[string]string) error {
 		return err
 	}
 	for _, n := range names {
-		m, err := target.LoadFS(targets.FS, n)
+		m, err := launcher.LoadFS(targets.FS, n)
 		if err != nil {
 			return err
 		}
 		if m.Build == nil || (m.Build.Dir != "" && m.Build.Dir != "{kit}") {
 			continue
 		}
-		dir := filepath.Join(stage, "launchers", build.LauncherKey(m)) // named before build.env changes
+		dir := filepath.Join(stage, "launchers", binaries.LauncherKey(m)) // named before build.env changes
 		if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
 			continue // another manifest with the same step and vars (refmux and refmux-seed)
 		}
@@ -166,8 +166,8 @@ func launchers(stage string, goEnv map[string]string) error {
 			env[k] = v
 		}
 		m.Build.Env = env
-		t := &target.Resolved{Manifest: m, Spec: target.EmbeddedPrefix + n, Kit: kit}
-		if _, _, err := build.Launcher(context.Background(), t, build.Where{Dir: dir}, io.Discard); err != nil {
+		t := &launcher.Resolved{Manifest: m, Spec: launcher.EmbeddedPrefix + n, Kit: kit}
+		if _, _, err := binaries.Launcher(context.Background(), t, binaries.Where{Dir: dir}, io.Discard); err != nil {
 			return fmt.Errorf("building %s's launcher: %w", n, err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644); err != nil {

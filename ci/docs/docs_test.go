@@ -20,7 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/classproof/classproof/helpers/lane"
-	"github.com/classproof/classproof/helpers/target"
+	"github.com/classproof/classproof/helpers/launcher"
 )
 
 // block is one fenced code block and the example marker (<!-- example: NAME -->) right above it.
@@ -251,7 +251,7 @@ func checkYAML(t *testing.T, dir string, b block) {
 	}
 	switch {
 	case strings.Contains(b.text, "class_env:"):
-		if _, err := target.Parse(b.String(), []byte(b.text)); err != nil {
+		if _, err := launcher.Parse(b.String(), []byte(b.text)); err != nil {
 			t.Errorf("%s: the manifest does not load: %v", b, err)
 		}
 	case strings.Contains(b.text, "uses: classproof/classproof/.github/workflows/lanes.yml@"):
@@ -328,7 +328,7 @@ func runMarked(t *testing.T, dir string, b block) {
 		base := "name: myl\nclass_env: MYL_CLASS\nbackground: {darwin: darwinbg, linux: idle}\n" +
 			"daemon: {run: [\"{bin}/myl\", daemon]}\nsession: {direct: [\"{bin}/myl\", session, \"{profile}\"]}\n" +
 			"host: {run: [\"{bin}/myl\", host]}\n"
-		if _, err := target.Parse(b.String(), []byte(base+b.text)); err != nil {
+		if _, err := launcher.Parse(b.String(), []byte(base+b.text)); err != nil {
 			t.Errorf("%s: the spawn_spec line does not load in a manifest: %v", b, err)
 		}
 	default:
@@ -356,7 +356,7 @@ func sessionAdapter(t *testing.T, b block) {
 	adapter := filepath.Join(d, "classproof-adapter.sh")
 	os.WriteFile(adapter, []byte(b.text), 0o755)
 	// The kit's own profile, with words a careless adapter would split or expand.
-	p := target.Profile{Name: "classproof-1", Env: map[string]string{"MYL_SESSION_CPU_CLASS": "normal", "X": "a b $(c)"},
+	p := launcher.Profile{Name: "classproof-1", Env: map[string]string{"MYL_SESSION_CPU_CLASS": "normal", "X": "a b $(c)"},
 		Command: []string{"/opt/h arness", "--report", "it's a report.json", "--run", "$HOME"}, Cwd: d}
 	pb, _ := json.Marshal(p)
 	profile := filepath.Join(d, "profile.json")

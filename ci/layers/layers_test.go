@@ -10,7 +10,7 @@ import (
 func testRules(t *testing.T) *rules {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "rules")
-	text := "level 1: helpers/contract helpers/files\nlevel 2: helpers/proc\nforbid helpers/... but helpers/kit -> github.com/onsi/ginkgo/v2\n"
+	text := "level 1: helpers/base/contract helpers/base/files\nlevel 2: helpers/base/proc\nforbid helpers/... but helpers/suite -> github.com/onsi/ginkgo/v2\n"
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -24,26 +24,26 @@ func testRules(t *testing.T) *rules {
 func TestEachCrossingIsNamed(t *testing.T) {
 	r := testRules(t)
 	pkgs := []pkg{
-		{ImportPath: full("helpers/proc"), Deps: []string{full("helpers/contract")}},         // down: fine
-		{ImportPath: full("helpers/contract"), Deps: []string{full("helpers/proc")}},         // up
-		{ImportPath: full("helpers/files"), Deps: []string{full("helpers/contract")}},        // same level
-		{ImportPath: full("helpers/newpkg")},                                                 // on no level
-		{ImportPath: full("helpers/proc/x"), Deps: []string{"github.com/onsi/ginkgo/v2"}},    // forbidden
-		{ImportPath: full("helpers/kit"), Deps: []string{"github.com/onsi/ginkgo/v2"}},       // exempt
-		{ImportPath: full("suites/cpuclass"), Deps: []string{"github.com/onsi/ginkgo/v2/x"}}, // no rule
+		{ImportPath: full("helpers/base/proc"), Deps: []string{full("helpers/base/contract")}},  // down: fine
+		{ImportPath: full("helpers/base/contract"), Deps: []string{full("helpers/base/proc")}},  // up
+		{ImportPath: full("helpers/base/files"), Deps: []string{full("helpers/base/contract")}}, // same level
+		{ImportPath: full("helpers/newpkg")},                                                    // on no level
+		{ImportPath: full("helpers/base/proc/x"), Deps: []string{"github.com/onsi/ginkgo/v2"}},  // forbidden
+		{ImportPath: full("helpers/suite"), Deps: []string{"github.com/onsi/ginkgo/v2"}},        // exempt
+		{ImportPath: full("suites/cpuclass"), Deps: []string{"github.com/onsi/ginkgo/v2/x"}},    // no rule
 	}
 	got := strings.Join(r.check("rules", pkgs), "\n")
 	for _, want := range []string{
-		"helpers/contract (level 1) depends on helpers/proc (level 2)",
-		"helpers/files (level 1) depends on helpers/contract (level 1)",
+		"helpers/base/contract (level 1) depends on helpers/base/proc (level 2)",
+		"helpers/base/files (level 1) depends on helpers/base/contract (level 1)",
 		"helpers/newpkg is on no level",
-		"helpers/proc/x depends on github.com/onsi/ginkgo/v2 (forbidden by rules:3)",
+		"helpers/base/proc/x depends on github.com/onsi/ginkgo/v2 (forbidden by rules:3)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
 		}
 	}
-	if n := strings.Count(got, "\n") + 1; n != 6 { // helpers/proc/x and helpers/kit are on no level too
+	if n := strings.Count(got, "\n") + 1; n != 6 { // helpers/base/proc/x and helpers/suite are on no level too
 		t.Errorf("%d findings, want 6:\n%s", n, got)
 	}
 }

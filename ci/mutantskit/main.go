@@ -40,13 +40,13 @@ type unit struct {
 }
 
 var units = []unit{
-	{"helpers/class", []string{"class.go", "parse.go"}, "the oracle"},
+	{"helpers/oracle", []string{"class.go", "parse.go"}, "the oracle"},
 	{"helpers/report", []string{"report.go", "meta.go"}, "the outcome classifier and the summary"},
 	{"helpers/gate", []string{"gate.go", "junit.go"}, "the release gate's rules"},
-	{"helpers/redgreen", []string{"judge.go"}, "red/green's judge"},
+	{"helpers/commands/redgreen", []string{"judge.go"}, "red/green's judge"},
 	{"helpers/lane", []string{"lane.go"}, "the lane's label filter"},
-	{"helpers/target", []string{"declares.go"}, "the declared conventions"},
-	{"helpers/proc", []string{"tie.go", "tree.go", "starve.go"}, "alive, starved, and whom the kit may kill"},
+	{"helpers/launcher", []string{"declares.go"}, "the declared conventions"},
+	{"helpers/base/proc", []string{"tie.go", "tree.go", "starve.go"}, "alive, starved, and whom the kit may kill"},
 }
 
 const (

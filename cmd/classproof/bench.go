@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/bench"
+	"github.com/classproof/classproof/helpers/commands/bench"
 )
 
 var benchCommand = command{"bench", "does the class keep a foreground probe on time under load, and what does it cost",

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/classproof/classproof/helpers/build"
+	"github.com/classproof/classproof/helpers/binaries"
 )
 
 // An unknown command or flag is one line naming the closest valid one.
@@ -53,9 +53,9 @@ func TestHelpForEveryCommand(t *testing.T) {
 // A release archive's CLI says which release it is: built with -buildvcs=false from a
 // checkout, its build info knows no version, and it once said "a checkout".
 func TestVersionFromAReleaseArchive(t *testing.T) {
-	old := build.DistVersion
-	build.DistVersion = "v1.2.3"
-	defer func() { build.DistVersion = old }()
+	old := binaries.DistVersion
+	binaries.DistVersion = "v1.2.3"
+	defer func() { binaries.DistVersion = old }()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

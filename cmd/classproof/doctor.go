@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/doctor"
+	"github.com/classproof/classproof/helpers/commands/doctor"
 )
 
 var doctorCommand = command{"doctor", "try a launcher once, for a first manifest: what it does, what the kit will leave out",

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/actions"
+	"github.com/classproof/classproof/helpers/commands/actions"
 	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/report"
 )

@@ -19,8 +19,8 @@ import (
 	modzip "golang.org/x/mod/zip"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/build"
-	"github.com/classproof/classproof/helpers/readonly"
+	"github.com/classproof/classproof/helpers/base/readonly"
+	"github.com/classproof/classproof/helpers/binaries"
 )
 
 // selfTestVersion is the version the self-test serves this checkout as.
@@ -39,7 +39,7 @@ func TestGoRunAtAVersionFromAnotherRepository(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the CLI from a module proxy and starts a run")
 	}
-	kit, err := build.KitDir()
+	kit, err := binaries.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestGoRunAtAVersionFromAnotherRepository(t *testing.T) {
 		// Offline there is no checksum database: this module is new to it, and the dependencies
 		// are checked below against the kit's go.sum instead (which the database vouched for when
 		// they were added).
-		"GONOSUMDB="+strings.Join(append([]string{build.Module}, required(t, kit)...), ","),
+		"GONOSUMDB="+strings.Join(append([]string{binaries.Module}, required(t, kit)...), ","),
 		"GONOPROXY=", "GOPRIVATE=",
 		"GOWORK=off", "GOTOOLCHAIN=local",
 		"GOCACHE="+goEnv(t, "GOCACHE"), // the build cache is not what this is about, and keeps it fast
@@ -93,7 +93,7 @@ func TestGoRunAtAVersionFromAnotherRepository(t *testing.T) {
 		c.Env, c.Dir = env, sub
 		return c
 	}
-	pkg := build.Module + "/cmd/classproof@" + selfTestVersion
+	pkg := binaries.Module + "/cmd/classproof@" + selfTestVersion
 	// The first go run downloads the kit (as any first use does); then its folder is read-only.
 	out, err := goCmd("run", pkg, "version").CombinedOutput()
 	if err != nil {
@@ -103,7 +103,7 @@ func TestGoRunAtAVersionFromAnotherRepository(t *testing.T) {
 		t.Errorf("version does not name the module version:\n%s", out)
 	}
 	checkSums(t, kit, modcache)
-	kitInCache := filepath.Join(modcache, build.Module+"@"+selfTestVersion)
+	kitInCache := filepath.Join(modcache, binaries.Module+"@"+selfTestVersion)
 	undo, err := readonly.Make(kitInCache)
 	if err != nil {
 		t.Fatalf("making the kit's folder in the module cache read-only: %v", err)
@@ -159,10 +159,10 @@ func serveModule(t *testing.T, kit, proxy string) {
 			files = append(files, checkoutFile{kit, n})
 		}
 	}
-	dir := filepath.Join(proxy, build.Module, "@v")
+	dir := filepath.Join(proxy, binaries.Module, "@v")
 	must(t, os.MkdirAll(dir, 0o755))
 	var zip bytes.Buffer
-	must(t, modzip.Create(&zip, module.Version{Path: build.Module, Version: selfTestVersion}, files))
+	must(t, modzip.Create(&zip, module.Version{Path: binaries.Module, Version: selfTestVersion}, files))
 	must(t, os.WriteFile(filepath.Join(dir, selfTestVersion+".zip"), zip.Bytes(), 0o644))
 	mod, err := os.ReadFile(filepath.Join(kit, "go.mod"))
 	must(t, err)
@@ -205,7 +205,7 @@ func checkSums(t *testing.T, kit, modcache string) {
 		rel, _ := filepath.Rel(download, h)
 		mod, ver := filepath.ToSlash(filepath.Dir(filepath.Dir(rel))), strings.TrimSuffix(filepath.Base(h), ".ziphash")
 		path, err := module.UnescapePath(mod)
-		if err != nil || path == build.Module {
+		if err != nil || path == binaries.Module {
 			return err
 		}
 		sum, err := os.ReadFile(h)

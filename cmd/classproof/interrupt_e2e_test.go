@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/classproof/classproof/helpers/build"
+	"github.com/classproof/classproof/helpers/binaries"
 )
 
 // Ctrl-C during `classproof mutants` after its first cell: no further cell starts, the CLI says it
@@ -21,7 +21,7 @@ func TestAnInterruptedMatrixSaysSoAndCatchesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the CLI and runs the suites")
 	}
-	kit, err := build.KitDir()
+	kit, err := binaries.KitDir()
 	if err != nil {
 		t.Fatal(err)
 	}

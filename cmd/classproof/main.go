@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/classproof/classproof/helpers/actions"
-	"github.com/classproof/classproof/helpers/interrupt"
-	"github.com/classproof/classproof/helpers/proc"
+	"github.com/classproof/classproof/helpers/base/interrupt"
+	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/commands/actions"
 )
 
 // Exit codes, documented in README.md.
@@ -27,7 +27,7 @@ var workflow *actions.Guard
 func main() {
 	workflow = actions.Stop(os.Stdout)
 	// The one signal listener: every command runs under ctx, which the first SIGINT or SIGTERM
-	// ends; a second one escalates (helpers/interrupt).
+	// ends; a second one escalates (helpers/base/interrupt).
 	ctx, stop := interrupt.Notify(context.Background())
 	code := dispatch(ctx, os.Args[1:])
 	stop()

@@ -9,7 +9,7 @@ import (
 	"runtime"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/mutants"
+	"github.com/classproof/classproof/helpers/commands/mutants"
 )
 
 var mutantsCommand = command{"mutants", "run the suites against every known-broken build of a target: which specs catch each",

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/classproof/classproof/helpers/class"
+	"github.com/classproof/classproof/helpers/oracle"
 )
 
 var observeCommand = command{"observe", "read processes with the oracle, as a spec would: ps, and the kernel's own readings (base pri on macOS)",
@@ -31,14 +31,14 @@ func observeCmd(ctx context.Context, args []string) int {
 			fmt.Fprintf(os.Stderr, "classproof observe: %q is not a pid\n", a)
 			return exitUsage
 		}
-		o, err := class.ObserveOne("process", pid)
+		o, err := oracle.ObserveOne("process", pid)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "classproof observe: %v\n", err)
 			code = exitFailed
 			continue
 		}
 		line := o.String()
-		if d := class.DecidedBy(o, nil); d != "" {
+		if d := oracle.DecidedBy(o, nil); d != "" {
 			line += " [" + d + "]"
 		}
 		fmt.Println(line)

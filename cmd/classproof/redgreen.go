@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/actions"
-	"github.com/classproof/classproof/helpers/build"
-	"github.com/classproof/classproof/helpers/redgreen"
-	"github.com/classproof/classproof/helpers/runner"
+	"github.com/classproof/classproof/helpers/binaries"
+	"github.com/classproof/classproof/helpers/commands/actions"
+	"github.com/classproof/classproof/helpers/commands/redgreen"
+	"github.com/classproof/classproof/helpers/commands/runner"
 )
 
 var redgreenCommand = command{"redgreen", "prove a fix: specs fail on a red commit by their own assertion and pass on a green one",
@@ -31,7 +31,7 @@ func redgreenCmd(ctx context.Context, args []string) int {
 			return exitUsage
 		}
 	}
-	kit, err := build.KitDir()
+	kit, err := binaries.KitDir()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 		return exitUsage

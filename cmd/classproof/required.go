@@ -10,9 +10,9 @@ import (
 	"sort"
 
 	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/commands/runner"
 	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/lane"
-	"github.com/classproof/classproof/helpers/runner"
 )
 
 var requiredCommand = command{"required-specs", "make (or --check) ci/required-specs.yaml from a dry run of every lane",

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/actions"
-	"github.com/classproof/classproof/helpers/runner"
+	"github.com/classproof/classproof/helpers/commands/actions"
+	"github.com/classproof/classproof/helpers/commands/runner"
 )
 
 var runCommand = command{"run", "run the suites for this machine's lane against a target launcher",

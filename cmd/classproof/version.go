@@ -9,7 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/build"
+	"github.com/classproof/classproof/helpers/binaries"
 )
 
 var versionCommand = command{"version", "the kit's version, the Ginkgo and Go it was built with", "classproof version", "0", versionCmd}
@@ -24,10 +24,10 @@ func versionCmd(ctx context.Context, args []string) int {
 	kit, ginkgo := "unknown", "unknown"
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		kit = bi.Main.Version
-		if build.DistVersion != "" {
+		if binaries.DistVersion != "" {
 			// A release archive's CLI (make dist): built from a checkout with -buildvcs=false,
 			// so the build info knows no version; the one it was stamped with is its own.
-			kit = build.DistVersion + " (release archive)"
+			kit = binaries.DistVersion + " (release archive)"
 		} else if kit == "" || kit == "(devel)" {
 			kit = "a checkout" + checkoutCommit()
 			settings := map[string]string{}
@@ -53,7 +53,7 @@ func versionCmd(ctx context.Context, args []string) int {
 
 // checkoutCommit names the commit of the kit's own checkout, when git can say.
 func checkoutCommit() string {
-	dir, err := build.KitDir()
+	dir, err := binaries.KitDir()
 	if err != nil {
 		return ""
 	}

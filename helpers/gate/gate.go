@@ -2,7 +2,7 @@
 // spec failed, a spec was skipped at run time where its lane allows none, a required spec did not
 // run and pass in its lane, or a lane's report is missing or ran nothing.
 //
-// CLI side: it must not import the Ginkgo DSL, Gomega, helpers/kit or fixtures/ (ci/layers.rules).
+// CLI side: it must not import the Ginkgo DSL, Gomega, helpers/suite or fixtures/ (ci/layers.rules).
 package gate
 
 import (
@@ -18,7 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/classproof/classproof/helpers/label"
+	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/report"
 )
 

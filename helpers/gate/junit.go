@@ -4,7 +4,7 @@ import (
 	"encoding/xml"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/files"
+	"github.com/classproof/classproof/helpers/base/files"
 )
 
 type junitSuites struct {

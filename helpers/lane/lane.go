@@ -1,6 +1,6 @@
 // Package lane is what differs between CI lanes: which platform a run is on, the labels that
 // select specs for it, and the one time scale for slow machines. It does not import the Ginkgo
-// DSL: the CLI side (runner, gate) uses it too; the runtime guard lives in helpers/kit.
+// DSL: the CLI side (runner, gate) uses it too; the runtime guard lives in helpers/suite.
 package lane
 
 import (
@@ -10,19 +10,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/classproof/classproof/helpers/class"
-	"github.com/classproof/classproof/helpers/contract"
-	"github.com/classproof/classproof/helpers/label"
+	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/label"
+	"github.com/classproof/classproof/helpers/oracle"
 )
 
-// The lanes are named after the platform labels (helpers/label): a lane selects its platform's
+// The lanes are named after the platform labels (helpers/base/label): a lane selects its platform's
 // specs, and its own name is that label.
 
 // Platform is an OS together with what background means there for the target.
 type Platform struct {
 	Label   string
 	GOOS    string
-	Meaning class.Meaning
+	Meaning oracle.Meaning
 	Title   string
 	// Class is what a started process is held to here, as spec titles say it: background class,
 	// or the control's class where the target reads the class and ignores it.
@@ -43,16 +43,16 @@ func ByLabel(label string) (Platform, bool) {
 
 // Platforms are the three the suites are written for.
 var Platforms = []Platform{
-	{Label: label.Darwin, GOOS: "darwin", Meaning: class.DarwinBG, Title: "on macOS (PRIO_DARWIN_BG)", Class: "background class",
+	{Label: label.Darwin, GOOS: "darwin", Meaning: oracle.DarwinBG, Title: "on macOS (PRIO_DARWIN_BG)", Class: "background class",
 		Needs: "needs macOS (PRIO_DARWIN_BG): runs in the darwin lane"},
-	{Label: label.LinuxIdle, GOOS: "linux", Meaning: class.LinuxIdle, Title: "on Linux, idle mode (SCHED_IDLE + I/O idle)", Class: "background class",
+	{Label: label.LinuxIdle, GOOS: "linux", Meaning: oracle.LinuxIdle, Title: "on Linux, idle mode (SCHED_IDLE + I/O idle)", Class: "background class",
 		Needs: "needs a target whose Linux background is idle (SCHED_IDLE): runs in the linux-idle lane"},
-	{Label: label.LinuxIgnore, GOOS: "linux", Meaning: class.Ignored, Title: "on Linux, ignore mode (class read, not applied)", Class: "the control's class",
+	{Label: label.LinuxIgnore, GOOS: "linux", Meaning: oracle.Ignored, Title: "on Linux, ignore mode (class read, not applied)", Class: "the control's class",
 		Needs: "needs a target whose Linux background is ignore: runs in the linux-ignore lane"},
 }
 
 // Current is the platform of this run for a target whose background means m on this OS.
-func Current(m class.Meaning) (Platform, error) {
+func Current(m oracle.Meaning) (Platform, error) {
 	for _, p := range Platforms {
 		if p.GOOS == runtime.GOOS && p.Meaning == m {
 			return p, nil

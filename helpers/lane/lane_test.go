@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/classproof/classproof/helpers/contract"
+	"github.com/classproof/classproof/helpers/base/contract"
 )
 
 func TestFiltersLeaveOutTheOtherPlatforms(t *testing.T) {

@@ -78,7 +78,7 @@ type Meta struct {
 	// of the run's own on Linux where one could be written, else what the kit tracks, and why.
 	Containment string `json:"containment"`
 	// Sandbox is what kept the launcher's processes from writing the kit's files and this folder
-	// (helpers/sandbox: Landlock, Seatbelt, or none and why); Sandboxed says it was on.
+	// (helpers/base/sandbox: Landlock, Seatbelt, or none and why); Sandboxed says it was on.
 	Sandbox   string `json:"sandbox"`
 	Sandboxed bool   `json:"sandboxed"`
 	// Digests are the reports as the CLI read and judged them, after every launcher process of

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/contract"
+	"github.com/classproof/classproof/helpers/base/contract"
 )
 
 // skippedSummary lists every spec skipped at run time with its reason.

@@ -2,7 +2,7 @@
 // passed, which failed and how, which were skipped at run time and why, and which the lane's
 // label filter left out. The CLI's run, redgreen and gate commands are built on it.
 //
-// CLI side: it must not import the Ginkgo DSL, Gomega, helpers/kit or fixtures/ (ci/layers.rules).
+// CLI side: it must not import the Ginkgo DSL, Gomega, helpers/suite or fixtures/ (ci/layers.rules).
 package report
 
 import (
@@ -16,7 +16,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/classproof/classproof/helpers/contract"
+	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/lane"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/classproof/classproof/helpers/contract"
+	"github.com/classproof/classproof/helpers/base/contract"
 )
 
 const linuxIdle = "!darwin && !linux-ignore"

@@ -7,10 +7,10 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/kit"
+	"github.com/classproof/classproof/helpers/suite"
 )
 
-var env = kit.Setup(targets.FS, targets.Default)
+var env = suite.Setup(targets.FS, targets.Default)
 
 func TestCompat(t *testing.T) {
 	RegisterFailHandler(Fail)

@@ -6,11 +6,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/classproof/classproof/helpers/class"
-	"github.com/classproof/classproof/helpers/kit"
-	"github.com/classproof/classproof/helpers/label"
+	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/lane"
-	"github.com/classproof/classproof/helpers/target"
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/oracle"
+	"github.com/classproof/classproof/helpers/suite"
 )
 
 // The seed's behaviour on Linux: the launcher reads the class and ignores it. What every launcher
@@ -18,17 +18,17 @@ import (
 // What a launcher with explain shows too: that it read the class (explain reports the resolved
 // value); without explain that half is left out, with its reason, and the first still runs.
 var _ = Describe("compat: a target that reads the class and ignores it", Label(label.LinuxIgnore, label.CompatArea), func() {
-	var control class.Observation
+	var control oracle.Observation
 	BeforeEach(func() {
-		p, err := lane.Current(class.Ignored)
-		kit.Must(err, "the linux-ignore lane")
-		kit.RequirePlatform(p, env.Platform)
+		p, err := lane.Current(oracle.Ignored)
+		suite.Must(err, "the linux-ignore lane")
+		suite.RequirePlatform(p, env.Platform)
 		control = env.Control()
 	})
 
 	// launch starts the launcher with value set at source, and the profile env a session gets.
-	launch := func(value, source string) (*target.Launcher, map[string]string) {
-		opts := target.LaunchOptions{}
+	launch := func(value, source string) (*launcher.Instance, map[string]string) {
+		opts := launcher.LaunchOptions{}
 		profileEnv := map[string]string{}
 		switch source {
 		case "profile env":
@@ -40,7 +40,7 @@ var _ = Describe("compat: a target that reads the class and ignores it", Label(l
 		if source == "config" {
 			Expect(env.Driver.Manifest.Config).NotTo(BeNil(), "this row needs the target's config commands")
 			_, err := l.ConfigSet(env.Driver.Manifest.Config.Key, value)
-			kit.Must(err)
+			suite.Must(err)
 		}
 		return l, profileEnv
 	}
@@ -53,23 +53,23 @@ var _ = Describe("compat: a target that reads the class and ignores it", Label(l
 				config = Label(label.NeedsConfig)
 			}
 			read = append(read, Entry(fmt.Sprintf("%s from the %s", value, source), config, value, source))
-			for _, mode := range []target.Mode{target.Direct, target.Hosted} {
-				needs := append(kit.ForMode(mode), config...)
+			for _, mode := range []launcher.Mode{launcher.Direct, launcher.Hosted} {
+				needs := append(suite.ForMode(mode), config...)
 				kept = append(kept, Entry(fmt.Sprintf("%s from the %s, %s session", value, source, mode), needs, value, source, mode))
 			}
 		}
 	}
 	DescribeTable("keeps the harness and its tools at the control's class when the class resolves to",
-		func(value, source string, mode target.Mode) {
+		func(value, source string, mode launcher.Mode) {
 			l, profileEnv := launch(value, source)
 			s := env.Session(l, mode, profileEnv)
-			Expect(kit.Observe(s.Subjects()...)).To(kit.HaveControlClass(control), "ignored")
+			Expect(suite.Observe(s.Subjects()...)).To(suite.HaveControlClass(control), "ignored")
 		}, kept)
 	DescribeTable("reads the class it ignores: explain reports the resolved value", Label(label.NeedsExplain),
 		func(value, source string) {
 			l, profileEnv := launch(value, source)
 			x, err := l.Explain(profileEnv)
-			kit.Must(err)
+			suite.Must(err)
 			Expect(x.Class).To(Equal(value), "read: explain said %q", x.Output)
 		}, read)
 })

@@ -8,58 +8,58 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/classproof/classproof/fixtures/specs"
-	"github.com/classproof/classproof/helpers/class"
-	"github.com/classproof/classproof/helpers/kit"
-	"github.com/classproof/classproof/helpers/label"
-	"github.com/classproof/classproof/helpers/proc"
-	"github.com/classproof/classproof/helpers/target"
+	"github.com/classproof/classproof/helpers/base/label"
+	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/oracle"
+	"github.com/classproof/classproof/helpers/suite"
 )
 
 func spec(name string) []byte {
 	GinkgoHelper()
 	b, err := fs.ReadFile(specs.FS, name)
-	kit.Must(err)
+	suite.Must(err)
 	return b
 }
 
 // Spawn specs handed straight to the agent host, as daemons of each generation write them.
 var _ = Describe("compat: spawn specs from every daemon generation", Label(label.CompatArea, label.HostedArea, label.NeedsSpawnSpec), func() {
 	var (
-		control class.Observation
-		l       *target.Launcher
+		control oracle.Observation
+		l       *launcher.Instance
 	)
 	BeforeEach(func() {
 		if len(env.Driver.Manifest.SpawnSpec) == 0 || env.Driver.Manifest.Host == nil {
 			Skip("target " + env.Driver.Manifest.Name + " declares no agent host or no spawn_spec command: nothing to hand a raw spec to")
 		}
 		control = env.Control()
-		l = env.Launch(target.LaunchOptions{})
+		l = env.Launch(launcher.LaunchOptions{})
 	})
 
 	It("starts an older daemon's spec (no cpu_class) at the agent host's own class, harness and tools", func() {
 		s, err := l.SpawnFromSpec("older-daemon-no-cpu-class.json", spec("older-daemon-no-cpu-class.json"))
-		kit.Must(err)
-		host := kit.Observe(class.Subject{Role: "agent host", Pid: l.HostPid})[0]
-		Expect(host).To(kit.HaveControlClass(control), "the host itself runs at the class the kit gave it")
-		Expect(kit.Observe(s.Subjects()...)).To(kit.HaveControlClass(host), "no class step: as before cpu_class existed")
+		suite.Must(err)
+		host := suite.Observe(oracle.Subject{Role: "agent host", Pid: l.HostPid})[0]
+		Expect(host).To(suite.HaveControlClass(control), "the host itself runs at the class the kit gave it")
+		Expect(suite.Observe(s.Subjects()...)).To(suite.HaveControlClass(host), "no class step: as before cpu_class existed")
 	})
 
 	It("starts a spec with cpu_class background at background class", func() {
 		s, err := l.SpawnFromSpec("daemon-cpu-class-background.json", spec("daemon-cpu-class-background.json"))
-		kit.Must(err)
-		Expect(kit.Observe(s.Subjects()...)).To(kit.BeAtBackground(env.Platform.Meaning, control))
+		suite.Must(err)
+		Expect(suite.Observe(s.Subjects()...)).To(suite.BeAtBackground(env.Platform.Meaning, control))
 	})
 
 	It("starts a spec with cpu_class normal at the control's class", func() {
 		s, err := l.SpawnFromSpec("daemon-cpu-class-normal.json", spec("daemon-cpu-class-normal.json"))
-		kit.Must(err)
-		Expect(kit.Observe(s.Subjects()...)).To(kit.HaveControlClass(control))
+		suite.Must(err)
+		Expect(suite.Observe(s.Subjects()...)).To(suite.HaveControlClass(control))
 	})
 
 	It("ignores the fields a newer daemon adds and applies its cpu_class", func() {
 		s, err := l.SpawnFromSpec("newer-daemon-extra-fields.json", spec("newer-daemon-extra-fields.json"))
-		kit.Must(err)
-		Expect(kit.Observe(s.Subjects()...)).To(kit.BeAtBackground(env.Platform.Meaning, control))
+		suite.Must(err)
+		Expect(suite.Observe(s.Subjects()...)).To(suite.BeAtBackground(env.Platform.Meaning, control))
 	})
 
 	// expectRefusedAndServing checks a bad spec was refused, said why, started nothing, and that
@@ -67,7 +67,7 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 	expectRefusedAndServing := func(bad []byte, report string, mention ...string) {
 		GinkgoHelper()
 		out, err := l.SendSpec(bad)
-		var ce *target.CommandError
+		var ce *launcher.CommandError
 		Expect(errors.As(err, &ce)).To(BeTrue(), "the host refuses the spec; the sender was told: %q (err %v)", out, err)
 		Expect(ce.Output).NotTo(BeEmpty(), "the refusal says why")
 		for _, m := range mention {
@@ -75,10 +75,10 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 		}
 		AddReportEntry("refusal", ce.Output, ReportEntryVisibilityFailureOrVerbose)
 		Expect(proc.Alive(l.HostPid)).To(BeTrue(), "the agent host pid %d is still running after the bad spec", l.HostPid)
-		kit.ExpectNothingStarted(l, report, "a refused spec")
+		suite.ExpectNothingStarted(l, report, "a refused spec")
 		s, err := l.SpawnFromSpec("daemon-cpu-class-background.json", spec("daemon-cpu-class-background.json"))
 		Expect(err).NotTo(HaveOccurred(), "the host serves the next good spec")
-		Expect(kit.Observe(s.Subjects()...)).To(kit.BeAtBackground(env.Platform.Meaning, control))
+		Expect(suite.Observe(s.Subjects()...)).To(suite.BeAtBackground(env.Platform.Meaning, control))
 	}
 
 	It("refuses an unknown cpu_class and keeps serving", Label(label.RefusesClass), func() {
@@ -86,7 +86,7 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 		expectRefusedAndServing(bad, report)
 	})
 
-	It("refuses an unknown cpu_class, naming it, and keeps serving", kit.RefusalNames(target.MentionValue), Label(label.RefusesClass), func() {
+	It("refuses an unknown cpu_class, naming it, and keeps serving", suite.RefusalNames(launcher.MentionValue), Label(label.RefusesClass), func() {
 		bad, report := l.RenderSpec(spec("bad-unknown-cpu-class.json"))
 		expectRefusedAndServing(bad, report, "turbo")
 	})
@@ -105,6 +105,6 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 
 	It("refuses a spec over 1 MiB and keeps serving", Label(label.NeedsRawSpawnSpec), func() {
 		good, report := l.RenderSpec(spec("daemon-cpu-class-background.json"))
-		expectRefusedAndServing(target.Pad(good, 1<<20), report)
+		expectRefusedAndServing(launcher.Pad(good, 1<<20), report)
 	})
 })

@@ -9,11 +9,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/classproof/classproof/helpers/class"
-	"github.com/classproof/classproof/helpers/kit"
-	"github.com/classproof/classproof/helpers/label"
+	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/lane"
-	"github.com/classproof/classproof/helpers/target"
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/oracle"
+	"github.com/classproof/classproof/helpers/suite"
 )
 
 // The promises that depend on what background means on the OS are written once and run per
@@ -22,54 +22,54 @@ var _ = Describe("cpuclass", func() {
 	for _, p := range lane.Platforms {
 		Describe(p.Title, Label(p.Label), func() {
 			var (
-				control class.Observation
-				l       *target.Launcher
+				control oracle.Observation
+				l       *launcher.Instance
 			)
 			BeforeEach(func() {
-				kit.RequirePlatform(p, env.Platform)
+				suite.RequirePlatform(p, env.Platform)
 				control = env.Control()
-				l = env.Launch(target.LaunchOptions{})
+				l = env.Launch(launcher.LaunchOptions{})
 			})
 
 			Describe("a direct session", Label(label.DirectArea), func() {
 				It("starts the direct harness and its tool sleep at "+p.Class, func() {
-					s := env.Session(l, target.Direct, nil)
-					kit.ExpectDescends(s)
-					Expect(kit.Observe(s.Subjects()...)).To(kit.BeAtBackground(p.Meaning, control))
+					s := env.Session(l, launcher.Direct, nil)
+					suite.ExpectDescends(s)
+					Expect(suite.Observe(s.Subjects()...)).To(suite.BeAtBackground(p.Meaning, control))
 				})
 			})
 
 			Describe("a hosted session", Label(label.HostedArea, label.NeedsHosted), func() {
 				It("starts the hosted harness and its tool sleep at "+p.Class, func() {
-					s := env.Session(l, target.Hosted, nil)
-					kit.ExpectDescends(s)
-					Expect(kit.Observe(s.Subjects()...)).To(kit.BeAtBackground(p.Meaning, control))
+					s := env.Session(l, launcher.Hosted, nil)
+					suite.ExpectDescends(s)
+					Expect(suite.Observe(s.Subjects()...)).To(suite.BeAtBackground(p.Meaning, control))
 				})
 			})
 
 			Describe("a tool started after the harness has run a while", Label(label.InheritArea), func() {
-				for _, mode := range []target.Mode{target.Direct, target.Hosted} {
-					It(fmt.Sprintf("starts the %s harness's later tool at %s too", mode, p.Class), kit.ForMode(mode), func() {
+				for _, mode := range []launcher.Mode{launcher.Direct, launcher.Hosted} {
+					It(fmt.Sprintf("starts the %s harness's later tool at %s too", mode, p.Class), suite.ForMode(mode), func() {
 						s := env.Session(l, mode, nil)
 						// The harness runs a while, and stays at background all along (nothing
 						// reverts the class once the launcher looks away).
-						Consistently(func() ([]class.Observation, error) { return class.Observe(s.Harness()) }).
+						Consistently(func() ([]oracle.Observation, error) { return oracle.Observe(s.Harness()) }).
 							WithTimeout(lane.Scale(300 * time.Millisecond)).WithPolling(50 * time.Millisecond).
-							Should(kit.BeAtBackground(p.Meaning, control))
+							Should(suite.BeAtBackground(p.Meaning, control))
 						late, err := s.StartLateTool()
-						kit.Must(err)
-						Expect(kit.Observe(late)).To(kit.BeAtBackground(p.Meaning, control))
+						suite.Must(err)
+						Expect(suite.Observe(late)).To(suite.BeAtBackground(p.Meaning, control))
 					})
 				}
 			})
 
 			Describe("the harness's whole life", Label(label.InheritArea, label.DirectArea), func() {
-				It(fmt.Sprintf("keeps the direct and the hosted harness, their tools and a tool each starts late at %s for %s", p.Class, kit.LifeWindowTitle), func() {
-					sessions := []*target.Session{env.Session(l, target.Direct, nil)}
+				It(fmt.Sprintf("keeps the direct and the hosted harness, their tools and a tool each starts late at %s for %s", p.Class, suite.LifeWindowTitle), func() {
+					sessions := []*launcher.Session{env.Session(l, launcher.Direct, nil)}
 					if len(env.Driver.Manifest.Session.Hosted) > 0 {
-						sessions = append(sessions, env.Session(l, target.Hosted, nil))
+						sessions = append(sessions, env.Session(l, launcher.Hosted, nil))
 					}
-					kit.WatchLife(sessions, kit.BeAtBackground(p.Meaning, control))
+					suite.WatchLife(sessions, suite.BeAtBackground(p.Meaning, control))
 				})
 			})
 
@@ -78,13 +78,13 @@ var _ = Describe("cpuclass", func() {
 					var (
 						wg       sync.WaitGroup
 						mu       sync.Mutex
-						sessions []*target.Session
+						sessions []*launcher.Session
 						errs     []string
 					)
 					for i := 0; i < 8; i++ {
-						mode := target.Direct
+						mode := launcher.Direct
 						if i%2 == 1 {
-							mode = target.Hosted
+							mode = launcher.Hosted
 						}
 						wg.Add(1)
 						go func() {
@@ -101,12 +101,12 @@ var _ = Describe("cpuclass", func() {
 					}
 					wg.Wait()
 					Expect(errs).To(BeEmpty(), "every one of the 8 sessions starts (each line: one that did not)")
-					var subjects []class.Subject
+					var subjects []oracle.Subject
 					for _, s := range sessions {
 						subjects = append(subjects, s.Subjects()...)
 					}
 					Expect(subjects).To(HaveLen(16), "8 harnesses and 8 tools")
-					Expect(kit.Observe(subjects...)).To(kit.BeAtBackground(p.Meaning, control))
+					Expect(suite.Observe(subjects...)).To(suite.BeAtBackground(p.Meaning, control))
 				})
 			})
 		})
@@ -116,37 +116,37 @@ var _ = Describe("cpuclass", func() {
 // These promises hold on every platform: they compare with the control, whatever background is.
 var _ = Describe("cpuclass, on every platform", func() {
 	var (
-		control class.Observation
-		l       *target.Launcher
+		control oracle.Observation
+		l       *launcher.Instance
 	)
 	BeforeEach(func() {
 		control = env.Control()
-		l = env.Launch(target.LaunchOptions{})
+		l = env.Launch(launcher.LaunchOptions{})
 	})
 
 	Describe("the launcher's own processes", Label(label.IsolateArea), func() {
 		It("leaves the daemon, the agent host and the kit at their own class while sessions start at background", func() {
-			env.Session(l, target.Direct, nil)
+			env.Session(l, launcher.Direct, nil)
 			if len(env.Driver.Manifest.Session.Hosted) > 0 {
-				env.Session(l, target.Hosted, nil)
+				env.Session(l, launcher.Hosted, nil)
 			}
-			subjects := []class.Subject{
+			subjects := []oracle.Subject{
 				{Role: "daemon", Pid: l.DaemonPid},
-				{Role: kit.OwnRole, Pid: os.Getpid()},
+				{Role: suite.OwnRole, Pid: os.Getpid()},
 			}
 			if l.HostPid != 0 {
-				subjects = append(subjects, class.Subject{Role: "agent host", Pid: l.HostPid})
+				subjects = append(subjects, oracle.Subject{Role: "agent host", Pid: l.HostPid})
 			}
-			Expect(kit.Observe(subjects...)).To(kit.HaveControlClass(control))
-			kit.ExpectOwnClass()
+			Expect(suite.Observe(subjects...)).To(suite.HaveControlClass(control))
+			suite.ExpectOwnClass()
 		})
 	})
 
 	Describe("the normal opt-out in a profile's env", Label(label.OptOutArea), func() {
-		for _, mode := range []target.Mode{target.Direct, target.Hosted} {
-			It(fmt.Sprintf("starts the %s harness and its tool sleep at the control's class", mode), kit.ForMode(mode), func() {
+		for _, mode := range []launcher.Mode{launcher.Direct, launcher.Hosted} {
+			It(fmt.Sprintf("starts the %s harness and its tool sleep at the control's class", mode), suite.ForMode(mode), func() {
 				s := env.Session(l, mode, map[string]string{env.Driver.Manifest.ClassEnv: "normal"})
-				Expect(kit.Observe(s.Subjects()...)).To(kit.HaveControlClass(control))
+				Expect(suite.Observe(s.Subjects()...)).To(suite.HaveControlClass(control))
 			})
 		}
 	})

@@ -12,18 +12,18 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/classproof/classproof/helpers/class"
-	"github.com/classproof/classproof/helpers/kit"
-	"github.com/classproof/classproof/helpers/label"
-	"github.com/classproof/classproof/helpers/readonly"
-	"github.com/classproof/classproof/helpers/target"
+	"github.com/classproof/classproof/helpers/base/label"
+	"github.com/classproof/classproof/helpers/base/readonly"
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/oracle"
+	"github.com/classproof/classproof/helpers/suite"
 )
 
 // readJSON decodes the config file keeping numbers exact, so "other keys survive" means exactly.
 func readJSON(path string) map[string]any {
 	GinkgoHelper()
-	b, err := kit.ReadLauncherFile(path)
-	kit.Must(err)
+	b, err := suite.ReadLauncherFile(path)
+	suite.Must(err)
 	m := map[string]any{}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -53,9 +53,9 @@ func writeFile(path, content string) {
 
 var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.ConfigArea, label.NeedsConfig), func() {
 	var (
-		control class.Observation
-		l       *target.Launcher
-		cfg     *target.Config
+		control oracle.Observation
+		l       *launcher.Instance
+		cfg     *launcher.Config
 		file    string
 	)
 	BeforeEach(func() {
@@ -64,15 +64,15 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		}
 		cfg = env.Driver.Manifest.Config
 		control = env.Control()
-		l = env.Launch(target.LaunchOptions{})
+		l = env.Launch(launcher.LaunchOptions{})
 		var err error
 		file, err = l.ConfigFile()
-		kit.Must(err)
+		suite.Must(err)
 	})
 
 	It("round-trips the class through --set and --get, stored in the file under the camelCase key", func() {
 		_, err := l.ConfigSet(cfg.Key, "normal")
-		kit.Must(err)
+		suite.Must(err)
 		Expect(l.ConfigGet(cfg.Key)).To(Equal("normal"))
 		m := readJSON(file)
 		v, ok := at(m, cfg.FileKey)
@@ -87,10 +87,10 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 	It("applies a --set to the next session without a restart, and --unset returns to the default", Label(label.ReadsResolved), func() {
 		expectResolved(l, control, nil, "background", fromDefault)
 		_, err := l.ConfigSet(cfg.Key, "normal")
-		kit.Must(err)
+		suite.Must(err)
 		expectResolved(l, control, nil, "normal", fromConfig)
 		_, err = l.ConfigUnset(cfg.Key)
-		kit.Must(err)
+		suite.Must(err)
 		expectUnset(l, cfg.Key, "--get after --unset")
 		expectResolved(l, control, nil, "background", fromDefault)
 	})
@@ -98,10 +98,10 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 	It("takes every spelling of the key the target documents", Label(label.ConvKeySpellings), func() {
 		for _, alt := range cfg.KeyAlt {
 			_, err := l.ConfigSet(alt, "normal")
-			kit.Must(err)
+			suite.Must(err)
 			Expect(l.ConfigGet(cfg.Key)).To(Equal("normal"), "set as %s, read as %s", alt, cfg.Key)
 			_, err = l.ConfigUnset(alt)
-			kit.Must(err)
+			suite.Must(err)
 			expectUnset(l, cfg.Key, "unset as "+alt)
 		}
 	})
@@ -128,7 +128,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		want := readJSON(file)
 
 		_, err := l.ConfigSet(cfg.Key, "normal")
-		kit.Must(err)
+		suite.Must(err)
 		got := readJSON(file)
 		v, _ := at(got, cfg.FileKey)
 		Expect(v).To(Equal("normal"))
@@ -136,7 +136,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		Expect(got).To(Equal(want), "after --set, every other key is as it was")
 
 		_, err = l.ConfigUnset(cfg.Key)
-		kit.Must(err)
+		suite.Must(err)
 		got = readJSON(file)
 		_, still := at(got, cfg.FileKey)
 		Expect(still).To(BeFalse())
@@ -163,7 +163,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		}
 		wg.Wait()
 		for _, err := range errs {
-			kit.Must(err)
+			suite.Must(err)
 		}
 		m := readJSON(file)
 		v, ok := at(m, cfg.FileKey)
@@ -183,16 +183,16 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		out, err := l.ConfigSet(cfg.Key, "background")
 		Expect(err).To(HaveOccurred(), "a --set over a malformed file")
 		Expect(strings.TrimSpace(out)).NotTo(BeEmpty(), "the --set refusal says why")
-		Expect(kit.ReadLauncherFile(file)).To(Equal(bad), "the file is byte for byte as it was")
+		Expect(suite.ReadLauncherFile(file)).To(Equal(bad), "the file is byte for byte as it was")
 		return bad, out
 	}
 
 	// sessionOverMalformed asks for a session while the file is malformed and checks the session
 	// left it as it was; what a session does then is the target's choice (malformed_config).
-	sessionOverMalformed := func(bad []byte) (*target.Session, error) {
+	sessionOverMalformed := func(bad []byte) (*launcher.Session, error) {
 		GinkgoHelper()
-		s, err := l.StartSession(target.Direct, nil)
-		Expect(kit.ReadLauncherFile(file)).To(Equal(bad), "a session leaves the malformed file byte for byte as it was")
+		s, err := l.StartSession(launcher.Direct, nil)
+		Expect(suite.ReadLauncherFile(file)).To(Equal(bad), "a session leaves the malformed file byte for byte as it was")
 		return s, err
 	}
 
@@ -203,17 +203,17 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 	It("refuses sessions while the config file is malformed, and leaves it as it was", Label(label.ConvMalformedConfigRefuse), func() {
 		bad, _ := overMalformed()
 		_, err := sessionOverMalformed(bad)
-		kit.ExpectRefused(l, err)
+		suite.ExpectRefused(l, err)
 	})
 
 	It("starts sessions as if the key were unset while the config file is malformed, and leaves it as it was",
 		Label(label.ConvMalformedConfigAsUnset, label.ReadsResolved), func() {
 			bad, _ := overMalformed()
 			expectResolved(l, control, nil, "background", fromDefault)
-			Expect(kit.ReadLauncherFile(file)).To(Equal(bad), "a session leaves the malformed file byte for byte as it was")
+			Expect(suite.ReadLauncherFile(file)).To(Equal(bad), "a session leaves the malformed file byte for byte as it was")
 		})
 
-	It("leaves a malformed file as it was, and says which file", kit.RefusalNames(target.MentionFile), func() {
+	It("leaves a malformed file as it was, and says which file", suite.RefusalNames(launcher.MentionFile), func() {
 		bad, setSaid := overMalformed()
 		Expect(setSaid).To(ContainSubstring(file))
 		if l.Conventions().MalformedConfig == "refuse" {
@@ -227,19 +227,19 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 	invalid := func() string {
 		GinkgoHelper()
 		_, err := l.ConfigSet(cfg.Key, "background")
-		kit.Must(err)
-		before, _ := kit.ReadLauncherFile(file)
+		suite.Must(err)
+		before, _ := suite.ReadLauncherFile(file)
 		out, err := l.ConfigSet(cfg.Key, "turbo")
 		Expect(err).To(HaveOccurred(), "config --set %s=turbo", cfg.Key)
 		Expect(strings.TrimSpace(out)).NotTo(BeEmpty(), "the refusal says why")
-		Expect(kit.ReadLauncherFile(file)).To(Equal(before))
+		Expect(suite.ReadLauncherFile(file)).To(Equal(before))
 		return out
 	}
 
 	It("refuses an invalid value and leaves the file as it was", func() { invalid() })
 
 	It("refuses an invalid value, naming it and the accepted values, and leaves the file as it was",
-		kit.RefusalNames(target.MentionValue, target.MentionAccepted), func() {
+		suite.RefusalNames(launcher.MentionValue, launcher.MentionAccepted), func() {
 			out := invalid()
 			for _, w := range []string{"turbo", "normal", "background"} {
 				Expect(out).To(ContainSubstring(w))
@@ -251,8 +251,8 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 	readOnlySet := func() (dir, said string) {
 		GinkgoHelper()
 		_, err := l.ConfigSet(cfg.Key, "background")
-		kit.Must(err)
-		before, _ := kit.ReadLauncherFile(file)
+		suite.Must(err)
+		before, _ := suite.ReadLauncherFile(file)
 		dir = filepath.Dir(file)
 		undo, err := readonly.Make(dir)
 		if err != nil {
@@ -263,7 +263,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		out, err := l.ConfigSet(cfg.Key, "normal")
 		Expect(err).To(HaveOccurred(), "a --set into a read-only directory")
 		Expect(strings.TrimSpace(out)).NotTo(BeEmpty(), "the refusal says why")
-		Expect(kit.ReadLauncherFile(file)).To(Equal(before))
+		Expect(suite.ReadLauncherFile(file)).To(Equal(before))
 		Expect(l.ConfigGet(cfg.Key)).To(Equal("background"))
 		return dir, out
 	}
@@ -272,21 +272,21 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 
 	It("fails when writing the file itself fails, and leaves it byte for byte as it was", func() {
 		_, err := l.ConfigSet(cfg.Key, "background")
-		kit.Must(err)
+		suite.Must(err)
 		// A file larger than the limit below: rewriting it must fail partway (EFBIG, or SIGXFSZ
 		// for a writer that does not ignore it), as on a full disk.
 		m := readJSON(file)
 		m["classproofPadding"] = strings.Repeat("x", 3000)
 		b, _ := json.MarshalIndent(m, "", "  ")
 		writeFile(file, string(b))
-		before, _ := kit.ReadLauncherFile(file)
+		before, _ := suite.ReadLauncherFile(file)
 		out, err := l.ConfigSetLimited(cfg.Key, "normal", 2048)
 		Expect(err).To(HaveOccurred(), "config --set under a 2048-byte file size limit reported success; it said %q", out)
-		Expect(kit.ReadLauncherFile(file)).To(Equal(before), "the file is byte for byte as it was")
+		Expect(suite.ReadLauncherFile(file)).To(Equal(before), "the file is byte for byte as it was")
 		Expect(l.ConfigGet(cfg.Key)).To(Equal("background"))
 	})
 
-	It("says so when the config directory is read-only, and loses nothing", kit.RefusalNames(target.MentionFile), func() {
+	It("says so when the config directory is read-only, and loses nothing", suite.RefusalNames(launcher.MentionFile), func() {
 		dir, said := readOnlySet()
 		Expect(said).To(ContainSubstring(dir))
 	})
@@ -308,7 +308,7 @@ func setLeaf(m map[string]any, dotted, v string) {
 
 // expectUnset checks how config --get answers for an unset key, as the target declares it
 // (conventions.config_get_unset); undeclared, it is not checked.
-func expectUnset(l *target.Launcher, key, doing string) {
+func expectUnset(l *launcher.Instance, key, doing string) {
 	GinkgoHelper()
 	out, err := l.ConfigGet(key)
 	switch l.Conventions().ConfigGetUnset {

@@ -5,16 +5,16 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/classproof/classproof/helpers/class"
-	"github.com/classproof/classproof/helpers/kit"
-	"github.com/classproof/classproof/helpers/label"
-	"github.com/classproof/classproof/helpers/target"
+	"github.com/classproof/classproof/helpers/base/label"
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/oracle"
+	"github.com/classproof/classproof/helpers/suite"
 )
 
 // The reference syntax is the target's own (env_ref in its manifest); refmux's is ${env:NAME}.
 var _ = Describe("resolve: env references in a profile's env", Label(label.ResolveArea, label.EnvRefArea, label.NeedsEnvRef), func() {
 	var (
-		control  class.Observation
+		control  oracle.Observation
 		classEnv string
 		ref      func(string) string
 	)
@@ -27,30 +27,30 @@ var _ = Describe("resolve: env references in a profile's env", Label(label.Resol
 	})
 
 	It("opts out when the profile's reference resolves to normal", Label(label.ReadsResolved), func() {
-		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "normal"}})
+		l := env.Launch(launcher.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "normal"}})
 		expectResolved(l, control, map[string]string{classEnv: ref("CP_REF")}, "normal", fromProfile)
 	})
 
 	It("starts at background when the reference resolves to background, over a config that says normal", Label(label.ReadsResolved), func() {
-		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "background"}})
+		l := env.Launch(launcher.LaunchOptions{DaemonEnv: map[string]string{"CP_REF": "background"}})
 		if env.Driver.Manifest.Config != nil {
 			_, err := l.ConfigSet(env.Driver.Manifest.Config.Key, "normal")
-			kit.Must(err)
+			suite.Must(err)
 		}
 		expectResolved(l, control, map[string]string{classEnv: ref("CP_REF")}, "background", fromProfile)
 	})
 
 	It("refuses a reference to an unset variable: a non-zero exit, a message, nothing started", Label(label.RefusesClass), func() {
-		l := env.Launch(target.LaunchOptions{})
-		_, err := l.StartSession(target.Direct, map[string]string{classEnv: ref("CP_NOT_SET")})
-		kit.ExpectRefused(l, err)
+		l := env.Launch(launcher.LaunchOptions{})
+		_, err := l.StartSession(launcher.Direct, map[string]string{classEnv: ref("CP_NOT_SET")})
+		suite.ExpectRefused(l, err)
 	})
 
 	It("refuses a reference to an unset variable, naming the profile, the key and the reference",
-		kit.RefusalNames(target.MentionProfile, target.MentionKey, target.MentionValue), Label(label.RefusesClass), func() {
-			l := env.Launch(target.LaunchOptions{})
-			_, err := l.StartSession(target.Direct, map[string]string{classEnv: ref("CP_NOT_SET")})
-			kit.ExpectRefused(l, err, kit.ProfileName, classEnv, ref("CP_NOT_SET"))
+		suite.RefusalNames(launcher.MentionProfile, launcher.MentionKey, launcher.MentionValue), Label(label.RefusesClass), func() {
+			l := env.Launch(launcher.LaunchOptions{})
+			_, err := l.StartSession(launcher.Direct, map[string]string{classEnv: ref("CP_NOT_SET")})
+			suite.ExpectRefused(l, err, suite.ProfileName, classEnv, ref("CP_NOT_SET"))
 		})
 
 	var malformed []TableEntry
@@ -64,9 +64,9 @@ var _ = Describe("resolve: env references in a profile's env", Label(label.Resol
 	// daemonEnv) and checks it is refused, mentioning what a convention spec names.
 	refusedWith := func(daemonEnv map[string]string, value string, mention ...string) {
 		GinkgoHelper()
-		l := env.Launch(target.LaunchOptions{DaemonEnv: daemonEnv})
-		_, err := l.StartSession(target.Direct, map[string]string{classEnv: value})
-		kit.ExpectRefused(l, err, mention...)
+		l := env.Launch(launcher.LaunchOptions{DaemonEnv: daemonEnv})
+		_, err := l.StartSession(launcher.Direct, map[string]string{classEnv: value})
+		suite.ExpectRefused(l, err, mention...)
 	}
 
 	DescribeTable("refuses a malformed reference: a non-zero exit, a message, nothing started", func(raw string) {
@@ -74,16 +74,16 @@ var _ = Describe("resolve: env references in a profile's env", Label(label.Resol
 	}, Label(label.RefusesClass), malformed)
 
 	DescribeTable("refuses a malformed reference, naming the profile, the key and the reference", func(raw string) {
-		refusedWith(map[string]string{"CP_REF": "normal"}, raw, kit.ProfileName, classEnv, raw)
-	}, kit.RefusalNames(target.MentionProfile, target.MentionKey, target.MentionValue), Label(label.RefusesClass), malformed)
+		refusedWith(map[string]string{"CP_REF": "normal"}, raw, suite.ProfileName, classEnv, raw)
+	}, suite.RefusalNames(launcher.MentionProfile, launcher.MentionKey, launcher.MentionValue), Label(label.RefusesClass), malformed)
 
 	It("refuses a reference that resolves to an invalid value", Label(label.RefusesClass), func() {
 		refusedWith(map[string]string{"CP_REF": "turbo"}, ref("CP_REF"))
 	})
 
 	It("names both the reference and the variable when the reference resolves to an invalid value",
-		kit.RefusalNames(target.MentionProfile, target.MentionValue), Label(label.RefusesClass), func() {
-			refusedWith(map[string]string{"CP_REF": "turbo"}, ref("CP_REF"), kit.ProfileName, ref("CP_REF"), "turbo")
+		suite.RefusalNames(launcher.MentionProfile, launcher.MentionValue), Label(label.RefusesClass), func() {
+			refusedWith(map[string]string{"CP_REF": "turbo"}, ref("CP_REF"), suite.ProfileName, ref("CP_REF"), "turbo")
 		})
 
 	It("expands once: a variable that holds another reference is refused, not expanded again", Label(label.RefusesClass), func() {
@@ -91,16 +91,16 @@ var _ = Describe("resolve: env references in a profile's env", Label(label.Resol
 	})
 
 	It("expands once: a variable that holds another reference is not expanded again",
-		kit.RefusalNames(target.MentionProfile, target.MentionValue), Label(label.RefusesClass), func() {
+		suite.RefusalNames(launcher.MentionProfile, launcher.MentionValue), Label(label.RefusesClass), func() {
 			inner := ref("CP_INNER")
-			refusedWith(map[string]string{"CP_REF": inner, "CP_INNER": "normal"}, ref("CP_REF"), kit.ProfileName, inner)
+			refusedWith(map[string]string{"CP_REF": inner, "CP_INNER": "normal"}, ref("CP_REF"), suite.ProfileName, inner)
 		})
 
 	It("never expands through a shell: a value with a command substitution is refused", Label(label.RefusesClass), func() {
 		refusedWith(map[string]string{"CP_REF": "$(echo normal)"}, ref("CP_REF"))
 	})
 
-	It("never expands through a shell", kit.RefusalNames(target.MentionProfile, target.MentionValue), Label(label.RefusesClass), func() {
-		refusedWith(map[string]string{"CP_REF": "$(echo normal)"}, ref("CP_REF"), kit.ProfileName, "$(echo normal)")
+	It("never expands through a shell", suite.RefusalNames(launcher.MentionProfile, launcher.MentionValue), Label(label.RefusesClass), func() {
+		refusedWith(map[string]string{"CP_REF": "$(echo normal)"}, ref("CP_REF"), suite.ProfileName, "$(echo normal)")
 	})
 })

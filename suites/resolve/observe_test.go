@@ -6,10 +6,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/classproof/classproof/helpers/class"
-	"github.com/classproof/classproof/helpers/kit"
-	"github.com/classproof/classproof/helpers/label"
-	"github.com/classproof/classproof/helpers/target"
+	"github.com/classproof/classproof/helpers/base/label"
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/oracle"
+	"github.com/classproof/classproof/helpers/suite"
 )
 
 // The kit's names for where a class came from; a manifest maps them to its explain output.
@@ -24,28 +24,28 @@ const (
 // explain (class and source) where the manifest declares it, and always through the class of a
 // started harness and its tool (on a target that ignores the class here, that is the control's
 // class whatever was resolved, so explain is what proves the order there).
-func expectResolved(l *target.Launcher, control class.Observation, profileEnv map[string]string, want, source string) {
+func expectResolved(l *launcher.Instance, control oracle.Observation, profileEnv map[string]string, want, source string) {
 	GinkgoHelper()
 	if env.Driver.Manifest.Explain != nil {
 		start := time.Now()
 		x, err := l.Explain(profileEnv)
 		AddReportEntry("through explain", time.Since(start), ReportEntryVisibilityNever)
-		kit.Must(err)
+		suite.Must(err)
 		Expect(x.Class).To(Equal(want), "explain said %q", x.Output)
 		if pattern := env.Driver.SourcePattern(source); pattern != "" {
 			Expect(x.Source).To(MatchRegexp(pattern), "explain names where the class came from; expected the %s", source)
 		}
-	} else if env.Platform.Meaning == class.Ignored {
+	} else if env.Platform.Meaning == oracle.Ignored {
 		// Labelled reads-resolved: a lane leaves it out for such a target, with the reason.
 		Fail("this target ignores the class on this OS and declares no explain: nothing can show what it resolved (this spec is labelled " + label.ReadsResolved + ", which its lane should have left out)")
 	}
 	start := time.Now()
-	s := env.Session(l, target.Direct, profileEnv)
-	obs := kit.Observe(s.Subjects()...)
+	s := env.Session(l, launcher.Direct, profileEnv)
+	obs := suite.Observe(s.Subjects()...)
 	AddReportEntry("through the class", time.Since(start), ReportEntryVisibilityNever)
 	if want == "background" {
-		Expect(obs).To(kit.BeAtBackground(env.Platform.Meaning, control))
+		Expect(obs).To(suite.BeAtBackground(env.Platform.Meaning, control))
 	} else {
-		Expect(obs).To(kit.HaveControlClass(control))
+		Expect(obs).To(suite.HaveControlClass(control))
 	}
 }

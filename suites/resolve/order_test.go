@@ -7,10 +7,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/classproof/classproof/helpers/class"
-	"github.com/classproof/classproof/helpers/kit"
-	"github.com/classproof/classproof/helpers/label"
-	"github.com/classproof/classproof/helpers/target"
+	"github.com/classproof/classproof/helpers/base/label"
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/oracle"
+	"github.com/classproof/classproof/helpers/suite"
 )
 
 // decide is the rule under test: the profile's env, then the daemon's env, then the config key,
@@ -35,7 +35,7 @@ func word(v string) string {
 }
 
 var _ = Describe("resolve: the first source that sets the class wins", Label(label.ResolveArea), func() {
-	var control class.Observation
+	var control oracle.Observation
 	BeforeEach(func() { control = env.Control() })
 
 	values := []string{"", "normal", "background"}
@@ -57,11 +57,11 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lab
 		if d != "" {
 			daemonEnv[env.Driver.Manifest.ClassEnv] = d
 		}
-		l := env.Launch(target.LaunchOptions{DaemonEnv: daemonEnv})
+		l := env.Launch(launcher.LaunchOptions{DaemonEnv: daemonEnv})
 		if c != "" {
 			Expect(env.Driver.Manifest.Config).NotTo(BeNil(), "the table needs the target's config commands")
 			_, err := l.ConfigSet(env.Driver.Manifest.Config.Key, c)
-			kit.Must(err)
+			suite.Must(err)
 		}
 		profileEnv := map[string]string{}
 		if p != "" {
@@ -72,12 +72,12 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lab
 	}, rows)
 
 	It("takes a value in any case with surrounding spaces", Label(label.ConvFoldCase, label.ReadsResolved), func() {
-		l := env.Launch(target.LaunchOptions{})
+		l := env.Launch(launcher.LaunchOptions{})
 		expectResolved(l, control, map[string]string{env.Driver.Manifest.ClassEnv: "  NoRmAl "}, "normal", fromProfile)
 	})
 
 	It("treats an empty value as unset, so the next source decides", Label(label.ConvEmptyUnset, label.ReadsResolved), func() {
-		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "normal"}})
+		l := env.Launch(launcher.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "normal"}})
 		expectResolved(l, control, map[string]string{env.Driver.Manifest.ClassEnv: ""}, "normal", fromDaemon)
 	})
 
@@ -101,39 +101,39 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lab
 	)
 
 	It("refuses an unknown value in a profile's env: a non-zero exit, a message, nothing started", Label(label.RefusesClass), func() {
-		l := env.Launch(target.LaunchOptions{})
-		_, err := l.StartSession(target.Direct, map[string]string{env.Driver.Manifest.ClassEnv: "turbo"})
-		kit.ExpectRefused(l, err)
+		l := env.Launch(launcher.LaunchOptions{})
+		_, err := l.StartSession(launcher.Direct, map[string]string{env.Driver.Manifest.ClassEnv: "turbo"})
+		suite.ExpectRefused(l, err)
 	})
 
 	It("refuses an unknown value in a profile's env, naming the profile, the value and the accepted values",
-		kit.RefusalNames(target.MentionProfile, target.MentionValue, target.MentionAccepted), Label(label.RefusesClass), func() {
-			l := env.Launch(target.LaunchOptions{})
-			_, err := l.StartSession(target.Direct, map[string]string{env.Driver.Manifest.ClassEnv: "turbo"})
-			kit.ExpectRefused(l, err, kit.ProfileName, "turbo", "normal", "background")
+		suite.RefusalNames(launcher.MentionProfile, launcher.MentionValue, launcher.MentionAccepted), Label(label.RefusesClass), func() {
+			l := env.Launch(launcher.LaunchOptions{})
+			_, err := l.StartSession(launcher.Direct, map[string]string{env.Driver.Manifest.ClassEnv: "turbo"})
+			suite.ExpectRefused(l, err, suite.ProfileName, "turbo", "normal", "background")
 		})
 
 	// Where the daemon's env is refused is the target's choice (conventions.bad_daemon_env): the
 	// seed says neither, and a daemon that will not start is as clear as a refused session.
 	It("refuses an unknown value in the daemon's env: a non-zero exit, a message, nothing started", Label(label.RefusesClass, label.ConvBadDaemonEnvSessions), func() {
-		l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}})
-		_, err := l.StartSession(target.Direct, nil)
-		kit.ExpectRefused(l, err)
+		l := env.Launch(launcher.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}})
+		_, err := l.StartSession(launcher.Direct, nil)
+		suite.ExpectRefused(l, err)
 	})
 
 	It("refuses an unknown value in the daemon's env, naming the source and the value",
-		kit.RefusalNames(target.MentionSource, target.MentionValue, target.MentionAccepted), Label(label.RefusesClass, label.ConvBadDaemonEnvSessions), func() {
-			l := env.Launch(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}})
-			_, err := l.StartSession(target.Direct, nil)
-			kit.ExpectRefused(l, err, kit.DaemonSource, "utility", "normal", "background")
+		suite.RefusalNames(launcher.MentionSource, launcher.MentionValue, launcher.MentionAccepted), Label(label.RefusesClass, label.ConvBadDaemonEnvSessions), func() {
+			l := env.Launch(launcher.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}})
+			_, err := l.StartSession(launcher.Direct, nil)
+			suite.ExpectRefused(l, err, suite.DaemonSource, "utility", "normal", "background")
 		})
 
 	It("will not start with an unknown value in its env: a non-zero exit and a message", Label(label.RefusesClass, label.ConvBadDaemonEnvStart), func() {
-		env.ExpectLaunchRefused(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}})
+		env.ExpectLaunchRefused(launcher.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}})
 	})
 
-	It("will not start with an unknown value in its env, naming the value", kit.RefusalNames(target.MentionValue), Label(label.RefusesClass, label.ConvBadDaemonEnvStart), func() {
-		env.ExpectLaunchRefused(target.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}}, "utility")
+	It("will not start with an unknown value in its env, naming the value", suite.RefusalNames(launcher.MentionValue), Label(label.RefusesClass, label.ConvBadDaemonEnvStart), func() {
+		env.ExpectLaunchRefused(launcher.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}}, "utility")
 	})
 })
 
@@ -141,10 +141,10 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lab
 // returns the profile env for a session. A config value is written into the file the manifest
 // names, as it is: config --set may tidy a value before storing it, and what is checked here is
 // how the daemon reads the file.
-func setAt(at, value string) (*target.Launcher, map[string]string) {
+func setAt(at, value string) (*launcher.Instance, map[string]string) {
 	GinkgoHelper()
 	m := env.Driver.Manifest
-	opts := target.LaunchOptions{}
+	opts := launcher.LaunchOptions{}
 	if at == fromDaemon {
 		opts.DaemonEnv = map[string]string{m.ClassEnv: value}
 	}
@@ -155,11 +155,11 @@ func setAt(at, value string) (*target.Launcher, map[string]string) {
 		profileEnv[m.ClassEnv] = value
 	case fromConfig:
 		file, err := l.ConfigFile()
-		kit.Must(err)
+		suite.Must(err)
 		cfg := map[string]any{}
 		setLeaf(cfg, m.Config.FileKey, value)
 		b, err := json.Marshal(cfg)
-		kit.Must(err)
+		suite.Must(err)
 		writeFile(file, string(b))
 	}
 	return l, profileEnv

@@ -7,11 +7,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/classproof/classproof/helpers/class"
-	"github.com/classproof/classproof/helpers/kit"
-	"github.com/classproof/classproof/helpers/label"
+	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/lane"
-	"github.com/classproof/classproof/helpers/target"
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/oracle"
+	"github.com/classproof/classproof/helpers/suite"
 )
 
 // A launcher may decide a hosted session's class on another code path than a direct one's (the
@@ -40,8 +40,8 @@ var sourceRows = []sourceRow{
 }
 
 // needs labels a row for what it uses of the target beyond a session on its path.
-func (r sourceRow) needs(mode target.Mode) Labels {
-	l := kit.ForMode(mode)
+func (r sourceRow) needs(mode launcher.Mode) Labels {
+	l := suite.ForMode(mode)
 	if r.config != "" {
 		l = append(l, label.NeedsConfig)
 	}
@@ -52,7 +52,7 @@ func (r sourceRow) needs(mode target.Mode) Labels {
 }
 
 // launch starts the launcher with the row's daemon env and config, and gives the profile env.
-func (r sourceRow) launch() (*target.Launcher, map[string]string) {
+func (r sourceRow) launch() (*launcher.Instance, map[string]string) {
 	GinkgoHelper()
 	m := env.Driver.Manifest
 	daemonEnv := map[string]string{}
@@ -62,10 +62,10 @@ func (r sourceRow) launch() (*target.Launcher, map[string]string) {
 	if r.refValue != "" {
 		daemonEnv["CP_REF"] = r.refValue
 	}
-	l := env.Launch(target.LaunchOptions{DaemonEnv: daemonEnv})
+	l := env.Launch(launcher.LaunchOptions{DaemonEnv: daemonEnv})
 	if r.config != "" {
 		_, err := l.ConfigSet(m.Config.Key, r.config)
-		kit.Must(err, "config --set")
+		suite.Must(err, "config --set")
 	}
 	profileEnv := map[string]string{}
 	switch r.profile {
@@ -79,17 +79,17 @@ func (r sourceRow) launch() (*target.Launcher, map[string]string) {
 }
 
 var _ = Describe("resolve: every source on every path", Label(label.ResolveArea, label.DirectArea, label.HostedArea), func() {
-	modes := []target.Mode{target.Direct, target.Hosted}
+	modes := []launcher.Mode{launcher.Direct, launcher.Hosted}
 	// Observed through the class, so only where the class takes effect: where the target ignores
 	// it (linux-ignore), compat's rows keep every path at the control's class instead.
 	for _, p := range lane.Platforms {
-		if p.Meaning == class.Ignored {
+		if p.Meaning == oracle.Ignored {
 			continue
 		}
 		Describe(p.Title, Label(p.Label), func() {
-			var control class.Observation
+			var control oracle.Observation
 			BeforeEach(func() {
-				kit.RequirePlatform(p, env.Platform)
+				suite.RequirePlatform(p, env.Platform)
 				control = env.Control()
 			})
 			var rows []TableEntry
@@ -98,14 +98,14 @@ var _ = Describe("resolve: every source on every path", Label(label.ResolveArea,
 					rows = append(rows, Entry(fmt.Sprintf("%s session, %s: %s from the %s", mode, r.title, r.want, r.from), r.needs(mode), r, mode))
 				}
 			}
-			DescribeTable("starts the harness at the class the first source sets", func(r sourceRow, mode target.Mode) {
+			DescribeTable("starts the harness at the class the first source sets", func(r sourceRow, mode launcher.Mode) {
 				l, profileEnv := r.launch()
 				s := env.Session(l, mode, profileEnv)
-				obs := kit.Observe(s.Subjects()...)
+				obs := suite.Observe(s.Subjects()...)
 				if r.want == "background" {
-					Expect(obs).To(kit.BeAtBackground(p.Meaning, control), "%s: background from the %s", r.title, r.from)
+					Expect(obs).To(suite.BeAtBackground(p.Meaning, control), "%s: background from the %s", r.title, r.from)
 				} else {
-					Expect(obs).To(kit.HaveControlClass(control), "%s: normal from the %s", r.title, r.from)
+					Expect(obs).To(suite.HaveControlClass(control), "%s: normal from the %s", r.title, r.from)
 				}
 			}, rows)
 		})
@@ -125,18 +125,18 @@ var _ = Describe("resolve: every source on every path", Label(label.ResolveArea,
 	var refused []TableEntry
 	for _, r := range refusals {
 		for _, mode := range modes {
-			refused = append(refused, Entry(fmt.Sprintf("%s session, %s", mode, r.title), append(kit.ForMode(mode), label.NeedsEnvRef, label.RefusesClass), r.daemonRef, r.value, mode))
+			refused = append(refused, Entry(fmt.Sprintf("%s session, %s", mode, r.title), append(suite.ForMode(mode), label.NeedsEnvRef, label.RefusesClass), r.daemonRef, r.value, mode))
 		}
 	}
-	DescribeTable("refuses a session whose profile's env holds", func(daemonRef, value string, mode target.Mode) {
+	DescribeTable("refuses a session whose profile's env holds", func(daemonRef, value string, mode launcher.Mode) {
 		m := env.Driver.Manifest
 		daemonEnv := map[string]string{"CP_INNER": "normal"}
 		if daemonRef != "" {
 			daemonEnv["CP_REF"] = refText(daemonRef)
 		}
-		l := env.Launch(target.LaunchOptions{DaemonEnv: daemonEnv})
+		l := env.Launch(launcher.LaunchOptions{DaemonEnv: daemonEnv})
 		_, err := l.StartSession(mode, map[string]string{m.ClassEnv: refText(value)})
-		kit.ExpectRefused(l, err)
+		suite.ExpectRefused(l, err)
 	}, refused)
 })
 

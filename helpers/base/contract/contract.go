@@ -1,0 +1,169 @@
+// Package contract is the run contract: what the CLI hands the suites, and the suites hand the
+// launcher, through the environment. Every CLASSPROOF_* variable is spelled here and nowhere else.
+// The CLI encodes a Run (Environ) and the suites' processes decode it (FromEnv), as the Kubernetes
+// e2e framework's TestContext is filled once and read everywhere; lower layers read the one field
+// they need from the decoded Run, never the variable by name.
+//
+// It is the bottom layer: it imports nothing of the kit.
+package contract
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Prefix marks the kit's own variables; a launcher's environment holds none of them but the
+// run's token (launcher.Driver).
+const Prefix = "CLASSPROOF_"
+
+// The variables.
+const (
+	// Set by the CLI for the suites.
+	TargetEnv     = Prefix + "TARGET"     // a manifest path or embedded:NAME; unset: the embedded default
+	VarsEnv       = Prefix + "VARS"       // a JSON list of NAME=VALUE overrides of the manifest's vars
+	BinEnv        = Prefix + "BIN"        // a folder where the launcher is already built: no build step
+	RepoEnv       = Prefix + "REPO"       // the launcher's source tree, for {repo}
+	KitEnv        = Prefix + "KIT"        // the kit's source folder: the suites run from a compile folder outside it
+	HarnessEnv    = Prefix + "HARNESS"    // the fixture harness the CLI built once for the whole run
+	LedgerEnv     = Prefix + "LEDGER"     // the run's pid ledger, every Set appends to it
+	SupervisorEnv = Prefix + "SUPERVISOR" // "PID START" of the CLI supervising the run (proc.Watch)
+	CgroupEnv     = Prefix + "CGROUP"     // the run's cgroup v2 folder on Linux, below which every launcher process starts
+	// Set by the user or a test: "off" starts launcher processes without the write sandbox (how a
+	// kernel without Landlock is simulated; the run then says so and gate --require-sandbox blocks).
+	SandboxEnv = Prefix + "SANDBOX"
+	// Set by the CLI for the suites, and by the suites for the launcher: the run's token, which
+	// every process of the run carries (proc.Tied).
+	TokenEnv = Prefix + "RUN"
+	// Set by the user (a slow CI machine): multiplies every timeout in the kit.
+	ScaleEnv = Prefix + "TIME_SCALE"
+)
+
+// PhaseEntry prefixes the names of the Ginkgo report entries in which the suites' glue (helpers/suite) records
+// where a spec's time went (launch, session, observe, control, cleanup); the CLI's report reads
+// them back. Never shown in Ginkgo's output.
+const PhaseEntry = "classproof.phase "
+
+// ReadingEntry prefixes the report entries in which the class matchers record every process they
+// judged, on every outcome: the name ends with the reading that decided (ReadingBasePri,
+// ReadingPsPri, ReadingEveryField), the value is the oracle's line. A lane that passed on the ps
+// pri fallback because proc_pidinfo failed on the runner leaves that trace in its report.
+const (
+	ReadingEntry      = "classproof.reading "
+	ReadingBasePri    = "base pri"
+	ReadingPsPri      = "ps pri"
+	ReadingEveryField = "every field"
+)
+
+// Run is what a run hands its suites.
+type Run struct {
+	Target     string
+	Vars       []string // NAME=VALUE, values with spaces or quotes intact
+	Bin        string
+	Repo       string
+	Kit        string
+	Harness    string
+	Ledger     string
+	Supervisor string
+	Cgroup     string
+	Token      string
+	Scale      string // as the user wrote it; lane.Scale reads it
+	Sandbox    string // "off" or empty (helpers/base/sandbox)
+}
+
+// Environ is r as NAME=VALUE strings, for a child's environment; empty fields are left out.
+func (r Run) Environ() []string {
+	var out []string
+	add := func(name, v string) {
+		if v != "" {
+			out = append(out, name+"="+v)
+		}
+	}
+	add(TargetEnv, r.Target)
+	add(VarsEnv, EncodeVars(r.Vars))
+	add(BinEnv, r.Bin)
+	add(RepoEnv, r.Repo)
+	add(KitEnv, r.Kit)
+	add(HarnessEnv, r.Harness)
+	add(LedgerEnv, r.Ledger)
+	add(SupervisorEnv, r.Supervisor)
+	add(CgroupEnv, r.Cgroup)
+	add(TokenEnv, r.Token)
+	add(ScaleEnv, r.Scale)
+	add(SandboxEnv, r.Sandbox)
+	return out
+}
+
+// Over is environ with every kit variable replaced by r's: one r leaves unset is unset in the
+// result, not inherited.
+func (r Run) Over(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		if name, _, _ := strings.Cut(kv, "="); !Own(name) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, r.Environ()...)
+}
+
+// FromEnv decodes this process's environment; an error names the variable and the value.
+func FromEnv() (Run, error) {
+	r := Current()
+	vars, err := DecodeVars(os.Getenv(VarsEnv))
+	if err != nil {
+		return r, fmt.Errorf("$%s: %w", VarsEnv, err)
+	}
+	r.Vars = vars
+	return r, nil
+}
+
+// Current is this process's environment without the vars, which only the suites' setup decodes
+// (FromEnv): the fields a lower layer reads never fail to decode.
+func Current() Run {
+	return Run{
+		Target: os.Getenv(TargetEnv), Bin: os.Getenv(BinEnv), Repo: os.Getenv(RepoEnv),
+		Kit: os.Getenv(KitEnv), Harness: os.Getenv(HarnessEnv), Ledger: os.Getenv(LedgerEnv),
+		Supervisor: os.Getenv(SupervisorEnv), Cgroup: os.Getenv(CgroupEnv), Token: os.Getenv(TokenEnv), Scale: os.Getenv(ScaleEnv),
+		Sandbox: os.Getenv(SandboxEnv),
+	}
+}
+
+// Own says whether name is one of the kit's variables.
+func Own(name string) bool { return strings.HasPrefix(name, Prefix) }
+
+// RunnerOnly says whether name is a CI runner's variable that no launcher process may inherit:
+// the files GitHub Actions reads back after a step as workflow commands, job summary and
+// environment (GITHUB_STEP_SUMMARY, GITHUB_ENV, GITHUB_OUTPUT, GITHUB_PATH, GITHUB_STATE: a
+// launcher writing them could forge "classproof gate: PASS" in the summary or set
+// CLASSPROOF_CLI for the next step), and the runner's own tokens (ACTIONS_*). A GITHUB_TOKEN a
+// workflow exports on purpose (a build that fetches private modules) is left to the launcher.
+func RunnerOnly(name string) bool {
+	switch name {
+	case "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE":
+		return true
+	}
+	return strings.HasPrefix(name, "ACTIONS_")
+}
+
+// EncodeVars and DecodeVars carry NAME=VALUE overrides as a JSON list: a value with spaces or
+// quotes means the same on both sides.
+func EncodeVars(pairs []string) string {
+	if len(pairs) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(pairs)
+	return string(b)
+}
+
+// DecodeVars reads what EncodeVars wrote; empty is none.
+func DecodeVars(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var pairs []string
+	if err := json.Unmarshal([]byte(s), &pairs); err != nil {
+		return nil, fmt.Errorf("%q: expected a JSON list of NAME=VALUE strings: %w", s, err)
+	}
+	return pairs, nil
+}

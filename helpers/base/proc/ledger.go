@@ -1,0 +1,121 @@
+package proc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/classproof/classproof/helpers/base/files"
+)
+
+// Record appends pid to the ledger at path as it is now (start time, group, name), for a process
+// that no Set of the kit's tracks yet: the harness records itself and its tools this way.
+func Record(path, role string, pid int) {
+	if path != "" {
+		appendLedger(path, identify(Entry{Role: role, Pid: pid}))
+	}
+}
+
+func appendLedger(path string, e Entry) {
+	b, _ := json.Marshal(e)
+	// O_NOFOLLOW: a ledger planted as a symlink must not make the kit append to its target.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = f.Write(append(b, '\n')) // one small write under O_APPEND: lines from parallel processes do not interleave
+}
+
+// Sweep reads a ledger and kills every process in it that is still alive, still the process
+// that was recorded (same pid, same start time) and tied to this run (see Tied: the launcher's
+// processes can append to the ledger, so a line is a claim). It returns one line per process it
+// had to kill, each a leak, and one per line it refused, each naming why. A line without a start
+// time names a process that was gone when it was recorded; its pid is never signalled.
+// Within the run's cgroup (scope, nil where there is none) the kernel says what is the run's.
+func Sweep(path, token string, scope *Cgroup) (leaks, refused []string, err error) {
+	if err := files.Private(path, false); errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	} else if err != nil {
+		return nil, nil, fmt.Errorf("pid ledger: %w; not swept (a planted ledger could name any process)", err)
+	}
+	b, err := files.ReadClaim(path, maxLedger)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pid ledger: %w", err)
+	}
+	type key struct {
+		pid   int
+		start uint64
+	}
+	seen := map[key]bool{}
+	var live []Entry
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var e Entry
+		if line == "" {
+			continue
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			refused = append(refused, fmt.Sprintf("ledger line %.80q: not an entry: %v", line, err))
+			continue
+		}
+		if seen[key{e.Pid, e.Start}] {
+			continue
+		}
+		seen[key{e.Pid, e.Start}] = true
+		if e.live() {
+			live = append(live, e)
+		}
+	}
+	// Every decision before any kill: a harness killed first must not leave its tools untied.
+	keep, untiedLines := untied(live, token, scope)
+	for _, e := range keep {
+		kill(e)
+		leaks = append(leaks, fmt.Sprintf("%s pid %d (%s)", e.Role, e.Pid, e.Exe))
+	}
+	refused = append(refused, untiedLines...)
+	sort.Strings(leaks)
+	return leaks, refused, nil
+}
+
+// maxLedger bounds what a sweep reads of a ledger: a run writes a few hundred lines.
+const maxLedger = 16 << 20
+
+// SweepToken kills every process that carries the run's token (in its environment or as an
+// argument) and is still alive after the run: where there is no cgroup, this finds what left its
+// group and its parent (a double fork and setsid is handed to init, or to launchd on macOS, which
+// has no subreaper: bsd/kern/kern_exit.c reparents to initproc) as long as it kept the
+// environment it was started with. Never the kit or its ancestors. One line per process, each a
+// leak.
+func SweepToken(token string) ([]string, error) {
+	if token == "" {
+		return nil, nil
+	}
+	all, err := Table()
+	if err != nil {
+		return nil, fmt.Errorf("finding what carries the run's token: %w", err)
+	}
+	me := os.Getpid()
+	mine, _ := Chain(me)
+	var leaks []string
+	for pid, in := range all {
+		if in.Zombie {
+			continue
+		}
+		w, err := identity(pid)
+		if err != nil || !carries(w, token) {
+			continue
+		}
+		if ok, why := tiedBy(pid, me, mine, nil, nil, ""); (!ok && why != "") || killPending(pid) {
+			continue // the kit's own, or dying of a kill already sent (a supervisor past its deadline)
+		}
+		line := "carries the run's token: " + leftover(pid)
+		kill(identify(Entry{Role: "carries the run's token", Pid: pid, Start: in.Start}))
+		leaks = append(leaks, line)
+	}
+	sort.Strings(leaks)
+	return leaks, nil
+}

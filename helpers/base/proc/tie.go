@@ -1,0 +1,145 @@
+package proc
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/classproof/classproof/helpers/base/contract"
+)
+
+// NewRunToken is a fresh token: 128 random bits.
+func NewRunToken() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("reading random bytes for the run token: %v", err)) // crypto/rand does not fail on Linux or macOS
+	}
+	return "cp-" + hex.EncodeToString(b)
+}
+
+// RunToken is this process's run token, "" when none was made.
+func RunToken() string { return contract.Current().Token }
+
+// maxIdentity bounds what the kit reads of another process's arguments and environment.
+const maxIdentity = 1 << 20
+
+// carries says whether the words of a process (its arguments and environment, NUL-separated)
+// hold the token: as an argument of its own, or as contract.TokenEnv=token.
+func carries(words []byte, token string) bool {
+	if token == "" {
+		return false
+	}
+	env := []byte(contract.TokenEnv + "=" + token)
+	for _, w := range bytes.Split(words, []byte{0}) {
+		if bytes.Equal(w, []byte(token)) || bytes.Equal(w, env) {
+			return true
+		}
+	}
+	return false
+}
+
+// Tied says whether the kit may signal pid, and if not, why. Where this process has a cgroup
+// (Contained) the kernel answers: pid is in it. Else pid carries the run's token, or descends from
+// a process that does, or from this process. Never pid 1 or below, this process, any of its
+// ancestors, or a process of another run's.
+func Tied(pid int, token string) (bool, string) { return tie(token, Contained().Cgroup)(pid) }
+
+// tie is Tied for many pids, within scope (nil: no cgroup): the kit's own chain of parents is read once.
+func tie(token string, scope *Cgroup) func(pid int) (bool, string) {
+	me := os.Getpid()
+	mine, _ := Chain(me)
+	return func(pid int) (bool, string) {
+		if scope == nil {
+			chain, _ := Chain(pid)
+			return tiedBy(pid, me, mine, chain, identity, token)
+		}
+		if ok, why := tiedBy(pid, me, mine, nil, nil, ""); !ok && why != "" {
+			return false, why // never the kit or its ancestors, whatever cgroup they are in
+		}
+		// A cgroup is exact: only a process in it is the run's, whatever it carries or descends
+		// from (a test process of the run carries the token and is never in it).
+		if scope.Holds(pid) {
+			return true, ""
+		}
+		return false, fmt.Sprintf("it is not in this run's cgroup %s (as the kernel's /proc/%d/cgroup says)", scope.Path, pid)
+	}
+}
+
+// tiedBy is Tied's rule on what was read: mine is this process's chain of parents, chain pid's
+// (pid first), identity reads a process's arguments and environment.
+func tiedBy(pid, me int, mine, chain []int, identity func(int) ([]byte, error), token string) (bool, string) {
+	switch {
+	case pid <= 1:
+		return false, fmt.Sprintf("pid %d is never signalled", pid)
+	case pid == me:
+		return false, "it is the kit itself"
+	case len(mine) > 1 && contains(mine[1:], pid):
+		return false, "it is an ancestor of the kit"
+	}
+	if identity == nil {
+		return false, "" // only the rules above were asked for
+	}
+	// Another run of the same classproof process (a cell of the kill matrix, a side of a
+	// red/green proof) descends from the kit too, yet is never this run's.
+	if w, err := identity(pid); err == nil {
+		if other := tokenOf(w); other != "" && other != token {
+			return false, "it carries another run's token"
+		}
+	}
+	if contains(chain, me) {
+		return true, ""
+	}
+	// A sibling of the kit's (another Ginkgo test process of this run: the ginkgo CLI's other
+	// children) carries the run's token too, yet no launcher started it: a process that descends
+	// from the kit's own parent but not from the kit is never tied through a report. (Further up,
+	// an ancestor may be a subreaper that an escaped launcher process was handed to.)
+	if len(mine) > 1 && mine[1] > 1 && contains(chain, mine[1]) {
+		return false, fmt.Sprintf("it descends from the kit's own parent %d, not from this process: a process of the kit's (another test process, say), not a launcher's", mine[1])
+	}
+	for _, p := range chain {
+		if p <= 1 {
+			break
+		}
+		if w, err := identity(p); err == nil && carries(w, token) {
+			return true, ""
+		}
+	}
+	return false, fmt.Sprintf("it carries no token of this run ($%s) and descends from no process of this run (its parents: %v)", contract.TokenEnv, chain[min(1, len(chain)):])
+}
+
+// tokenOf is the run token a process carries in its environment, "" when none.
+func tokenOf(words []byte) string {
+	prefix := []byte(contract.TokenEnv + "=")
+	for _, w := range bytes.Split(words, []byte{0}) {
+		if v, ok := bytes.CutPrefix(w, prefix); ok {
+			return string(v)
+		}
+	}
+	return ""
+}
+
+// group says whether e may be killed as a group: it leads its group now, the group is not the
+// kit's own, and it is no group of pid 1 or below (kill(-1) signals every process).
+func group(e Entry) bool { return groupBy(e, unix.Getpgid, unix.Getpgrp()) }
+
+// groupBy is group's rule on what getpgid reads; mine is the kit's own group.
+func groupBy(e Entry, getpgid func(int) (int, error), mine int) bool {
+	if !e.Leader || e.Pid <= 1 {
+		return false
+	}
+	pgid, err := getpgid(e.Pid)
+	return err == nil && pgid == e.Pid && pgid != mine
+}
+
+func contains(list []int, x int) bool {
+	for _, v := range list {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,125 @@
+// Package sandbox keeps a launcher's processes from writing anything the verdict rests on. A
+// launcher under test runs as the kit's own user, so without it every process the launcher
+// starts could rewrite the suites' binaries, the reports and run.json. Each launcher process
+// (its build step, daemon, host, every client command) starts through Wrap, which puts it, and
+// all it will ever start, under a policy that allows writes only below the folders the kit made
+// for it (Policy.Dirs), a few single files (Policy.Files) and /dev/null: on Linux a Landlock
+// ruleset applied between fork and exec by a trampoline (this package's init, in whatever kit
+// binary starts the launcher), on macOS a Seatbelt profile given to sandbox-exec. Reading and
+// executing stay as they were.
+//
+// It imports nothing of the kit but contract (ci/layers.rules).
+package sandbox
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/classproof/classproof/helpers/base/contract"
+)
+
+// Off is the value of contract.SandboxEnv that starts launcher processes without the sandbox.
+const Off = "off"
+
+// Policy is what a launcher process, and everything it starts, may write.
+type Policy struct {
+	Dirs  []string // folders written below (made by the kit for it, or declared by its manifest)
+	Files []string // single files written (the run's pid ledger, which the harness appends to)
+}
+
+// State is the sandbox this machine gives launcher processes.
+type State struct {
+	Kind string // "landlock", "seatbelt" or "none"
+	ABI  int    // Landlock's ABI version on Linux
+	Why  string // for "none": why not
+}
+
+// On says whether launcher processes run sandboxed.
+func (s State) On() bool { return s.Kind != "none" }
+
+func (s State) String() string {
+	switch s.Kind {
+	case "landlock":
+		scoped := ""
+		if s.ABI >= 6 {
+			scoped = "; signals and abstract sockets scoped to the launcher's own processes"
+		}
+		return fmt.Sprintf("landlock ABI %d (launcher processes write only the folders the kit made for them%s)", s.ABI, scoped)
+	case "seatbelt":
+		return "seatbelt (sandbox-exec: launcher processes write only the folders the kit made for them)"
+	}
+	return "none: " + s.Why
+}
+
+var (
+	once  sync.Once
+	state State
+)
+
+// Current is this machine's sandbox, worked out once per process.
+func Current() State {
+	once.Do(func() {
+		if v := contract.Current().Sandbox; v == Off {
+			state = State{Kind: "none", Why: fmt.Sprintf("turned off by %s=%s", contract.SandboxEnv, Off)}
+			return
+		}
+		state = detect()
+	})
+	return state
+}
+
+// deniedRE finds, in what a process printed, a path it was refused a write to, in the words of
+// the usual tools: Go's and most libcs' "open /x: permission denied", sh's "cannot create /x:
+// Permission denied", coreutils' "cannot ... '/x': Permission denied".
+var deniedRE = regexp.MustCompile(`(?i)['"]?(/[^\s'":]+)['"]?:?[^\n/]{0,40}?(permission denied|operation not permitted|read-only file system)`)
+
+// Denied is each path output names as refused that p does not allow: a write the sandbox stopped
+// (best effort: it reads what the process printed about it).
+func Denied(output string, p Policy) []string {
+	if !Current().On() {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range deniedRE.FindAllStringSubmatch(output, 20) {
+		path := filepath.Clean(m[1])
+		if seen[path] || p.Allows(path) {
+			continue
+		}
+		seen[path] = true
+		out = append(out, path)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Allows says whether p lets a launcher process write path.
+func (p Policy) Allows(path string) bool {
+	for _, d := range append(append([]string(nil), p.Dirs...), kernelDirs...) {
+		if path == d || strings.HasPrefix(path, strings.TrimSuffix(d, "/")+"/") {
+			return true
+		}
+	}
+	for _, f := range append(p.Files, devices...) {
+		if path == f {
+			return true
+		}
+	}
+	return false
+}
+
+// devices are written by nearly every program (os/exec gives a child with no output /dev/null);
+// writing them reaches no file.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+
+// Start starts cmd alone under p (a build step): a Spawner of its own, closed once it started.
+func Start(cmd *exec.Cmd, p Policy) error {
+	s := NewSpawner(p)
+	defer s.Close()
+	return s.Start(cmd)
+}

@@ -1,0 +1,383 @@
+// Package mutants runs the suites against every known-broken build of a target (a manifest var
+// such as refmux's variant) and says which specs caught each one. A variant counts as caught only
+// when a spec failed by its own assertion; a variant that only broke setup is reported as such,
+// since a spec that fails for the wrong reason has not caught anything.
+//
+// CLI side: it must not import the Ginkgo DSL, Gomega, helpers/suite or fixtures/ (ci/layers.rules).
+package mutants
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/commands/runner"
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/report"
+)
+
+// Options select the matrix.
+type Options struct {
+	Targets  []*launcher.Resolved // the launchers, resolved once by the CLI; each runs every value
+	Var      string               // the manifest var that selects the variant
+	Values   []Value
+	OutDir   string
+	Procs    int
+	Jobs     int // runs side by side (default 1)
+	Progress io.Writer
+}
+
+// Value is one variant and what it breaks. A variant that means something only on some OSes
+// (refmux's ignore-applies breaks Linux's ignore mode, which darwin does not have) names them in
+// OnlyOn, with Why it means nothing elsewhere; elsewhere it is left out, never "not caught".
+type Value struct {
+	Name, Breaks string
+	OnlyOn       []string `json:",omitempty"`
+	Why          string   `json:",omitempty"`
+}
+
+// ParseValues reads a values file: one variant a line, NAME<TAB>what it breaks, and optionally
+// <TAB>only=GOOS[,GOOS]: why it means nothing elsewhere. source names the file in errors.
+func ParseValues(source string, b []byte) ([]Value, error) {
+	var out []Value
+	for i, line := range strings.Split(string(b), "\n") {
+		f := strings.Split(line, "\t")
+		name := strings.TrimSpace(f[0])
+		if name == "" {
+			continue
+		}
+		v := Value{Name: name}
+		if len(f) > 1 {
+			v.Breaks = f[1]
+		}
+		if len(f) > 2 {
+			only, why, ok := strings.Cut(f[2], ":")
+			goos, isOnly := strings.CutPrefix(strings.TrimSpace(only), "only=")
+			if !ok || !isOnly || goos == "" || strings.TrimSpace(why) == "" {
+				return nil, fmt.Errorf("%s line %d: third field %q: expected \"only=GOOS[,GOOS]: why it means nothing elsewhere\"", source, i+1, f[2])
+			}
+			v.OnlyOn, v.Why = strings.Split(goos, ","), strings.TrimSpace(why)
+		}
+		if len(f) > 3 {
+			return nil, fmt.Errorf("%s line %d: %d fields; expected NAME<TAB>BREAKS[<TAB>only=GOOS: WHY]", source, i+1, len(f))
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no variants", source)
+	}
+	return out, nil
+}
+
+// meansNothingOn says why v is left out on goos; "" when it means something there.
+func (v Value) meansNothingOn(goos string) string {
+	if len(v.OnlyOn) == 0 {
+		return ""
+	}
+	for _, g := range v.OnlyOn {
+		if g == goos {
+			return ""
+		}
+	}
+	return fmt.Sprintf("means something only on %s: %s", strings.Join(v.OnlyOn, ", "), v.Why)
+}
+
+// Cell is one variant on one target.
+type Cell struct {
+	Target   string   `json:"target"`
+	Lane     string   `json:"lane"`
+	CaughtBy []string `json:"caught_by"`
+	Broken   []string `json:"broken,omitempty"` // failures outside the spec body (setup)
+	Passed   bool     `json:"passed"`           // the whole run passed: not caught here
+	// Why is the first failure's spec and message, or the run's first problem: what a failed
+	// baseline is reported with.
+	Why string `json:"why,omitempty"`
+}
+
+// Row is one variant across targets.
+type Row struct {
+	Value  Value  `json:"variant"`
+	Cells  []Cell `json:"cells"`
+	Caught bool   `json:"caught"`
+	// LeftOut says why the variant did not run on this OS; such a row is neither caught nor not.
+	LeftOut string `json:"left_out,omitempty"`
+}
+
+// Matrix is the result.
+type Matrix struct {
+	Baseline []Cell `json:"baseline"`
+	Rows     []Row  `json:"rows"`
+	OK       bool   `json:"ok"`
+}
+
+// Kill runs the baseline (the var empty) on every target, then every value on every target,
+// o.Jobs runs side by side (each a whole run of every spec of its lane: no early stop, since the
+// matrix is the proof that each spec is tied to a promise).
+func Kill(ctx context.Context, o Options) (*Matrix, error) {
+	// A matrix in the folder is this run's or none: an earlier one must not be read as the
+	// result of a run that was interrupted or failed.
+	for _, f := range []string{"matrix.json", "matrix.md"} {
+		if err := os.Remove(filepath.Join(o.OutDir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
+	m := &Matrix{OK: true}
+	base, err := cells(ctx, o, []string{""})
+	if err != nil {
+		return nil, err
+	}
+	m.Baseline = base[0]
+	for i, c := range m.Baseline {
+		if !c.Passed {
+			m.OK = false
+			return m, fmt.Errorf("the reference build fails on %s (%d specs failed, %d broke setup; first: %s; its log is in %s): fix that before reading a kill matrix",
+				o.Targets[i].Spec, len(c.CaughtBy), len(c.Broken), c.Why, o.OutDir)
+		}
+	}
+	run, leftOut := plan(o.Values, runtime.GOOS)
+	names := make([]string, len(run))
+	for i, v := range run {
+		names[i] = v.Name
+	}
+	got, err := cells(ctx, o, names)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range run {
+		row := Row{Value: v, Cells: got[i]}
+		for _, c := range row.Cells {
+			row.Caught = row.Caught || len(c.CaughtBy) > 0
+		}
+		m.OK = m.OK && row.Caught
+		m.Rows = append(m.Rows, row)
+	}
+	m.Rows = append(m.Rows, leftOut...)
+	return m, write(o, m)
+}
+
+// plan splits the values into those that run on goos and the rows of those left out there.
+func plan(values []Value, goos string) (run []Value, leftOut []Row) {
+	for _, v := range values {
+		if why := v.meansNothingOn(goos); why != "" {
+			leftOut = append(leftOut, Row{Value: v, LeftOut: fmt.Sprintf("left out on %s: %s", goos, why)})
+			continue
+		}
+		run = append(run, v)
+	}
+	return run, leftOut
+}
+
+// Counts are the matrix's rows by verdict.
+func (m *Matrix) Counts() (caught, notCaught, leftOut int) {
+	for _, r := range m.Rows {
+		switch {
+		case r.LeftOut != "":
+			leftOut++
+		case r.Caught:
+			caught++
+		default:
+			notCaught++
+		}
+	}
+	return caught, notCaught, leftOut
+}
+
+// cells runs each value on each target as a whole run, o.Jobs at a time, and returns the cells
+// by value, then target; the first error stops the rest from starting.
+func cells(ctx context.Context, o Options, values []string) ([][]Cell, error) {
+	out := make([][]Cell, len(values))
+	for i := range out {
+		out[i] = make([]Cell, len(o.Targets))
+	}
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+	)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, max(o.Jobs, 1))
+	for i, v := range values {
+		for j, t := range o.Targets {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+			}
+			if ctx.Err() != nil {
+				break
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				c, err := cell(ctx, o, t, v)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					errs = append(errs, err)
+					cancel()
+				}
+				out[i][j] = c
+			}()
+		}
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		// Cells cut short, and none started after: no verdict can be read from them.
+		return nil, fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ErrInterrupted is a matrix stopped before every cell ran: nothing was written, nothing caught.
+var ErrInterrupted = errors.New("interrupted: the matrix is incomplete; no matrix was written")
+
+func cell(ctx context.Context, o Options, t *launcher.Resolved, value string) (Cell, error) {
+	name := value
+	if name == "" {
+		name = "reference"
+	}
+	dir := filepath.Join(o.OutDir, strings.TrimSuffix(filepath.Base(strings.TrimPrefix(t.Spec, launcher.EmbeddedPrefix)), ".yaml"), name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Cell{}, err
+	}
+	logf, err := os.Create(filepath.Join(dir, "ginkgo.log"))
+	if err != nil {
+		return Cell{}, err
+	}
+	defer logf.Close()
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "classproof mutants: %s on %s\n", name, t.Spec)
+	}
+	variant, err := t.WithVars(o.Var + "=" + value)
+	if err != nil {
+		return Cell{}, err
+	}
+	res, err := runner.Run(ctx, runner.Options{Target: variant, OutDir: dir, Procs: o.Procs, Log: logf})
+	if err != nil {
+		return Cell{}, err
+	}
+	c := Cell{Target: t.Spec, Lane: res.Lane, Passed: res.Passed()}
+	if why := append(append(append([]string(nil), res.Problems...), res.Leaks...), res.Refused...); len(why) > 0 {
+		c.Why = why[0]
+	}
+	if res.Run == nil {
+		c.Broken = append(c.Broken, "no report")
+		return c, nil
+	}
+	for _, s := range res.Run.Setups {
+		c.Broken = append(c.Broken, fmt.Sprintf("%s in %s", s.Node, s.Suite))
+	}
+	for _, s := range res.Run.Specs {
+		if s.Outcome() == report.Failed && len(c.CaughtBy)+len(c.Broken) == 0 {
+			c.Why = s.Name + ": " + report.FirstLine(s.Reason) // the first failure says more than a lane problem
+		}
+		switch {
+		case s.Outcome() != report.Failed:
+		case s.State == "failed" && s.InSpec:
+			c.CaughtBy = append(c.CaughtBy, s.Name)
+		default:
+			c.Broken = append(c.Broken, fmt.Sprintf("%s (%s in %s)", s.Name, s.State, s.FailNode))
+		}
+	}
+	sort.Strings(c.CaughtBy)
+	return c, nil
+}
+
+func write(o Options, m *Matrix) error {
+	b, _ := json.MarshalIndent(m, "", "  ")
+	if err := files.WriteFile(filepath.Join(o.OutDir, "matrix.json"), b, 0o644); err != nil {
+		return err
+	}
+	return files.WriteFile(filepath.Join(o.OutDir, "matrix.md"), []byte(Markdown(m)), 0o644)
+}
+
+// Markdown is the matrix as a table: variant x lane, with how many specs caught it and which.
+func Markdown(m *Matrix) string {
+	var b strings.Builder
+	if len(m.Rows) == 0 {
+		return "no variants\n"
+	}
+	lanes := m.Baseline
+	b.WriteString("| variant | what it breaks |")
+	for _, c := range lanes {
+		fmt.Fprintf(&b, " %s |", c.Lane)
+	}
+	b.WriteString(" caught |\n|---|---|")
+	for range lanes {
+		b.WriteString("---|")
+	}
+	b.WriteString("---|\n")
+	for _, r := range m.Rows {
+		fmt.Fprintf(&b, "| `%s` | %s |", r.Value.Name, r.Value.Breaks)
+		if r.LeftOut != "" {
+			for range lanes {
+				b.WriteString(" - |")
+			}
+			fmt.Fprintf(&b, " %s |\n", r.LeftOut)
+			continue
+		}
+		for _, c := range r.Cells {
+			fmt.Fprintf(&b, " %s |", summary(c))
+		}
+		verdict := "yes"
+		if !r.Caught {
+			verdict = "**NO**"
+		}
+		fmt.Fprintf(&b, " %s |\n", verdict)
+	}
+	b.WriteString(caughtBy(m))
+	return b.String()
+}
+
+// caughtBy lists, per variant, the specs that caught it (or why it did not run).
+func caughtBy(m *Matrix) string {
+	var b strings.Builder
+	b.WriteString("\nSpecs that caught each variant:\n\n")
+	for _, r := range m.Rows {
+		if r.LeftOut != "" {
+			fmt.Fprintf(&b, "- `%s`: %s\n", r.Value.Name, r.LeftOut)
+			continue
+		}
+		fmt.Fprintf(&b, "- `%s`:", r.Value.Name)
+		seen := map[string]bool{}
+		var names []string
+		for _, c := range r.Cells {
+			for _, n := range c.CaughtBy {
+				if !seen[n] {
+					seen[n] = true
+					names = append(names, n)
+				}
+			}
+		}
+		if len(names) == 0 {
+			b.WriteString(" none\n")
+			continue
+		}
+		b.WriteString("\n")
+		for _, n := range names {
+			fmt.Fprintf(&b, "  - %s\n", n)
+		}
+	}
+	return b.String()
+}
+
+func summary(c Cell) string {
+	s := fmt.Sprintf("%d specs", len(c.CaughtBy))
+	if len(c.Broken) > 0 {
+		s += fmt.Sprintf(" (+%d broke setup)", len(c.Broken))
+	}
+	return s
+}

@@ -1,0 +1,430 @@
+//go:build e2e
+
+package runner_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/commands/runner"
+	"github.com/classproof/classproof/helpers/lane"
+)
+
+// The hostile launchers of this file are the reference with one part wrapped; each leaves a
+// process marked by an argument no other process has (sleep's seconds), found afterwards by it.
+
+// hostile writes the reference manifest with old replaced by new, and fails if old is not there.
+func hostile(t *testing.T, pairs ...string) string {
+	t.Helper()
+	ref, _ := targets.FS.ReadFile(targets.Default)
+	m := string(ref)
+	for i := 0; i < len(pairs); i += 2 {
+		if !strings.Contains(m, pairs[i]) {
+			t.Fatalf("the refmux manifest no longer has %q; this test no longer wraps it", pairs[i])
+		}
+		m = strings.Replace(m, pairs[i], pairs[i+1], 1)
+	}
+	path := filepath.Join(t.TempDir(), "hostile.yaml")
+	if err := os.WriteFile(path, []byte(m), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// marked lists the live processes whose args are exactly "sleep SECONDS" (or "setsid sleep
+// SECONDS", not yet exec'd).
+func marked(t *testing.T, seconds string) []int {
+	t.Helper()
+	all, err := proc.Table()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for pid, in := range all {
+		if args, err := proc.Args(pid); err == nil && !in.Zombie && escapedArgs(seconds).MatchString(fmt.Sprintf("%q", args)) {
+			pids = append(pids, pid)
+		}
+	}
+	t.Cleanup(func() {
+		for _, p := range pids {
+			_ = exec.Command("kill", "-9", fmt.Sprint(p)).Run()
+		}
+	})
+	return pids
+}
+
+// runCLI runs the CLI with args in the kit's folder and returns its exit code, output and time.
+func runCLI(t *testing.T, env []string, args ...string) (int, string, time.Duration) {
+	t.Helper()
+	cmd := exec.Command(cli(t), args...)
+	cmd.Dir = kitDir(t)
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	began := time.Now()
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), time.Since(began)
+}
+
+const oneSpec = "a direct session starts"
+
+// escapedArgs matches the args a leak line gives a marked sleep started through setsid: under
+// load it may be caught before setsid has exec'd sleep.
+func escapedArgs(seconds string) *regexp.Regexp {
+	return regexp.MustCompile(`\[("setsid" )?"sleep" "` + seconds + `"\]`)
+}
+
+// A daemon whose child double-forks and calls setsid (daemon(3)) leaves the daemon's group, its
+// session and its tree; the run names it as a leak, fails, and nothing of it is left.
+func TestADaemonsDoubleForkedChildIsALeak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts a run")
+	}
+	m := hostile(t, `  run: ["{bin}/refmux", daemon,`, `  run: [sh, -c, '(setsid sleep 987651 </dev/null >/dev/null 2>&1 &); exec "$@"', sh, "{bin}/refmux", daemon,`)
+	for _, c := range []struct {
+		name, env, containment, leak string
+	}{
+		{"in a cgroup", "", "containment: cgroup v2 ", "LEAK: still in the cgroup after the cleanup"},
+		// macOS's way: found by the run's token in its environment, at the end of the run
+		{"with the cgroup off", "CLASSPROOF_CGROUP=off", "containment: process groups, the run token and the pid ledger", "LEAK: carries the run's token: pid"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, _ := runCLI(t, strings.Fields(c.env), "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", t.TempDir())
+			if left := marked(t, "987651"); len(left) > 0 {
+				t.Errorf("the daemon's double-forked child is alive after the run: %s", proc.DescribeAll(left))
+			}
+			if code != 1 || !strings.Contains(out, c.leak) || !escapedArgs("987651").MatchString(out) {
+				t.Errorf("exit %d, want 1 with %q naming the escaped child:\n%s", code, c.leak, out)
+			}
+			if !strings.Contains(out, c.containment) {
+				t.Errorf("the run does not say %q:\n%s", c.containment, out)
+			}
+		})
+	}
+}
+
+// What a build step leaves running (a compiler server, a setsid child) dies with the build, and
+// the log names it.
+func TestABuildsLeftoverDiesWithTheBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts a run")
+	}
+	m := hostile(t, `  run: [go, build,`, `  run: [sh, -c, '(setsid sleep 987652 </dev/null >/dev/null 2>&1 &); exec "$@"', sh, go, build,`)
+	for name, env := range map[string]string{"in a cgroup": "", "with the cgroup off": "CLASSPROOF_CGROUP=off"} {
+		t.Run(name, func(t *testing.T) {
+			code, out, _ := runCLI(t, strings.Fields(env), "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", t.TempDir())
+			if left := marked(t, "987652"); len(left) > 0 {
+				t.Errorf("the build step's setsid child is alive after the run (exit %d): %s\n%s", code, proc.DescribeAll(left), out)
+			}
+			if code != 0 || !strings.Contains(out, "the build step of target refmux left running, killed now") || !escapedArgs("987652").MatchString(out) {
+				t.Errorf("exit %d, want 0 (the specs pass) with a line naming what the build left:\n%s", code, out)
+			}
+		})
+	}
+}
+
+// A left-behind process that holds the test process's stderr (the pipe to the ginkgo CLI) cannot
+// keep the run open: with a cgroup the spec's cleanup ends it; without one the supervisor ends
+// the run StopGrace after its --timeout. The sandbox refuses the holder the kit's stderr in the
+// first place (/proc/PID/fd of a process outside its Landlock domain), so the deadlines are
+// tested with the sandbox off.
+func TestAHeldStderrDoesNotHoldTheRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts a run")
+	}
+	m := hostile(t, `  run: ["{bin}/refmux", daemon,`, `  run: [sh, -c, '(setsid sleep 987653 </dev/null >/dev/null 2>/proc/$PPID/fd/2 &); exec "$@"', sh, "{bin}/refmux", daemon,`)
+	for _, c := range []struct {
+		name      string
+		cgroupOff bool
+		// within is how long the run may take: the cgroup kills the holder in the spec's cleanup.
+		within time.Duration
+	}{
+		{"in a cgroup", false, 45 * time.Second},
+		{"with the cgroup off", true, 10*time.Second + runner.StopGrace + 30*time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := []string{"CLASSPROOF_SANDBOX=off"}
+			if c.cgroupOff {
+				env = append(env, "CLASSPROOF_CGROUP=off")
+			}
+			code, out, took := runCLI(t, env, "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--timeout", "10s", "--out", t.TempDir())
+			t.Logf("exit %d after %v", code, took.Round(time.Millisecond))
+			if took > c.within || code == 0 {
+				t.Errorf("exit %d after %v, want a failed run within %v:\n%s", code, took, c.within, out)
+			}
+			if c.cgroupOff && !strings.Contains(out, "containment: process groups, the run token and the pid ledger (turned off ($CLASSPROOF_CGROUP=off))") {
+				t.Errorf("the run does not say which containment it had:\n%s", out)
+			}
+			left := marked(t, "987653")
+			if !c.cgroupOff && len(left) > 0 {
+				t.Errorf("the holder is alive after the run: %s", proc.DescribeAll(left))
+			}
+		})
+	}
+	t.Run("sandboxed", func(t *testing.T) {
+		code, out, _ := runCLI(t, nil, "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--timeout", "10s", "--out", t.TempDir())
+		if code != 0 || len(marked(t, "987653")) > 0 {
+			t.Errorf("exit %d, want 0 with no holder ever started (the sandbox refuses it the kit's stderr):\n%s", code, out)
+		}
+	})
+}
+
+// Two runs in one process, as the kill matrix's cells are: one's launcher forges a ledger line
+// naming the other's ginkgo, which descends from the same classproof process. The forger's sweep
+// refuses it; the other run goes on and passes.
+func TestOneCellCannotSweepAnother(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two runs")
+	}
+	// The forger waits for a ginkgo of another run, then appends a line naming it, with its
+	// start time, as a group leader, to the ledger its profile names.
+	forge := `l=$(tr -d '\n' <"$1" | sed 's/.*"--ledger", *"\([^"]*\)".*/\1/'); shift
+ppid() { cut -d')' -f2 </proc/$1/stat | awk '{print $2}'; }
+top=$(ppid $(ppid $PPID)) # the test process that runs both cells: the other cell's ginkgo is its child too
+for i in $(seq 1200); do
+  for p in $(pgrep -x ginkgo -P "$top"); do
+    case "$(tr '\0' '\n' </proc/$p/environ | grep '^CLASSPROOF_RUN=')" in
+      "CLASSPROOF_RUN=$CLASSPROOF_RUN"|"") ;;
+      *) printf '{"role":"harness","pid":%s,"start":%s,"leader":true}\n' $p "$(cut -d')' -f2 </proc/$p/stat | awk '{print $20}')" >>"$l"; exec "$@";;
+    esac
+  done
+  sleep 0.05
+done
+exec "$@"`
+	script := filepath.Join(t.TempDir(), "forge.sh")
+	if err := os.WriteFile(script, []byte(forge+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	forger := hostile(t, `direct: ["{bin}/refmux", session`, `direct: [sh, "`+script+`", "{profile}", "{bin}/refmux", session`)
+	var wg sync.WaitGroup
+	res := make([]*runner.Result, 2)
+	errs := make([]error, 2)
+	// The other cell runs its whole lane: it outlives the forger's one spec and its sweep, however
+	// loaded the machine is, so the forged line names a live process when it is swept. The forger
+	// starts once the other cell's ginkgo runs (its session command has only its timeout to look).
+	run := func(i int, target string, suites []string, focus string) {
+		defer wg.Done()
+		res[i], errs[i] = runner.Run(context.Background(), runner.Options{Target: resolve(t, target, ""),
+			Suites: suites, Focus: focus, OutDir: t.TempDir(), Log: io.Discard})
+	}
+	wg.Add(2)
+	go run(0, "embedded:refmux.yaml", nil, "")
+	if err := proc.Until(time.Now().Add(lane.Scale(3*time.Minute)), 20*time.Millisecond, func() (bool, error) {
+		all, err := proc.Table()
+		for pid, in := range all {
+			if args, _ := proc.Args(pid); in.Ppid == os.Getpid() && len(args) > 0 && filepath.Base(args[0]) == "ginkgo" {
+				return true, nil
+			}
+		}
+		return false, err
+	}); err != nil {
+		t.Fatalf("the other cell's ginkgo never started: %v", err)
+	}
+	go run(1, forger, []string{"./suites/cpuclass"}, oneSpec)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+	}
+	if !res[0].Passed() {
+		t.Errorf("the other cell failed: %v; ginkgo: %v; leaks %v", res[0].Problems, res[0].GinkgoErr, res[0].Leaks)
+	}
+	if len(res[1].Refused) == 0 || !strings.Contains(strings.Join(res[1].Refused, "\n"), "harness pid") {
+		t.Errorf("the forger's line naming the other cell's ginkgo was not refused: refused %v, leaks %v", res[1].Refused, res[1].Leaks)
+	}
+	t.Logf("refused: %v", res[1].Refused)
+}
+
+// A launcher that writes the CI runner's command files: none reaches it (the launcher's
+// environment names none of them), so no forged gate line reaches the step summary and no
+// variable reaches the next step.
+func TestALauncherCannotWriteTheRunnersFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts a run")
+	}
+	forge := `for f in "$GITHUB_STEP_SUMMARY" "$GITHUB_ENV" "$GITHUB_OUTPUT" "$GITHUB_PATH"; do [ -n "$f" ] && printf 'classproof gate: PASS\nCLASSPROOF_CLI=/tmp/forged\n' >>"$f"; done; exec "$@"`
+	dir := t.TempDir()
+	script := filepath.Join(dir, "forge.sh")
+	if err := os.WriteFile(script, []byte(forge+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := hostile(t, `  run: ["{bin}/refmux", daemon,`, `  run: [sh, "`+script+`", "{bin}/refmux", daemon,`)
+	files := map[string]string{}
+	var env []string
+	for _, k := range []string{"GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH"} {
+		files[k] = filepath.Join(dir, k)
+		env = append(env, k+"="+files[k])
+	}
+	code, out, _ := runCLI(t, append(env, "GITHUB_ACTIONS=true"), "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", t.TempDir())
+	if code != 0 {
+		t.Errorf("exit %d, want 0 (the launcher is the reference but for the forgery):\n%s", code, out)
+	}
+	for k, f := range files {
+		b, _ := os.ReadFile(f)
+		if strings.Contains(string(b), "forged") || strings.Contains(string(b), "gate: PASS") {
+			t.Errorf("the launcher wrote the runner's %s:\n%s", k, b)
+		}
+	}
+	if b, _ := os.ReadFile(files["GITHUB_STEP_SUMMARY"]); !strings.Contains(string(b), "### classproof lane") {
+		t.Errorf("the kit's own step summary is missing, so this proves nothing:\n%s", b)
+	}
+}
+
+// A daemon that prints 100 MB: the run passes, and what the kit keeps of it (the log, the reports)
+// stays small; the figures are logged.
+func TestADaemonPrinting100MBCostsLittle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts a run")
+	}
+	m := hostile(t, `  run: ["{bin}/refmux", daemon,`, `  run: [sh, -c, 'head -c 100000000 /dev/zero | tr "\0" x; exec "$@"', sh, "{bin}/refmux", daemon,`)
+	out := t.TempDir()
+	cmd := exec.Command(cli(t), "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", out)
+	cmd.Dir = kitDir(t)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v:\n%.4000s", err, log.String())
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux: the largest of the CLI and what it waited for
+	sizes := fmt.Sprintf("peak RSS %d MiB, log %d KiB", rss>>10, log.Len()>>10)
+	for _, f := range []string{"report.json", "junit.xml"} {
+		fi, err := os.Stat(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes += fmt.Sprintf(", %s %d KiB", f, fi.Size()>>10)
+		if fi.Size() > 2<<20 {
+			t.Errorf("%s is %d bytes", f, fi.Size())
+		}
+	}
+	t.Log(sizes)
+	if log.Len() > 2<<20 || rss > 400<<10 {
+		t.Errorf("the run kept too much of the daemon's 100 MB: %s", sizes)
+	}
+}
+
+// --procs 2: a session whose harness report names the other test process of the run (which
+// carries the run's token) as its harness. The spec fails, naming it: it is not the harness the
+// kit handed out (and were it tracked, it is in no cgroup of the spec's, so never signalled); the
+// other test process lives and the run's other spec passes.
+func TestAReportNamingASiblingTestProcessIsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts a run")
+	}
+	forge := `r=$(tr -d '\n' <"$1" | sed 's/.*"--report", *"\([^"]*\)".*/\1/')
+for i in $(seq 200); do
+  for p in $(pgrep -x cpuclass.test); do
+    [ "$p" = "$PPID" ] && continue
+    tr '\0' '\n' </proc/$p/environ | grep -qx "CLASSPROOF_RUN=$CLASSPROOF_RUN" || continue # this run's only
+    s=$(cut -d')' -f2 </proc/$p/stat | awk '{print $20}')
+    printf '{"harness_pid":%s,"harness_start":%s,"tools":[{"pid":%s,"start":%s}]}' $p $s $p $s >"$r.tmp" && mv "$r.tmp" "$r"; exit 0
+  done
+  sleep 0.05
+done
+exit 1`
+	script := filepath.Join(t.TempDir(), "forge.sh")
+	if err := os.WriteFile(script, []byte(forge+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := hostile(t, `direct: ["{bin}/refmux", session`, `direct: [sh, "`+script+`", "{profile}", "{bin}/refmux", session`)
+	dir := t.TempDir()
+	code, out, _ := runCLI(t, nil, "run", "--target", m, "--suite", "./suites/cpuclass", "--procs", "2",
+		"--focus", "a direct session starts|a hosted session starts", "--out", dir)
+	if code != 1 || !strings.Contains(out, "1 passed, 1 failed") {
+		t.Errorf("exit %d, want 1 with the hosted spec passed and the forged direct one failed:\n%s", code, out)
+	}
+	// The cleanup's words are in the report (the summary shows a spec's first failure).
+	rep, _ := os.ReadFile(filepath.Join(dir, "report.json"))
+	if !regexp.MustCompile(`claims pid \d+ is the harness; that pid runs \[\S*/cpuclass.test `).Match(rep) {
+		t.Errorf("the report does not name the sibling test process as what the harness report claimed:\n%s", out)
+	}
+}
+
+// A session that leaves, where the harness report goes, a FIFO nobody writes, or a symlink to
+// /dev/zero: the spec fails naming the file, within its timeout, and the kit neither blocks nor
+// runs out of memory.
+func TestAHarnessReportThatIsAFIFOOrDevZeroIsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts a run")
+	}
+	for _, c := range []struct{ name, plant, says string }{
+		{"a FIFO", `mkfifo "$r"`, "is not a regular file"},
+		{"/dev/zero", `ln -s /dev/zero "$r"`, "is a symlink; refused"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			plant := `r=$(tr -d '\n' <"$1" | sed 's/.*"--report", *"\([^"]*\)".*/\1/'); ` + c.plant + "; exit 0"
+			script := filepath.Join(t.TempDir(), "plant.sh")
+			if err := os.WriteFile(script, []byte(plant+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			m := hostile(t, `direct: ["{bin}/refmux", session`, `direct: [sh, "`+script+`", "{profile}", "{bin}/refmux", session`)
+			code, out, took := runCLI(t, nil, "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--timeout", "2m", "--out", t.TempDir())
+			t.Logf("exit %d after %v", code, took.Round(time.Millisecond))
+			if code != 1 || !strings.Contains(out, c.says) {
+				t.Errorf("exit %d, want 1 with the spec failed saying %q:\n%s", code, c.says, out)
+			}
+		})
+	}
+}
+
+// A launcher with no class step reports a decoy as its harness: a child of its daemon at
+// background class, with a tool of its own. Its descent and class pass every check but one: it
+// is not the harness the kit handed out, and the spec fails naming what the report claimed and
+// what that pid runs.
+func TestADecoyHarnessIsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts a run")
+	}
+	dir := t.TempDir()
+	// The daemon's wrapper starts the decoy at SCHED_IDLE, a shell with a sleep below it, then
+	// becomes the daemon: the decoy is the daemon's child.
+	daemon := `chrt --idle 0 ionice -c 3 sh -c 'sleep 987654; :' </dev/null >/dev/null 2>&1 & echo $! >"$1/decoy"; shift; exec "$@"`
+	// The session's wrapper points the real harness's report elsewhere, starts the session, and
+	// writes the report the kit reads itself, naming the decoy and its sleep.
+	session := `p=$2; d=$1; shift 2
+r=$(tr -d '\n' <"$p" | sed 's/.*"--report", *"\([^"]*\)".*/\1/')
+sed -i "s#\"$r\"#\"$r.real\"#" "$p"
+"$@" || exit $?
+h=$(cat "$d/decoy"); t=$(pgrep -P "$h" -x sleep)
+st() { cut -d')' -f2 </proc/$1/stat | awk '{print $20}'; }
+printf '{"harness_pid":%s,"harness_start":%s,"tools":[{"pid":%s,"start":%s}]}' "$h" "$(st $h)" "$t" "$(st $t)" >"$r.tmp" && mv "$r.tmp" "$r"`
+	for name, body := range map[string]string{"daemon.sh": daemon, "session.sh": session} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := hostile(t,
+		`  run: ["{bin}/refmux", daemon,`, `  run: [sh, "`+dir+`/daemon.sh", "{dir}", "{bin}/refmux", daemon,`,
+		`direct: ["{bin}/refmux", session`, `direct: [sh, "`+dir+`/session.sh", "{dir}", "{profile}", "{bin}/refmux", session`)
+	out := t.TempDir()
+	code, log, _ := runCLI(t, nil, "run", "--target", m, "--var", "variant=noclass", "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", out)
+	if code != 1 {
+		t.Errorf("exit %d, want 1: a launcher with no class step passed on a decoy:\n%s", code, log)
+	}
+	rep, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if m := regexp.MustCompile(`[^"]*claims pid \d+ is the harness; that pid runs \[sh -c sleep 987654; :\][^"]*`).Find(rep); m == nil {
+		t.Errorf("the failure does not name the decoy:\n%s", log)
+	} else {
+		t.Logf("%s", m)
+	}
+}

@@ -1,0 +1,134 @@
+//go:build e2e
+
+package runner_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/report"
+)
+
+// What the verdict rests on is out of the launcher's reach (issue 32): its build step and what
+// it leaves behind cannot change the suites' binaries or the reports, and where no sandbox
+// stops them, the run and the gate see the change.
+
+// withBuild writes the embedded manifest name with its build step's run line replaced.
+func withBuild(t *testing.T, name, old, new string) string {
+	t.Helper()
+	b, err := targets.FS.ReadFile(name)
+	if err != nil || !strings.Contains(string(b), old) {
+		t.Fatalf("%s no longer has %q; this test no longer wraps it (%v)", name, old, err)
+	}
+	path := filepath.Join(t.TempDir(), "hostile.yaml")
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A build step that replaces the cached cpuclass.test: the sandbox refuses the write, naming the
+// file and build.writes; with the sandbox off the run refuses to run the changed binary, naming
+// it, and the next run builds it again.
+func TestABuildStepThatReplacesACachedSuiteIsCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and the suites, and starts runs")
+	}
+	gocache, err := exec.Command("go", "env", "GOCACHE").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go env GOCACHE: %v\n%s", err, gocache)
+	}
+	// A cache of its own: the suites it spoils are no other test's.
+	env := []string{"XDG_CACHE_HOME=" + t.TempDir(), "GOCACHE=" + strings.TrimSpace(string(gocache))}
+	m := withBuild(t, "shmux.yaml", `  run: [install, -m, "0755", "{kit}/fixtures/shmux/shmux", "{bin}/shmux"]`,
+		`  run: [sh, -c, 'for f in "$XDG_CACHE_HOME"/classproof/*/suites-*/cpuclass/cpuclass.test; do [ -e "$f" ] || continue; cp /bin/true "$f" || exit 9; done; exec install -m 0755 "$0" "$1"', "{kit}/fixtures/shmux/shmux", "{bin}/shmux"]`)
+	run := func(extra string, target string) (int, string) {
+		code, out, _ := runCLI(t, append(strings.Fields(extra), env...), "run", "--target", target, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", t.TempDir())
+		return code, out
+	}
+	// Built once, cached: the hostile build step finds them.
+	if code, out := run("", "embedded:shmux.yaml"); code != 0 {
+		t.Fatalf("a first run with the reference build step: exit %d, want 0:\n%s", code, out)
+	}
+	code, out := run("", m)
+	if code != 2 || !strings.Contains(out, "the sandbox (landlock") || !regexp.MustCompile(`refused writes to \S+/cpuclass/cpuclass\.test`).MatchString(out) || !strings.Contains(out, "under build.writes in "+m) {
+		t.Errorf("sandboxed: exit %d, want 2 with the refused write named:\n%s", code, out)
+	}
+	code, out = run("CLASSPROOF_SANDBOX=off", m)
+	if code != 2 || !regexp.MustCompile(`\S+/cpuclass/cpuclass\.test is not the binary that was built \(sha256 recorded [0-9a-f]{64}, now [0-9a-f]{64}\).*removed from the cache: the next run builds it again`).MatchString(out) {
+		t.Errorf("unsandboxed: exit %d, want 2 naming the changed binary:\n%s", code, out)
+	}
+	if code, out = run("CLASSPROOF_SANDBOX=off", "embedded:shmux.yaml"); code != 0 {
+		t.Errorf("the next run, with the reference build step: exit %d, want 0 (the suite built again):\n%s", code, out)
+	}
+}
+
+// A process the launcher left behind (out of its group, its session and the run's token, with
+// no cgroup to hold it) waits for run.json and rewrites the failed run's reports as passed: the
+// sandbox refuses every write; with the sandbox off the gate sees reports that are not the ones
+// the run judged. Either way the gate blocks.
+func TestALeftBehindRewriterCannotPassTheGate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts runs")
+	}
+	for i, c := range []struct{ name, env, why string }{
+		{"sandboxed", "", "the lane's own run failed"},
+		{"unsandboxed", "CLASSPROOF_SANDBOX=off", "report.json is not the file the run judged"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, dir := t.TempDir(), t.TempDir()
+			// A marker of this run's own: a rewriter another run left must not count as this one's.
+			marker := fmt.Sprint(900000 + os.Getpid()%45000*2 + i)
+			rewriter := `while [ ! -e "` + out + `/run.json" ]; do sleep 0.05; done; sleep 0.3
+sed -i 's/"State": *"failed"/"State": "passed"/g; s/"SuiteSucceeded": *false/"SuiteSucceeded": true/g' "` + out + `/report.json"
+sed -i 's/failures="[1-9][0-9]*"/failures="0"/g' "` + out + `/junit.xml"
+sed -i 's/"passed": false/"passed": true/' "` + out + `/run.json"
+exec sleep ` + marker
+			daemon := `(setsid env -i PATH=/usr/bin:/bin sh "` + dir + `/rewriter.sh" </dev/null >/dev/null 2>&1 &); exec "$@"`
+			for name, body := range map[string]string{"rewriter.sh": rewriter, "daemon.sh": daemon} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(body+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m := hostile(t, `  run: ["{bin}/refmux", daemon,`, `  run: [sh, "`+dir+`/daemon.sh", "{bin}/refmux", daemon,`)
+			env := append(strings.Fields(c.env), "CLASSPROOF_CGROUP=off")
+			code, log, _ := runCLI(t, env, "run", "--target", m, "--var", "variant=noclass", "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", out)
+			if code != 1 {
+				t.Fatalf("the run of a launcher with no class step: exit %d, want 1:\n%s", code, log)
+			}
+			// The rewriter has had its go once it sleeps.
+			if err := proc.Until(time.Now().Add(30*time.Second), 50*time.Millisecond, func() (bool, error) { return len(marked(t, marker)) > 0, nil }); err != nil {
+				t.Fatalf("the rewriter never finished: %v", err)
+			}
+			code, verdict, _ := runCLI(t, nil, "gate", "--reports", out, "--required", "", "--lanes", "linux-idle")
+			if code != 1 || !strings.Contains(verdict, "classproof gate: BLOCKED") || !strings.Contains(verdict, c.why) {
+				t.Errorf("the gate over the rewritten folder: exit %d, want 1 blocked for %q:\n%s", code, c.why, verdict)
+			}
+			if c.env != "" {
+				// A kernel without Landlock, simulated: the run says so, and a gate that requires
+				// a sandbox blocks the lane for it.
+				code, strict, _ := runCLI(t, nil, "gate", "--reports", out, "--required", "", "--lanes", "linux-idle", "--require-sandbox")
+				if !strings.Contains(log, "sandbox: none: turned off by CLASSPROOF_SANDBOX=off") || code != 1 ||
+					!strings.Contains(strict, "the launcher ran without a sandbox (run.json: \"none: turned off by CLASSPROOF_SANDBOX=off\")") {
+					t.Errorf("unsandboxed: the run or gate --require-sandbox does not say so (exit %d):\n%s\n%s", code, log, strict)
+				}
+			}
+			if c.env == "" {
+				var meta report.Meta
+				b, _ := os.ReadFile(filepath.Join(out, "run.json"))
+				if err := json.Unmarshal(b, &meta); err != nil || len(meta.Changed(out)) > 0 || meta.Passed {
+					t.Errorf("sandboxed, the reports changed after the run: %v %q passed=%v", err, meta.Changed(out), meta.Passed)
+				}
+			}
+		})
+	}
+}

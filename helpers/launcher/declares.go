@@ -1,0 +1,182 @@
+package launcher
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/classproof/classproof/helpers/base/label"
+	"github.com/classproof/classproof/helpers/oracle"
+)
+
+// A spec is either a promise of the seed, checked on every launcher, or a convention that a target
+// declares in its manifest when it keeps it. A spec that needs an optional capability or a
+// convention carries a label (helpers/base/label); a target that lacks it has those specs left out
+// before the run, with the reason, like a lane's platform filter (never skipped at run time, never
+// failed).
+
+// Mention kinds a refusal may name (conventions.refusals_name).
+const (
+	MentionProfile  = "profile"  // the refused profile's name
+	MentionKey      = "key"      // the class env var (class_env)
+	MentionValue    = "value"    // the offending value or reference, as written
+	MentionAccepted = "accepted" // the accepted values: normal and background
+	MentionSource   = "source"   // where the value came from (conventions.refusal_sources)
+	MentionFile     = "file"     // the config file or folder a config refusal is about
+)
+
+var mentionKinds = []string{MentionProfile, MentionKey, MentionValue, MentionAccepted, MentionSource, MentionFile}
+
+var mentionMeaning = map[string]string{
+	MentionProfile:  "the refused profile",
+	MentionKey:      "the class env var",
+	MentionValue:    "the offending value or reference",
+	MentionAccepted: "the accepted values",
+	MentionSource:   "the source of the value",
+	MentionFile:     "the config file or folder",
+}
+
+// Conventions are a target's own choices, each checked only when declared.
+type Conventions struct {
+	// FoldCase: a class value is taken in any case with surrounding spaces.
+	FoldCase bool `yaml:"fold_case"`
+	// EmptyIsUnset: an empty value counts as unset, so the next source decides.
+	EmptyIsUnset bool `yaml:"empty_is_unset"`
+	// RefusalsName lists what every refusal names: profile, key, value, accepted, source, file.
+	RefusalsName []string `yaml:"refusals_name"`
+	// RefusalSources are regexps for how a refusal names a source, by the kit's name for it
+	// (daemon); needed with refusals_name: source.
+	RefusalSources map[string]string `yaml:"refusal_sources"`
+	// ConfigGetUnset is what `config --get` does for an unset key: "error" (a non-zero exit) or
+	// "empty" (exit 0, no output). Undeclared: not checked.
+	ConfigGetUnset string `yaml:"config_get_unset"`
+	// BadDaemonEnv is where a bad class in the daemon's own env is refused: "refuse-sessions"
+	// (the daemon starts, each session is refused) or "refuse-start" (the daemon exits, naming
+	// it). The seed says neither. Undeclared: not checked.
+	BadDaemonEnv string `yaml:"bad_daemon_env"`
+	// MalformedConfig is what a session does while the config file does not parse: "refuse" or
+	// "as-unset" (it resolves as if the key were unset). config --set over such a file is refused
+	// and leaves it as it was either way (a promise). Undeclared: not checked.
+	MalformedConfig string `yaml:"malformed_config"`
+	// RefusesWhenIgnored: where the target reads the class and ignores it (background: ignore),
+	// bad class values are still refused. Where it applies the class that is a promise.
+	RefusesWhenIgnored bool `yaml:"refuses_when_ignored"`
+}
+
+// The accepted values of the conventions that choose between ways.
+var (
+	badDaemonEnvWays    = []string{"refuse-sessions", "refuse-start"}
+	malformedConfigWays = []string{"refuse", "as-unset"}
+)
+
+func (c Conventions) validate(m *Manifest, add func(string, ...any)) {
+	for _, k := range c.RefusalsName {
+		if !contains(mentionKinds, k) {
+			add("conventions.refusals_name: %q is not known; accepted: %s", k, strings.Join(mentionKinds, ", "))
+		}
+	}
+	if contains(c.RefusalsName, MentionSource) && c.RefusalSources["daemon"] == "" {
+		add("conventions.refusal_sources.daemon: needed with refusals_name: source (a regexp for how a refusal names the daemon's env)")
+	}
+	for k, p := range c.RefusalSources {
+		if k != "daemon" {
+			add("conventions.refusal_sources.%s: unknown source; accepted: daemon", k)
+		}
+		if _, err := regexp.Compile(p); err != nil {
+			add("conventions.refusal_sources.%s %q: %v", k, p, err)
+		}
+	}
+	switch c.ConfigGetUnset {
+	case "", "error", "empty":
+	default:
+		add("conventions.config_get_unset: %q is not known; accepted: error, empty", c.ConfigGetUnset)
+	}
+	if c.ConfigGetUnset != "" && m.Config == nil {
+		add("conventions.config_get_unset: declared, but the target has no config commands")
+	}
+	if c.BadDaemonEnv != "" && !contains(badDaemonEnvWays, c.BadDaemonEnv) {
+		add("conventions.bad_daemon_env: %q is not known; accepted: %s", c.BadDaemonEnv, strings.Join(badDaemonEnvWays, ", "))
+	}
+	if c.MalformedConfig != "" && !contains(malformedConfigWays, c.MalformedConfig) {
+		add("conventions.malformed_config: %q is not known; accepted: %s", c.MalformedConfig, strings.Join(malformedConfigWays, ", "))
+	}
+	if c.MalformedConfig != "" && m.Config == nil {
+		add("conventions.malformed_config: declared, but the target has no config commands")
+	}
+	if m.SpawnSpecRewrites && len(m.SpawnSpec) == 0 {
+		add("spawn_spec_rewrites: declared, but the target has no spawn_spec command")
+	}
+}
+
+// Names says whether refusals name this kind (a Mention* constant).
+func (c Conventions) Names(kind string) bool { return contains(c.RefusalsName, kind) }
+
+// LeftOut is, for each label whose specs this target cannot run in a lane where background means
+// meaning, why: a capability it lacks or a convention it does not declare.
+func (m *Manifest) LeftOut(meaning oracle.Meaning) map[string]string {
+	out := map[string]string{}
+	no := func(label, format string, a ...any) { out[label] = fmt.Sprintf(format, a...) }
+	if len(m.Session.Hosted) == 0 {
+		no(label.NeedsHosted, "target %s declares no hosted session (session.hosted)", m.Name)
+	}
+	if m.Config == nil {
+		no(label.NeedsConfig, "target %s declares no config commands (config)", m.Name)
+	}
+	if m.Explain == nil {
+		no(label.NeedsExplain, "target %s declares no explain command (explain)", m.Name)
+		if meaning == oracle.Ignored {
+			no(label.ReadsResolved, "target %s ignores the class here and declares no explain command (explain): which class a session resolved to cannot be read, only that every process keeps the control's class", m.Name)
+		}
+	}
+	if m.EnvRef == nil {
+		no(label.NeedsEnvRef, "target %s declares no env references (env_ref)", m.Name)
+	}
+	if m.Host == nil || len(m.SpawnSpec) == 0 {
+		no(label.NeedsSpawnSpec, "target %s declares no agent host with a raw spawn-spec command (host, spawn_spec)", m.Name)
+	}
+	if m.SpawnSpecRewrites {
+		no(label.NeedsRawSpawnSpec, "target %s's spawn_spec command rewrites each spec (spawn_spec_rewrites): bytes the host must refuse would be judged by its adapter, not its host", m.Name)
+	}
+	c := m.Conventions
+	if !c.FoldCase {
+		no(label.ConvFoldCase, "convention not declared: values in any case with surrounding spaces (conventions.fold_case)")
+	}
+	if !c.EmptyIsUnset {
+		no(label.ConvEmptyUnset, "convention not declared: an empty value counts as unset (conventions.empty_is_unset)")
+	}
+	if m.Config == nil || len(m.Config.KeyAlt) == 0 {
+		no(label.ConvKeySpellings, "convention not declared: other spellings of the config key (config.key_alt)")
+	}
+	if meaning == oracle.Ignored && !c.RefusesWhenIgnored {
+		no(label.RefusesClass, "convention not declared: bad class values refused where the class is ignored (conventions.refuses_when_ignored); the seed's Linux reads the class and ignores it")
+	}
+	if c.BadDaemonEnv != "refuse-sessions" {
+		no(label.ConvBadDaemonEnvSessions, "convention not declared: a bad class in the daemon's env refuses each session (conventions.bad_daemon_env: refuse-sessions)")
+	}
+	if c.BadDaemonEnv != "refuse-start" {
+		no(label.ConvBadDaemonEnvStart, "convention not declared: a bad class in the daemon's env stops the daemon from starting (conventions.bad_daemon_env: refuse-start)")
+	}
+	if c.MalformedConfig != "refuse" {
+		no(label.ConvMalformedConfigRefuse, "convention not declared: sessions refused while the config file does not parse (conventions.malformed_config: refuse)")
+	}
+	if c.MalformedConfig != "as-unset" {
+		no(label.ConvMalformedConfigAsUnset, "convention not declared: sessions resolve as if the key were unset while the config file does not parse (conventions.malformed_config: as-unset)")
+	}
+	for _, k := range mentionKinds {
+		if !c.Names(k) {
+			no(label.Names(k), "convention not declared: a refusal names %s (conventions.refusals_name: %s)", mentionMeaning[k], k)
+		}
+	}
+	return out
+}
+
+// LeftOutFilter is the label filter that leaves those specs out ("" when none is).
+func (m *Manifest) LeftOutFilter(meaning oracle.Meaning) string {
+	var labels []string
+	for l := range m.LeftOut(meaning) {
+		labels = append(labels, "!"+l)
+	}
+	sort.Strings(labels)
+	return strings.Join(labels, " && ")
+}

@@ -1,0 +1,272 @@
+package launcher
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/oracle"
+)
+
+// Driver drives one launcher as its manifest says. It is safe to share between specs.
+type Driver struct {
+	Manifest *Manifest
+	Meaning  oracle.Meaning // background on this OS
+	Harness  string         // the fixture harness binary
+	// Writes are folders, beyond each launcher's own, that its processes may write (a bench's
+	// work folder, where the harness's tools write).
+	Writes []string
+	vals   map[string]string
+}
+
+// Paths are the folders a manifest's placeholders point at.
+type Paths struct {
+	Kit  string // {kit}: the classproof module's root
+	Bin  string // {bin}: where the build step puts (or put) the launcher
+	Repo string // {repo}: the launcher's source tree, e.g. a red/green worktree; may be empty
+}
+
+// New makes a driver without checking that the launcher is built (Build does that).
+func New(m *Manifest, p Paths, harness string) (*Driver, error) {
+	meaning, err := m.Meaning(runtime.GOOS)
+	if err != nil {
+		return nil, fmt.Errorf("target manifest %s: %w", m.Source, err)
+	}
+	vals := map[string]string{"kit": p.Kit, "bin": p.Bin, "cache": BuildCache()}
+	if p.Repo != "" {
+		vals["repo"] = p.Repo
+	}
+	vars, err := m.ResolveVars(vals)
+	if err != nil {
+		return nil, fmt.Errorf("target manifest %s: %w", m.Source, err)
+	}
+	for k, v := range vars {
+		vals[k] = v
+	}
+	return &Driver{Manifest: m, Meaning: meaning, Harness: harness, vals: vals}, nil
+}
+
+// Open makes a driver for an already built launcher and checks its binaries and the harness.
+func Open(m *Manifest, p Paths, harness string) (*Driver, error) {
+	d, err := New(m, p, harness)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.CheckBinaries(); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(harness); err != nil {
+		return nil, fmt.Errorf("fixture harness %q: %v", harness, err)
+	}
+	return d, nil
+}
+
+// Build runs the manifest's build step, if it has one, with its output going to log.
+func (d *Driver) Build(ctx context.Context, log io.Writer) error {
+	b := d.Manifest.Build
+	if b == nil {
+		return nil
+	}
+	argv, err := expand(b.Run, d.vals)
+	if err != nil {
+		return fmt.Errorf("target manifest %s: build.run: %w", d.Manifest.Source, err)
+	}
+	dir := d.vals["kit"]
+	if b.Dir != "" {
+		ds, err := expand([]string{b.Dir}, d.vals)
+		if err != nil {
+			return fmt.Errorf("target manifest %s: build.dir: %w", d.Manifest.Source, err)
+		}
+		dir = ds[0]
+	}
+	may, tmp, err := d.buildWrites()
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	env := map[string]string{"TMPDIR": tmp}
+	for k, v := range b.Env {
+		vs, err := expand([]string{v}, d.vals)
+		if err != nil {
+			return fmt.Errorf("target manifest %s: build.env %s: %w", d.Manifest.Source, k, err)
+		}
+		env[k] = vs[0]
+	}
+	// What is kept of the build's output for the error is its tail: a build that prints without
+	// end must not cost the kit its memory.
+	var out TailWriter
+	set := proc.NewSet()
+	// A token of the build's own: without a cgroup, what the build left outside its group is
+	// found by it (never the run's: that would name every launcher of the run).
+	token := proc.NewRunToken()
+	c, err := confine(may)
+	if err != nil {
+		return err
+	}
+	defer c.sp.Close()
+	cmd, err := d.start(ctx, set, "build step", argv, dir, d.env(token, env), io.MultiWriter(&out, Capped(log, LogBytes, "the build step")), c)
+	if err == nil {
+		err = cmd.Wait()
+		// What it left running (a compiler server, a setsid child) dies with the build: a run
+		// never goes on beside it, and it is named here.
+		set.TrackGroup("the build step (left running)", cmd.Process.Pid)
+	}
+	d.endBuild(set, token, log)
+	if err != nil {
+		said := out.String()
+		return &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Output: said + d.refused(said, may, "build.writes"), Err: err}
+	}
+	return d.CheckBinaries()
+}
+
+// buildWrites is what the build step may write: {bin}, {cache}, a TMPDIR of its own (made here;
+// the caller removes it) and the manifest's build.writes.
+func (d *Driver) buildWrites() (sandbox.Policy, string, error) {
+	declared, err := writes("build.writes", d.Manifest.Build.Writes, d.vals)
+	if err != nil {
+		return sandbox.Policy{}, "", fmt.Errorf("target manifest %s: %w", d.Manifest.Source, err)
+	}
+	tmp, err := os.MkdirTemp("", "classproof-build-")
+	if err != nil {
+		return sandbox.Policy{}, "", err
+	}
+	return sandbox.Policy{Dirs: append([]string{d.vals["bin"], d.vals["cache"], tmp}, declared...)}, tmp, nil
+}
+
+// endBuild kills what the build step left running and names it in log.
+func (d *Driver) endBuild(set *proc.Set, token string, log io.Writer) {
+	var left []string
+	for _, e := range set.Entries() {
+		if !e.Owned && e.Start != 0 {
+			left = append(left, fmt.Sprintf("pid %d (%s)", e.Pid, e.Exe))
+		}
+	}
+	if escaped := set.KillAll(buildGrace); escaped != nil {
+		left = append(left, escaped.Error())
+	}
+	if proc.Contained().Cgroup == nil {
+		swept, _ := proc.SweepToken(token)
+		left = append(left, swept...)
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(log, "\nclassproof: the build step of target %s left running, killed now: %s\n", d.Manifest.Name, strings.Join(left, "; "))
+	}
+}
+
+// buildGrace bounds the wait for what a build left running to die once killed.
+const buildGrace = 10 * time.Second
+
+// BuildError is a failed build step; the red/green prover tells it apart from a failing spec.
+type BuildError struct {
+	Manifest string
+	Argv     []string
+	Dir      string
+	Output   string
+	Err      error
+}
+
+func (e *BuildError) Error() string {
+	return fmt.Sprintf("target manifest %s: build step %q in %s failed: %v\n%s", e.Manifest, strings.Join(e.Argv, " "), e.Dir, e.Err, e.Output)
+}
+
+// CheckBinaries makes a missing launcher binary one clear error before any spec, instead of the
+// same "no such file" in every spec.
+func (d *Driver) CheckBinaries() error {
+	var errs []string
+	fields := map[string][]string{"daemon.run": d.Manifest.Daemon.Run, "session.direct": d.Manifest.Session.Direct, "session.hosted": d.Manifest.Session.Hosted,
+		"spawn_spec": d.Manifest.SpawnSpec}
+	if d.Manifest.Host != nil {
+		fields["host.run"] = d.Manifest.Host.Run
+	}
+	if c := d.Manifest.Config; c != nil {
+		fields["config.set"], fields["config.get"], fields["config.unset"] = c.Set, c.Get, c.Unset
+	}
+	if e := d.Manifest.Explain; e != nil {
+		fields["explain.run"] = e.Run
+	}
+	names := make([]string, 0, len(fields))
+	for f := range fields {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	// One line per binary, naming every field that runs it.
+	var bins []string
+	uses := map[string][]string{}
+	for _, field := range names {
+		argv := fields[field]
+		if len(argv) == 0 {
+			continue
+		}
+		got, err := expand(argv[:1], d.vals)
+		if err != nil {
+			continue // depends on a per-launch value; checked when it runs
+		}
+		if uses[got[0]] == nil {
+			bins = append(bins, got[0])
+		}
+		uses[got[0]] = append(uses[got[0]], field+"[0]")
+	}
+	for _, bin := range bins {
+		if err := executable(bin); err != nil {
+			hint := ""
+			if d.Manifest.Build != nil {
+				hint = " (the build step should make it: " + strings.Join(d.Manifest.Build.Run, " ") + ")"
+			}
+			errs = append(errs, fmt.Sprintf("%s %q: %v%s", strings.Join(uses[bin], ", "), bin, err, hint))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("target manifest %s:\n  %s", d.Manifest.Source, strings.Join(errs, "\n  "))
+	}
+	return nil
+}
+
+// executable checks that path (or a bare name on PATH) names a file that exists and may be
+// executed, with the reason in the OS's words.
+func executable(path string) error {
+	if !strings.Contains(path, "/") {
+		_, err := exec.LookPath(path)
+		return err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("not executable (mode %v)", fi.Mode())
+	}
+	return nil
+}
+
+// env is the kit's environment without the class variable (a CI runner that happens to set it
+// must not decide what a spec proves), then extra layers, later winning.
+func (d *Driver) env(token string, layers ...map[string]string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		// The kit's own variables are not the launcher's business (the ledger's path among them:
+		// the harness gets it as an argument), except the run's token, which ties what the
+		// launcher starts to this run (proc.Tied); nor are the CI runner's files and tokens.
+		if k, _, _ := strings.Cut(kv, "="); k == d.Manifest.ClassEnv || contract.Own(k) || contract.RunnerOnly(k) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	if token != "" {
+		out = append(out, contract.TokenEnv+"="+token)
+	}
+	for _, l := range layers {
+		for k, v := range l {
+			out = append(out, k+"="+v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,361 @@
+package launcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/sandbox"
+)
+
+// LaunchOptions are what a spec varies per launcher instance.
+type LaunchOptions struct {
+	DaemonEnv map[string]string // e.g. the class env var set in the daemon's environment
+}
+
+// Instance is one running instance of the target: its host and daemon, in a private directory.
+type Instance struct {
+	d         *Driver
+	Dir       string
+	vals      map[string]string
+	DaemonPid int
+	HostPid   int
+	set       *proc.Set
+	timeout   time.Duration
+	n         atomic.Int32
+	c         *confined
+}
+
+// Close ends what the kit kept for this instance (its sandbox's spawner) and removes its folder;
+// the caller has killed its processes (the set) first.
+func (l *Instance) Close() {
+	if l.c != nil {
+		l.c.sp.Close()
+	}
+	_ = os.RemoveAll(l.Dir)
+}
+
+// Launch starts the host (if the target has one), then the daemon, and waits until both are
+// ready. Every process is tracked in set; the caller kills the set and removes l.Dir.
+func (d *Driver) Launch(set *proc.Set, opts LaunchOptions, log io.Writer, timeout time.Duration) (*Instance, error) {
+	dir, err := privateDir()
+	if err != nil {
+		return nil, err
+	}
+	l := &Instance{d: d, Dir: dir, set: set, timeout: timeout}
+	l.vals = map[string]string{
+		"dir":         dir,
+		"home":        filepath.Join(dir, "home"),
+		"socket":      filepath.Join(dir, "run", "d.sock"),
+		"host_socket": filepath.Join(dir, "run", "h.sock"),
+	}
+	for k, v := range d.vals {
+		l.vals[k] = v
+	}
+	for _, sub := range []string{"home", "run", "tmp"} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
+			return l, err
+		}
+	}
+	may, err := l.may()
+	if err != nil {
+		return l, err
+	}
+	if l.c, err = confine(may); err != nil {
+		return l, err
+	}
+	if h := d.Manifest.Host; h != nil {
+		l.HostPid, err = l.startService("agent host", "host", *h, nil, log)
+		if err != nil {
+			return l, err
+		}
+	}
+	l.DaemonPid, err = l.startService("daemon", "daemon", d.Manifest.Daemon, opts.DaemonEnv, log)
+	return l, err
+}
+
+// service is a started daemon or host: its output (the tail is kept for messages) and when it
+// exited.
+type service struct {
+	out    TailWriter
+	exited chan struct{}
+	code   int
+}
+
+func (l *Instance) startService(role, field string, s Service, extraEnv map[string]string, log io.Writer) (int, error) {
+	argv, err := expand(s.Run, l.vals)
+	if err != nil {
+		return 0, fmt.Errorf("target manifest %s: %s.run: %w", l.d.Manifest.Source, field, err)
+	}
+	env := map[string]string{}
+	for k, v := range s.Env {
+		vs, err := expand([]string{v}, l.vals)
+		if err != nil {
+			return 0, fmt.Errorf("target manifest %s: %s.env.%s: %w", l.d.Manifest.Source, field, k, err)
+		}
+		env[k] = vs[0]
+	}
+	svc := &service{exited: make(chan struct{})}
+	// Its own process group (in start): the kit kills the group, and a signal meant for the kit
+	// (^C) does not reach the launcher before the kit has cleaned up.
+	cmd, err := l.d.start(context.Background(), l.set, role, argv, l.Dir, l.d.env(l.set.Token(), l.tmpdir(), env, extraEnv),
+		io.MultiWriter(&svc.out, Capped(log, LogBytes, l.d.Manifest.Name+" "+role)), l.c)
+	if err != nil {
+		return 0, err
+	}
+	pid := cmd.Process.Pid
+	go func() {
+		_ = cmd.Wait()
+		svc.code = cmd.ProcessState.ExitCode()
+		close(svc.exited)
+	}()
+	err = l.waitReady(role, field, pid, svc, s.Ready)
+	var exited *ExitedError
+	if errors.As(err, &exited) {
+		exited.Output += l.d.refused(exited.Output, l.c.may, "writes")
+	}
+	return pid, err
+}
+
+// may is what a launcher process of this instance may write: its private folder {dir} (home,
+// sockets, TMPDIR, the harness's reports), the run's pid ledger (the harness appends to it), the
+// manifest's writes and the driver's own extra folders (a bench's work folder).
+func (l *Instance) may() (sandbox.Policy, error) {
+	declared, err := writes("writes", l.d.Manifest.Writes, l.vals)
+	if err != nil {
+		return sandbox.Policy{}, fmt.Errorf("target manifest %s: %w", l.d.Manifest.Source, err)
+	}
+	p := sandbox.Policy{Dirs: append(append([]string{l.Dir}, declared...), l.d.Writes...)}
+	if ledger := contract.Current().Ledger; ledger != "" {
+		p.Files = []string{ledger}
+	}
+	return p, nil
+}
+
+// tmpdir points a launcher process's temporary files into its private folder.
+func (l *Instance) tmpdir() map[string]string {
+	return map[string]string{"TMPDIR": filepath.Join(l.Dir, "tmp")}
+}
+
+// waitReady waits, within the launch timeout, until the service says it is ready the way its
+// manifest declares: a socket that accepts, a path that exists, a probe that exits 0.
+func (l *Instance) waitReady(role, field string, pid int, svc *service, r Ready) error {
+	var what string
+	var probe func() error
+	switch {
+	case r.Socket != "":
+		sock, err := expand([]string{r.Socket}, l.vals)
+		if err != nil {
+			return fmt.Errorf("target manifest %s: %s.ready.socket: %w", l.d.Manifest.Source, field, err)
+		}
+		what = sock[0] + " accepted a connection"
+		probe = func() error {
+			c, err := net.Dial("unix", sock[0])
+			if err == nil {
+				c.Close()
+			}
+			return err
+		}
+	case r.Path != "":
+		path, err := expand([]string{r.Path}, l.vals)
+		if err != nil {
+			return fmt.Errorf("target manifest %s: %s.ready.path: %w", l.d.Manifest.Source, field, err)
+		}
+		what = path[0] + " existed"
+		probe = func() error { _, err := os.Stat(path[0]); return err }
+	case len(r.Exec) > 0:
+		what = strings.Join(r.Exec, " ") + " exited 0"
+		probe = func() error {
+			argv, out, err := l.run(field+".ready.exec", r.Exec, nil, nil)
+			if err != nil {
+				return fmt.Errorf("%q: %v: %s", strings.Join(argv, " "), err, strings.TrimSpace(out))
+			}
+			return nil
+		}
+	default:
+		return nil
+	}
+	var last error
+	err := proc.Until(time.Now().Add(l.timeout), 10*time.Millisecond, func() (bool, error) {
+		if last = probe(); last == nil {
+			return true, nil
+		}
+		select {
+		case <-svc.exited:
+			return false, &ExitedError{Target: l.d.Manifest.Name, Role: role, Pid: pid, Code: svc.code, Waiting: what, Output: svc.out.String()}
+		default:
+			return false, nil
+		}
+	})
+	if errors.Is(err, proc.ErrDeadline) {
+		return fmt.Errorf("%s %s (pid %d): not ready within %v (waiting until %s): %v", l.d.Manifest.Name, role, pid, l.timeout, what, last)
+	}
+	return err
+}
+
+// ExitedError is a daemon or host that exited before it was ready: a crash, or a refusal to
+// start (a bad class in its env, for a target that declares conventions.bad_daemon_env:
+// refuse-start).
+type ExitedError struct {
+	Target, Role string
+	Pid, Code    int
+	Waiting      string // what readiness was being waited for
+	Output       string // the tail of what it printed
+}
+
+func (e *ExitedError) Error() string {
+	return fmt.Sprintf("%s %s (pid %d) exited with code %d before %s; it said:\n%s", e.Target, e.Role, e.Pid, e.Code, e.Waiting, e.Output)
+}
+
+// TailBytes is how much of a launcher's output goes into a message: a daemon that printed 30 MB
+// must not put 30 MB into every report.
+const TailBytes = 64 << 10
+
+// TailWriter keeps the last Max bytes written to it (TailBytes when Max is 0: a launcher may
+// print without end) and how much came before; safe for the writer goroutine and a reader.
+type TailWriter struct {
+	Max   int
+	mu    sync.Mutex
+	b     []byte
+	total int
+}
+
+func (t *TailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.total += len(p)
+	t.b = append(t.b, p...)
+	limit := t.Max
+	if limit == 0 {
+		limit = TailBytes
+	}
+	if over := len(t.b) - limit; over > 0 {
+		t.b = append(t.b[:0:0], t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+// String is the tail, saying how much was cut before it.
+func (t *TailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if cut := t.total - len(t.b); cut > 0 {
+		return fmt.Sprintf("[%d bytes cut; the last %d follow]\n%s", cut, len(t.b), t.b)
+	}
+	return string(t.b)
+}
+
+// LogBytes is how much of a launcher process's output goes to a log (the spec's GinkgoWriter,
+// which every report carries, or the CLI's own output): a daemon printing 100 MB in a passing
+// spec once made report.json and junit.xml 105 MB each.
+const LogBytes = 256 << 10
+
+// Capped passes the first max bytes written to it on to w, then one line saying the rest is not
+// shown, and then nothing; it always reports the whole write as done, so the writer is never
+// stopped by it.
+func Capped(w io.Writer, max int, whose string) io.Writer {
+	return &capped{w: w, max: max, whose: whose}
+}
+
+type capped struct {
+	mu        sync.Mutex
+	w         io.Writer
+	max, n    int
+	whose     string
+	announced bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - c.n; room > 0 {
+		_, _ = c.w.Write(p[:min(room, len(p))])
+	}
+	c.n += len(p)
+	if c.n > c.max && !c.announced {
+		c.announced = true
+		_, _ = fmt.Fprintf(c.w, "\n[classproof: %s printed more than %d bytes; the rest is not shown here (its last %d bytes are kept for messages)]\n", c.whose, c.max, TailBytes)
+	}
+	return len(p), nil
+}
+
+// run runs one of the target's client commands with extra placeholder values and env. prefix, the
+// kit's own words (helpers/base/fsize), goes before the expanded command and is never expanded itself.
+func (l *Instance) run(field string, tmpl []string, extra map[string]string, env map[string]string, prefix ...string) (argv []string, out string, err error) {
+	vals := map[string]string{}
+	for k, v := range l.vals {
+		vals[k] = v
+	}
+	for k, v := range extra {
+		vals[k] = v
+	}
+	argv, err = expand(tmpl, vals)
+	if err != nil {
+		return nil, "", fmt.Errorf("target manifest %s: %s: %w", l.d.Manifest.Source, field, err)
+	}
+	expEnv := map[string]string{}
+	for k, v := range env {
+		vs, err := expand([]string{v}, vals)
+		if err != nil {
+			return argv, "", fmt.Errorf("target manifest %s: %s env %s: %w", l.d.Manifest.Source, field, k, err)
+		}
+		expEnv[k] = vs[0]
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.timeout)
+	defer cancel()
+	argv = append(append([]string(nil), prefix...), argv...)
+	var said TailWriter // a client that prints without end costs a tail
+	cmd, err := l.d.start(ctx, l.set, field, argv, l.Dir, l.d.env(l.set.Token(), l.tmpdir(), expEnv), &said, l.c)
+	if err != nil {
+		return argv, "", err
+	}
+	err = cmd.Wait()
+	// What it forked and left running (a session command's `sleep &`) is the spec's to kill.
+	l.set.TrackGroup(l.d.Manifest.Name+" "+field+" (left running)", cmd.Process.Pid)
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil // it exited; something it forked held its output open
+	}
+	if err != nil {
+		if hint := l.d.refused(said.String(), l.c.may, "writes"); hint != "" {
+			err = fmt.Errorf("%w%s", err, hint)
+		}
+	}
+	if ctx.Err() != nil && err != nil {
+		// Killed at the timeout. A command that exited by itself is its own answer, however late
+		// Wait saw it (the soak had a session answer, then be called a timeout with a nil error).
+		err = fmt.Errorf("no answer within %v (killed, with its process group): %w", l.timeout, err)
+	}
+	return argv, said.String(), err
+}
+
+// Roots are the launcher's own processes, below which its sessions run.
+func (l *Instance) Roots() []int {
+	if l.HostPid != 0 {
+		return []int{l.DaemonPid, l.HostPid}
+	}
+	return []int{l.DaemonPid}
+}
+
+// privateDir is short (unix socket paths are limited to about 104 bytes) and 0700.
+func privateDir() (string, error) {
+	base := os.TempDir()
+	if len(base) > 40 {
+		base = "/tmp" // macOS's per-user TMPDIR is long enough to overflow sun_path
+	}
+	dir, err := os.MkdirTemp(base, "cp")
+	if err != nil {
+		return "", err
+	}
+	return dir, os.Chmod(dir, 0o700)
+}

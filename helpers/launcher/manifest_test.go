@@ -1,0 +1,468 @@
+package launcher
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/label"
+	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/oracle"
+)
+
+const good = `
+name: t
+class_env: T_CLASS
+background: {darwin: darwinbg, linux: idle}
+daemon: {run: ["{bin}/t", daemon, "{socket}"]}
+session:
+  direct: ["{bin}/t", run, "{profile}"]
+  hosted: ["{bin}/t", run, --hosted, "{profile}"]
+`
+
+// shipped are the kit's manifests, read as files: helpers/ does not import fixtures/.
+var shipped = os.DirFS(filepath.Join("..", "..", "fixtures", "targets"))
+
+func TestShippedManifestsAreValid(t *testing.T) {
+	for _, name := range []string{"refmux.yaml", "refmux-seed.yaml", "shmux.yaml", "shmux-bare.yaml"} {
+		if _, err := LoadFS(shipped, name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestManifestErrorsNameFieldAndValue(t *testing.T) {
+	cases := map[string]struct {
+		edit func(string) string
+		want []string
+	}{
+		"unknown placeholder": {func(s string) string { return strings.Replace(s, "{socket}", "{sockt}", 1) },
+			[]string{"daemon.run[2]", "unknown placeholder {sockt}", "{socket}"}},
+		"profile outside a session": {func(s string) string { return strings.Replace(s, `"{socket}"]}`, `"{profile}"]}`, 1) },
+			[]string{"daemon.run[2]", "{profile}"}},
+		"missing command": {func(s string) string {
+			return strings.Replace(s, `  direct: ["{bin}/t", run, "{profile}"]`, "", 1)
+		},
+			[]string{"session.direct: missing command"}},
+		"unknown placeholder in an env map": {func(s string) string {
+			return strings.Replace(s, `daemon: {run: ["{bin}/t", daemon, "{socket}"]}`, `daemon: {run: ["{bin}/t", daemon, "{socket}"], env: {T_HOME: "{hme}"}}`, 1)
+		},
+			[]string{"daemon.env.T_HOME[0]", "unknown placeholder {hme}"}},
+		"var shadows a built-in": {func(s string) string { return s + "vars: {bin: \"{repo}/bin\"}\n" },
+			[]string{"vars.bin", "cannot shadow"}},
+		"var cycle": {func(s string) string { return s + "vars: {a: \"{b}/x\", b: \"{a}/y\"}\n" },
+			[]string{"vars: a cycle: a -> b -> a"}},
+		"var with an unknown placeholder": {func(s string) string { return s + "vars: {out: \"{home}/x\"}\n" },
+			[]string{"vars.out", "unknown placeholder {home}"}},
+		"two ready kinds": {func(s string) string {
+			return strings.Replace(s, `daemon: {run: ["{bin}/t", daemon, "{socket}"]}`, `daemon: {run: ["{bin}/t", daemon, "{socket}"], ready: {socket: "{socket}", path: "{dir}/up"}}`, 1)
+		},
+			[]string{"daemon.ready: socket, path and exec are alternatives"}},
+		"unknown convention": {func(s string) string { return s + "conventions: {refusals_name: [profile, colour]}\n" },
+			[]string{"conventions.refusals_name", `"colour" is not known`}},
+		"source without its pattern": {func(s string) string { return s + "conventions: {refusals_name: [source]}\n" },
+			[]string{"conventions.refusal_sources.daemon: needed"}},
+		"misspelt key": {func(s string) string { return strings.Replace(s, "class_env", "class_evn", 1) },
+			[]string{"class_evn", "not found"}},
+		"bad background": {func(s string) string { return strings.Replace(s, "linux: idle", "linux: nice", 1) },
+			[]string{"background.linux", `"nice"`, "accepted: idle, ignore"}},
+	}
+	for name, c := range cases {
+		_, err := Parse("m.yaml", []byte(c.edit(good)))
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error lacks %q: %v", name, w, err)
+			}
+		}
+		if !strings.Contains(err.Error(), "m.yaml") {
+			t.Errorf("%s: error does not name the manifest: %v", name, err)
+		}
+	}
+}
+
+func TestMissingBinaryIsOneClearError(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness := filepath.Join(t.TempDir(), "harness")
+	os.WriteFile(harness, nil, 0o755)
+	_, err = Open(m, Paths{Kit: "/kit", Bin: "/nonexistent/bin"}, harness)
+	if err == nil || !strings.Contains(err.Error(), `daemon.run[0], session.direct[0], session.hosted[0] "/nonexistent/bin/t": stat /nonexistent/bin/t: no such file or directory`) || strings.Count(err.Error(), "/nonexistent/bin/t\"") != 1 {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestVarsOnlyDeclaredOnes(t *testing.T) {
+	m, err := LoadFS(shipped, "refmux.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetVars([]string{"variant=noclass"}); err != nil || m.Vars["variant"] != "noclass" {
+		t.Fatalf("got %v %v", err, m.Vars)
+	}
+	if err := m.SetVars([]string{"varient=noclass"}); err == nil || !strings.Contains(err.Error(), "declares no var") {
+		t.Fatalf("typo accepted: %v", err)
+	}
+}
+
+func TestUnsupportedOSIsRefusedByName(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(strings.Replace(good, "darwin: darwinbg", "darwin: unsupported", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Meaning("darwin"); err == nil || !strings.Contains(err.Error(), "target t does not run on darwin") {
+		t.Errorf("got %v", err)
+	}
+	if got, err := m.Meaning("linux"); err != nil || got != "idle" {
+		t.Errorf("linux: %v %v", got, err)
+	}
+}
+
+func TestVarsUseBuiltinsAndEachOther(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(good+"vars: {tools: \"{repo}/bin\", shmux: \"{tools}/shmux\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.ResolveVars(map[string]string{"repo": "/src/l", "kit": "/k", "bin": "/b"})
+	if err != nil || got["tools"] != "/src/l/bin" || got["shmux"] != "/src/l/bin/shmux" {
+		t.Errorf("got %v %v", got, err)
+	}
+	if _, err := m.ResolveVars(map[string]string{"kit": "/k", "bin": "/b"}); err == nil || !strings.Contains(err.Error(), "{repo} has no value in this run") {
+		t.Errorf("no repo: %v", err)
+	}
+}
+
+// A target with only a daemon and direct sessions: every optional capability and convention it
+// lacks is a left-out label with its reason, and the filter leaves those specs out.
+func TestLeftOutNamesWhatTheTargetLacks(t *testing.T) {
+	minimal := strings.Replace(good, `  hosted: ["{bin}/t", run, --hosted, "{profile}"]`+"\n", "", 1)
+	m, err := Parse("m.yaml", []byte(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := m.LeftOut(oracle.LinuxIdle)
+	for _, l := range []string{label.NeedsHosted, label.NeedsConfig, label.NeedsExplain, label.NeedsEnvRef, label.NeedsSpawnSpec, label.ConvFoldCase, label.ConvEmptyUnset, label.ConvKeySpellings, label.Names(MentionProfile),
+		label.ConvBadDaemonEnvSessions, label.ConvBadDaemonEnvStart, label.ConvMalformedConfigRefuse, label.ConvMalformedConfigAsUnset} {
+		if lo[l] == "" {
+			t.Errorf("%s not left out: %v", l, lo)
+		}
+	}
+	for _, l := range []string{label.ReadsResolved, label.RefusesClass, label.NeedsRawSpawnSpec} {
+		if lo[l] != "" {
+			t.Errorf("where the class is applied, %s is a promise; yet left out: %s", l, lo[l])
+		}
+	}
+	if why := m.LeftOut(oracle.Ignored)[label.RefusesClass]; !strings.Contains(why, "conventions.refuses_when_ignored") {
+		t.Errorf("where the class is ignored, refusing bad values is a convention: %q", why)
+	}
+	if f := m.LeftOutFilter(oracle.LinuxIdle); !strings.Contains(f, "!needs-hosted") || !strings.Contains(f, "!conv-fold-case") {
+		t.Errorf("filter %q", f)
+	}
+	ref, err := LoadFS(shipped, "refmux.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// refmux declares everything: of each two-way choice, its own way.
+	otherWay := map[string]bool{label.ConvBadDaemonEnvStart: true, label.ConvMalformedConfigAsUnset: true}
+	for l, why := range ref.LeftOut(oracle.Ignored) {
+		if !otherWay[l] {
+			t.Errorf("refmux declares everything, yet left out %s: %s", l, why)
+		}
+	}
+}
+
+// A literal brace in a command (jq's {} and {name}) is written {{; "}" needs no escape.
+func TestALiteralBraceIsWrittenTwice(t *testing.T) {
+	withJq := good + `spawn_spec: [sh, -c, 'jq -c "{{(.k): .v}, {{name} // {{}" "$1"', "{bin}/t", "{spec}"]
+host: {run: ["{bin}/t", host, "{host_socket}"]}
+`
+	m, err := Parse("m.yaml", []byte(withJq))
+	if err != nil {
+		t.Fatalf("a manifest with escaped braces: %v", err)
+	}
+	got, err := expand(m.SpawnSpec, map[string]string{"bin": "/b", "spec": "/s.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `jq -c "{(.k): .v}, {name} // {}" "$1"`; got[2] != want {
+		t.Errorf("expanded %q, want %q", got[2], want)
+	}
+	_, err = Parse("m.yaml", []byte(strings.Replace(withJq, "// {{}", "// {}", 1)))
+	if err == nil || !strings.Contains(err.Error(), "unknown placeholder {}") || !strings.Contains(err.Error(), "write {{ for a literal {") {
+		t.Errorf("an unescaped {}: %v", err)
+	}
+}
+
+// The seed's own Linux behaviour, with no explain: a valid manifest. In its lane the specs that
+// read which class resolved are left out with the reason; everything that observes runs.
+func TestIgnoreWithoutExplainIsValid(t *testing.T) {
+	seed := strings.Replace(good, "linux: idle", "linux: ignore", 1)
+	m, err := Parse("m.yaml", []byte(seed))
+	if err != nil {
+		t.Fatalf("ignore mode without explain refused: %v", err)
+	}
+	lo := m.LeftOut(oracle.Ignored)
+	if !strings.Contains(lo[label.ReadsResolved], "ignores the class here and declares no explain") {
+		t.Errorf("reads-resolved not left out in the ignore lane: %v", lo)
+	}
+	if lo := m.LeftOut(oracle.DarwinBG); lo[label.ReadsResolved] != "" {
+		t.Errorf("on macOS the class is applied and shows what resolved; yet left out: %s", lo[label.ReadsResolved])
+	}
+}
+
+// A client command runs in a process group of its own: what it forks and leaves running is tracked
+// for the spec's cleanup, and a timeout kills the whole group instead of waiting on it.
+func TestClientCommandsAreBoundedWithTheirGroup(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(`
+name: t
+class_env: T_CLASS
+background: {darwin: darwinbg, linux: idle}
+daemon: {run: [sleep, "600"]}
+session: {direct: [true, "{profile}"]}
+config:
+  set: [sh, -c, 'sleep 30 & echo started $0', "{key}={value}"]
+  get: [sh, -c, 'exec sleep 30', "{key}"]
+  unset: [true, "{key}"]
+  file: "{home}/c.json"
+  key: k
+  file_key: k
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(m, Paths{Kit: t.TempDir(), Bin: t.TempDir()}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := proc.NewSet()
+	l, err := d.Launch(set, LaunchOptions{}, io.Discard, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	defer set.KillAll(5 * time.Second)
+
+	out, err := l.ConfigSet("k", "v")
+	if err != nil || !strings.Contains(out, "started") {
+		t.Fatalf("set: %q %v", out, err)
+	}
+	var left []int
+	for _, e := range set.Entries() {
+		if strings.Contains(e.Role, "config.set (left running)") {
+			left = append(left, e.Pid)
+		}
+	}
+	if len(left) != 1 || !proc.Alive(left[0]) {
+		t.Fatalf("the sleep the command forked is not tracked alive: %v in %+v", left, set.Entries())
+	}
+
+	_, err = l.ConfigGet("k")
+	if err == nil || !strings.Contains(err.Error(), "no answer within 2s (killed, with its process group)") {
+		t.Fatalf("get that never answers: %v", err)
+	}
+	if err := set.KillAll(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if proc.Alive(left[0]) {
+		t.Errorf("the forked sleep pid %d outlived the cleanup", left[0])
+	}
+}
+
+// $CLASSPROOF_VARS carries values with spaces and quotes intact from the CLI to the suites.
+func TestVarsRoundTripToTheSuites(t *testing.T) {
+	in := []string{"variant=noclass", `note=a "b" c`, "empty="}
+	out, err := contract.DecodeVars(contract.EncodeVars(in))
+	if err != nil || strings.Join(out, "|") != strings.Join(in, "|") {
+		t.Errorf("got %q %v, want %q", out, err, in)
+	}
+	if _, err := contract.DecodeVars("variant=noclass note=x"); err == nil {
+		t.Error("an old space-joined value was taken")
+	}
+}
+
+// build.env values are placeholders like any other: the build sees {bin} expanded.
+func TestBuildEnvIsExpanded(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(good+`build:
+  run: [sh, -c, 'printf "%s" "$OUT" >"$1/out.txt" && printf "#!/bin/sh\n" >"$1/t" && chmod +x "$1/t"', sh, "{bin}"]
+  env: {OUT: "{bin}/out"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	d, err := New(m, Paths{Kit: t.TempDir(), Bin: bin}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Build(context.Background(), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(bin, "out.txt"))
+	if want := bin + "/out"; string(got) != want {
+		t.Errorf("the build saw OUT=%q, want %q", got, want)
+	}
+}
+
+func TestReadsRepo(t *testing.T) {
+	for _, c := range []struct {
+		name, extra string
+		want        bool
+	}{
+		{"a build in {repo}", "build: {dir: \"{repo}\", run: [make]}\n", true},
+		{"a build naming {repo} in its arguments", "build: {run: [make, -C, \"{repo}\"]}\n", true},
+		{"a build in an absolute folder", "build: {dir: /src/myl, run: [make]}\n", false},
+		{"a build in the kit (no dir)", "build: {run: [make]}\n", false},
+		{"a build through a var that reads {repo}", "vars: {src: \"{repo}/cmd\"}\nbuild: {run: [go, build, \"{src}\"]}\n", true},
+	} {
+		m, err := Parse("m.yaml", []byte(good+c.extra))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if ok, why := m.ReadsRepo(); ok != c.want || (!ok && !strings.Contains(why, "read nothing of {repo}")) {
+			t.Errorf("%s: ReadsRepo = %v, %q; want %v", c.name, ok, why, c.want)
+		}
+	}
+	// No build step: the daemon's command decides.
+	m, err := Parse("m.yaml", []byte(strings.Replace(good, `"{bin}/t", daemon`, `"{repo}/t", daemon`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, why := m.ReadsRepo(); !ok {
+		t.Errorf("a daemon run from {repo}: %s", why)
+	}
+	m, _ = Parse("m.yaml", []byte(good))
+	if ok, _ := m.ReadsRepo(); ok {
+		t.Error("a daemon run from {bin} with no build step read as reading {repo}")
+	}
+}
+
+// A var that doubles another 24 times would take 16 MiB per level of the run's memory (731 MB and
+// 5 s once): it stops at the bound, with an error naming the var.
+func TestAVarThatExplodesIsRefusedByName(t *testing.T) {
+	vars := "vars:\n  v0: \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"\n"
+	for i := 1; i <= 24; i++ {
+		vars += fmt.Sprintf("  v%d: \"{v%d}{v%d}\"\n", i, i-1, i-1)
+	}
+	m, err := Parse("m.yaml", []byte(good+vars))
+	if err == nil {
+		began := time.Now()
+		_, err = m.ResolveVars(map[string]string{"kit": "/kit", "bin": "/bin", "repo": "/repo"})
+		if took := time.Since(began); took > time.Second {
+			t.Errorf("refusing took %v", took)
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "expands to more than 65536 bytes") || !strings.Contains(err.Error(), "vars.v") {
+		t.Fatalf("an exploding var: %v", err)
+	}
+}
+
+// A host alone is not enough for the raw spawn-spec specs: they need the command that hands
+// the host a spec as is.
+func TestAHostWithoutASpawnSpecCommandLeavesOutTheSpawnSpecSpecs(t *testing.T) {
+	m, err := LoadFS(shipped, "refmux.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Host == nil || len(m.SpawnSpec) == 0 {
+		t.Fatal("refmux.yaml declares a host and a spawn_spec command; this test needs both")
+	}
+	if lo := m.LeftOut(oracle.LinuxIdle); lo[label.NeedsSpawnSpec] != "" {
+		t.Fatalf("left out with both declared: %s", lo[label.NeedsSpawnSpec])
+	}
+	m.SpawnSpec = nil
+	if lo := m.LeftOut(oracle.LinuxIdle); lo[label.NeedsSpawnSpec] == "" {
+		t.Errorf("a host with no spawn_spec command: %s not left out: %v", label.NeedsSpawnSpec, lo)
+	}
+}
+
+// A launcher runs as our user: on a CI runner it must not get the files GitHub Actions reads back
+// after the step (a forged "classproof gate: PASS" in the job summary, a CLASSPROOF_CLI= line in
+// GITHUB_ENV) nor the runner's tokens. The rest of the environment is its own.
+func TestALauncherGetsNoRunnerFileOrToken(t *testing.T) {
+	for _, k := range []string{"GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE",
+		"ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"} {
+		t.Setenv(k, "/home/runner/work/_temp/x")
+	}
+	t.Setenv("GITHUB_WORKSPACE", "/home/runner/work/r")
+	m, err := Parse("m.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := strings.Join((&Driver{Manifest: m}).env("", map[string]string{"X": "y"}), "\n")
+	for _, k := range []string{"GITHUB_STEP_SUMMARY=", "GITHUB_ENV=", "GITHUB_OUTPUT=", "GITHUB_PATH=", "GITHUB_STATE=", "ACTIONS_"} {
+		if strings.Contains(env, k) {
+			t.Errorf("the launcher's environment holds %s", k)
+		}
+	}
+	if !strings.Contains(env, "GITHUB_WORKSPACE=/home/runner/work/r") || !strings.Contains(env, "X=y") {
+		t.Errorf("the launcher lost an environment variable of its own:\n%s", env)
+	}
+}
+
+// A build that prints without end costs the kit a bounded tail: what a failed build's error
+// carries is its last TailBytes, saying how much came before.
+func TestAFloodingBuildKeepsATail(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(good+`build:
+  run: [sh, -c, 'head -c 4000000 /dev/zero | tr "\0" x; echo; echo the last line; exit 1']
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(m, Paths{Kit: t.TempDir(), Bin: t.TempDir()}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = d.Build(context.Background(), io.Discard)
+	var be *BuildError
+	if !errors.As(err, &be) {
+		t.Fatalf("want a build error, got %v", err)
+	}
+	if len(be.Output) > TailBytes+200 || !strings.Contains(be.Output, "bytes cut; the last") || !strings.HasSuffix(be.Output, "the last line\n") {
+		t.Errorf("kept %d bytes of a 4 MB build output (want at most %d, the tail, and what was cut): %.120q...", len(be.Output), TailBytes+200, be.Output)
+	}
+}
+
+// A launcher process that prints without end (a daemon in a passing spec, a build) reaches a log
+// only up to LogBytes, then one line saying so: the log and every report that carries it stay
+// small. The writer it writes to never sees an error.
+func TestALogOfALauncherIsCapped(t *testing.T) {
+	var log bytes.Buffer
+	w := Capped(&log, 10, "refmux daemon")
+	for i := 0; i < 1000; i++ {
+		if n, err := w.Write([]byte("0123456789")); n != 10 || err != nil {
+			t.Fatalf("write %d: %d, %v", i, n, err)
+		}
+	}
+	if want := "0123456789\n[classproof: refmux daemon printed more than 10 bytes; the rest is not shown here"; !strings.HasPrefix(log.String(), want) || log.Len() > 200 {
+		t.Errorf("the log holds %d bytes: %q", log.Len(), log.String())
+	}
+}
+
+// writes and build.writes are checked when the manifest loads, like every other field.
+func TestWritesAreCheckedWhenTheManifestLoads(t *testing.T) {
+	ref, err := os.ReadFile("../../fixtures/targets/shmux.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(ref) + "\nwrites: [relative/dir, \"{nope}/x\"]\n"
+	body = strings.Replace(body, "build:\n", "build:\n  writes: [\"{cache}/ok\", tmp]\n", 1)
+	_, err = Parse("m.yaml", []byte(body))
+	for _, want := range []string{`writes[0] "relative/dir": not an absolute path`, `writes[1] "{nope}/x": unknown placeholder {nope}`, `build.writes[1] "tmp": not an absolute path`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("want %q in %v", want, err)
+		}
+	}
+}

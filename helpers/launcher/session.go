@@ -1,0 +1,287 @@
+package launcher
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/oracle"
+)
+
+// Mode is how a session starts its harness.
+type Mode string
+
+const (
+	Direct Mode = "direct" // the daemon's own child
+	Hosted Mode = "hosted" // through the agent host, from a spawn spec
+)
+
+// Report is what the fixture harness writes (fixtures/harness uses this type).
+type Report struct {
+	HarnessPid int `json:"harness_pid"`
+	// HarnessStart and Tool.Start are the kernel's start times (helpers/base/proc): the kit reads the
+	// pids back from this file later, and a pid whose start time has changed by then is someone
+	// else's.
+	HarnessStart uint64 `json:"harness_start"`
+	Tools        []Tool `json:"tools"`
+}
+
+// Tool is one child the harness started.
+type Tool struct {
+	Pid   int    `json:"pid"`
+	Start uint64 `json:"start"`
+}
+
+// Session is one started harness.
+type Session struct {
+	Mode    Mode
+	Profile string // the profile's name
+	Output  string // what the launcher's client printed
+	Report  Report
+	report  string
+	l       *Instance
+}
+
+// SessionError is a session the launcher refused or failed to start.
+type SessionError struct {
+	Mode    Mode
+	Profile string // the profile's name, which a refusal should mention
+	Report  string // the report path the refused harness would have written: its argv names it
+	Argv    []string
+	Output  string
+	Err     error
+}
+
+func (e *SessionError) Error() string {
+	return fmt.Sprintf("%s session for profile %s: %q: %v; it said:\n%s", e.Mode, e.Profile, strings.Join(e.Argv, " "), e.Err, e.Output)
+}
+
+// Profile is what the kit hands a launcher's session command as {profile}: a JSON file with the
+// profile's name, env and harness command. A launcher with another profile format converts it in
+// a thin adapter.
+type Profile struct {
+	Name    string            `json:"name"`
+	Env     map[string]string `json:"env"`
+	Command []string          `json:"command"`
+	Cwd     string            `json:"cwd"`
+}
+
+// writeProfile writes the profile file for the n-th session and returns its path and name.
+func (l *Instance) writeProfile(profileEnv map[string]string, harnessArgs ...string) (path, name, report string, err error) {
+	n := l.n.Add(1)
+	report = filepath.Join(l.Dir, fmt.Sprintf("report-%d.json", n))
+	path = filepath.Join(l.Dir, fmt.Sprintf("profile-%d.json", n))
+	p := Profile{Name: fmt.Sprintf("classproof-%d", n), Env: profileEnv, Cwd: l.Dir,
+		Command: []string{l.d.Harness, "--report", report}}
+	if ledger := contract.Current().Ledger; ledger != "" {
+		p.Command = append(p.Command, "--ledger", ledger)
+	}
+	if token := l.set.Token(); token != "" {
+		p.Command = append(p.Command, "--run", token)
+	}
+	p.Command = append(p.Command, harnessArgs...)
+	if p.Env == nil {
+		p.Env = map[string]string{}
+	}
+	b, _ := json.MarshalIndent(p, "", "  ")
+	return path, p.Name, report, os.WriteFile(path, b, 0o600)
+}
+
+// StartSession asks the launcher for a session with the given profile env and waits for the
+// harness's report. A refusal comes back as *SessionError.
+func (l *Instance) StartSession(mode Mode, profileEnv map[string]string) (*Session, error) {
+	return l.StartSessionWith(mode, profileEnv)
+}
+
+// StartSessionWith is StartSession with extra harness flags, e.g. --tool and --tool-args to make
+// the harness's tool a CPU load for the bench.
+func (l *Instance) StartSessionWith(mode Mode, profileEnv map[string]string, harnessArgs ...string) (*Session, error) {
+	profile, name, report, err := l.writeProfile(profileEnv, harnessArgs...)
+	if err != nil {
+		return nil, err
+	}
+	tmpl := l.d.Manifest.Session.Direct
+	if mode == Hosted {
+		tmpl = l.d.Manifest.Session.Hosted
+	}
+	argv, out, err := l.run("session."+string(mode), tmpl, map[string]string{"profile": profile}, nil)
+	if err != nil {
+		return nil, &SessionError{Mode: mode, Profile: name, Report: report, Argv: argv, Output: out, Err: err}
+	}
+	s := &Session{Mode: mode, Profile: name, Output: out, report: report, l: l}
+	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > 0 }); err != nil {
+		return nil, err
+	}
+	if err := s.isTheHarness(); err != nil {
+		return nil, err
+	}
+	s.track()
+	return s, nil
+}
+
+// isTheHarness checks, from the kernel, that the pid the report names is the harness the kit
+// handed out for this session: it runs the fixture harness's executable, with this session's
+// report path after --report in its arguments (a path no other session has). A report is the
+// launcher's claim: a decoy at background class descending from the daemon is not the harness.
+func (s *Session) isTheHarness() error {
+	pid := s.Report.HarnessPid
+	args, aerr := proc.Args(pid)
+	exe, eerr := proc.Exe(pid)
+	ok := aerr == nil && eerr == nil && hasPair(args, "--report", s.report) && sameFile(exe, s.l.d.Harness)
+	if ok {
+		return nil
+	}
+	runs := fmt.Sprintf("%v (executable %s)", args, exe)
+	if aerr != nil || eerr != nil {
+		runs = fmt.Sprintf("something the kit cannot read (%v)", errors.Join(aerr, eerr))
+	}
+	return fmt.Errorf("%s harness report %s claims pid %d is the harness; that pid runs %s, not the harness the kit handed out (%s --report %s)",
+		s.Mode, s.report, pid, runs, s.l.d.Harness, s.report)
+}
+
+func hasPair(args []string, flag, value string) bool {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == flag && args[i+1] == value {
+			return true
+		}
+	}
+	return false
+}
+
+// sameFile compares by the file itself: the harness path may be reached through a symlink. A
+// relative exec path (macOS reports the path as exec'd) cannot be resolved from here, and is
+// only compared by its name.
+func sameFile(exe, harness string) bool {
+	if !filepath.IsAbs(exe) {
+		return filepath.Base(exe) == filepath.Base(harness)
+	}
+	a, aerr := os.Stat(exe)
+	b, berr := os.Stat(harness)
+	return aerr == nil && berr == nil && os.SameFile(a, b)
+}
+
+// track records the reported pids with the start times the harness reported: the report is a
+// file read back later, and a pid whose process has changed since is not ours to kill.
+func (s *Session) track() {
+	s.l.set.TrackStarted(s.Harness().Role, s.Report.HarnessPid, s.Report.HarnessStart)
+	for i, t := range s.Tools() {
+		s.l.set.TrackStarted(t.Role, t.Pid, s.Report.Tools[i].Start)
+	}
+}
+
+func (s *Session) waitReport(done func(Report) bool) error {
+	start := time.Now()
+	deadline, starvedStop := start.Add(s.l.timeout), start.Add(proc.StarvedFactor*s.l.timeout)
+	var lastStarved, lastLook time.Time
+	var starvedBy string
+	for {
+		b, err := files.ReadClaim(s.report, maxReport)
+		if err == nil {
+			var r Report
+			if err := json.Unmarshal(b, &r); err != nil {
+				return fmt.Errorf("%s harness report %s: %w", s.Mode, s.report, err)
+			}
+			if done(r) {
+				s.Report = r
+				return nil
+			}
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		// A harness (or its class step, or the tool it forks) that waits for a CPU or the disk is
+		// background class under a foreground load: the promise kept, not a hang. From a little
+		// before the timeout on, look at its processes now and then; while one was seen waiting
+		// for a CPU or the disk within starvedWindow, wait on, up to a bound. A process that was
+		// only seen asleep on something else fails at the timeout.
+		now := time.Now()
+		if now.After(deadline.Add(-starvedWindow)) && now.Sub(lastLook) >= 50*time.Millisecond {
+			lastLook = now
+			started, _ := proc.Started(s.report, s.l.Roots()...) // unread: no starvation seen, the timeout holds
+			if why := proc.Starved(started...); why != "" {
+				lastStarved, starvedBy = now, why
+			}
+		}
+		if now.After(deadline) && (now.Sub(lastStarved) > starvedWindow || now.After(starvedStop)) {
+			return s.noReport(start, starvedBy)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// maxReport bounds a harness report: a few pids and start times, read back from a file the
+// launcher's processes could replace with anything.
+const maxReport = 64 << 10
+
+// starvedWindow is how recently a session's process must have been seen waiting for a CPU or
+// the disk for the kit to keep waiting on it past the timeout.
+const starvedWindow = 2 * time.Second
+
+// noReport is the error for a report that never came, with what was started for it and, when
+// one was seen waiting for a CPU or the disk, what the kit last read that said so.
+func (s *Session) noReport(start time.Time, starvedBy string) error {
+	started, err := proc.Started(s.report, s.l.Roots()...)
+	below, berr := proc.Descendants(started...)
+	if err = errors.Join(err, berr); err != nil {
+		started = nil
+	}
+	why := "is the harness running?"
+	if starvedBy != "" {
+		why = fmt.Sprintf("its processes were starved of CPU or disk for %v, last seen %s;", time.Since(start).Round(time.Second), starvedBy)
+	}
+	what := proc.DescribeAll(append(started, below...))
+	if err != nil {
+		what = "unknown: " + err.Error()
+	}
+	return fmt.Errorf("%s session: no harness report at %s within %v (%s processes started for it: %s; the launcher said: %q)",
+		s.Mode, s.report, s.l.timeout, why, what, strings.TrimSpace(s.Output))
+}
+
+// Harness is the harness process, for the oracle.
+func (s *Session) Harness() oracle.Subject {
+	return oracle.Subject{Role: string(s.Mode) + " harness", Pid: s.Report.HarnessPid}
+}
+
+// Tools are the tool processes the harness reported, for the oracle.
+func (s *Session) Tools() []oracle.Subject {
+	var out []oracle.Subject
+	for i, t := range s.Report.Tools {
+		out = append(out, oracle.Subject{Role: fmt.Sprintf("%s tool sleep #%d", s.Mode, i+1), Pid: t.Pid})
+	}
+	return out
+}
+
+// Subjects are the harness and its tools.
+func (s *Session) Subjects() []oracle.Subject {
+	return append([]oracle.Subject{s.Harness()}, s.Tools()...)
+}
+
+// StartLateTool makes the running harness start one more tool now (SIGUSR1) and returns it.
+func (s *Session) StartLateTool() (oracle.Subject, error) {
+	before := len(s.Report.Tools)
+	if err := s.l.set.Signal(s.Harness().Role, s.Report.HarnessPid, s.Report.HarnessStart, syscall.SIGUSR1); err != nil {
+		return oracle.Subject{}, fmt.Errorf("asking the harness for a late tool: %w", err)
+	}
+	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > before }); err != nil {
+		return oracle.Subject{}, err
+	}
+	t := s.Tools()[before]
+	s.l.set.TrackStarted(t.Role, t.Pid, s.Report.Tools[before].Start)
+	return t, nil
+}
+
+// LauncherPid returns the pid a session's harness must descend from: the daemon for a direct
+// session, the agent host for a hosted one (the daemon again for a target with no separate host).
+func (s *Session) LauncherPid() (string, int) {
+	if s.Mode == Hosted && s.l.HostPid != 0 {
+		return "agent host", s.l.HostPid
+	}
+	return "daemon", s.l.DaemonPid
+}

@@ -1,0 +1,98 @@
+package launcher
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/sandbox"
+)
+
+// start is the one way the kit starts a launcher process: its build step, daemon, host and
+// every client command (sessions, config, explain, spawn specs), wherever the kit builds or runs
+// it (run's preflight, the suites' own fallback, red/green's sides, bench, dist, doctor). Here
+// is where containment lives (proc.Set.Contain): a process group of its own, killed as a whole
+// when ctx ends, and on Linux the set's cgroup, which nothing the process forks can leave. Its
+// output goes to out through a pipe the kit drains itself, never to a file of the kit's: a
+// launcher process that outlives its spec then holds no stdout or stderr of the kit's, and
+// nothing it writes after the run can reach a CI runner's log.
+//
+// It starts inside the sandbox (helpers/base/sandbox): the process and everything it starts may write
+// only below may's folders, made before it starts; the kit's cache, source and the run's verdict
+// files are never among them.
+func (d *Driver) start(ctx context.Context, set *proc.Set, role string, argv []string, dir string, env []string, out io.Writer, c *confined) (*exec.Cmd, error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = dir, env
+	proc.Command(cmd) // ctx's end kills the group; Wait gives up on a pipe held after the exit
+	if err := set.Contain(cmd); err != nil {
+		return nil, err
+	}
+	// Hidden behind a plain writer, even an *os.File gets a pipe from os/exec (see exec.Cmd.Stdout).
+	cmd.Stdout = drained{out}
+	cmd.Stderr = cmd.Stdout
+	if err := c.sp.Start(cmd); err != nil {
+		return nil, fmt.Errorf("starting %s %q: %w", role, strings.Join(argv, " "), err)
+	}
+	// Tracked while it runs: a cleanup (an interrupt mid-command) kills its group too.
+	set.TrackOwned(d.Manifest.Name+" "+role, cmd.Process.Pid)
+	return cmd, nil
+}
+
+type drained struct{ w io.Writer }
+
+func (d drained) Write(p []byte) (int, error) { return d.w.Write(p) }
+
+// confined is what a group of launcher processes may write, and the spawner that starts them
+// there, in one sandbox domain: a launcher instance's daemon, host and client commands, or one
+// build step.
+type confined struct {
+	may sandbox.Policy
+	sp  *sandbox.Spawner
+}
+
+// confine makes may's folders (a folder must exist to be allowed) and its spawner; the caller
+// closes c.sp.
+func confine(may sandbox.Policy) (*confined, error) {
+	for _, w := range may.Dirs {
+		if err := os.MkdirAll(w, 0o700); err != nil {
+			return nil, fmt.Errorf("making %s, which the launcher may write: %w", w, err)
+		}
+	}
+	return &confined{may: may, sp: sandbox.NewSpawner(may)}, nil
+}
+
+// writes expands a manifest's writes list (field names it in errors).
+func writes(field string, list []string, vals map[string]string) ([]string, error) {
+	out, err := expand(list, vals)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", field, err)
+	}
+	for i, w := range out {
+		if !filepath.IsAbs(w) {
+			return nil, fmt.Errorf("%s: %q is not an absolute path", field, list[i])
+		}
+		out[i] = filepath.Clean(w)
+	}
+	return out, nil
+}
+
+// refused is, when output names writes the sandbox refused, what to say about them: the paths,
+// and the manifest key that would allow them.
+func (d *Driver) refused(output string, may sandbox.Policy, key string) string {
+	paths := sandbox.Denied(output, may)
+	if len(paths) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\nclassproof: the sandbox (%s) refused writes to %s: outside what this process may write (%s); if the launcher needs them, declare the folders under %s in %s",
+		sandbox.Current(), strings.Join(paths, ", "), strings.Join(append(append([]string(nil), may.Dirs...), may.Files...), ", "), key, d.Manifest.Source)
+}
+
+// BuildCache is {cache}: a folder kept between runs that a launcher's build step may write (a
+// compiler's cache), beside the kit's own cache folder, never inside it.
+func BuildCache() string { return filepath.Join(files.CacheBase(), "classproof-launcher") }

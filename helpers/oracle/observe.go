@@ -1,0 +1,75 @@
+package oracle
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Observe reads every subject with one ps call (one snapshot, one fork), then adds what ps cannot
+// show on this OS. A subject that ps does not list is an error naming it: a process that died
+// cannot prove anything.
+func Observe(subjects ...Subject) ([]Observation, error) {
+	if len(subjects) == 0 {
+		return nil, nil
+	}
+	pids := make([]string, 0, len(subjects))
+	seen := map[int]bool{}
+	for _, s := range subjects {
+		if s.Pid <= 0 {
+			return nil, fmt.Errorf("%s: no pid (%d)", s.Role, s.Pid)
+		}
+		if !seen[s.Pid] {
+			seen[s.Pid] = true
+			pids = append(pids, strconv.Itoa(s.Pid))
+		}
+	}
+	sort.Strings(pids)
+	args := []string{"-o", PSFields[runtime.GOOS], "-p", strings.Join(pids, ",")}
+	var stderr bytes.Buffer
+	cmd := exec.Command("ps", args...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	// ps exits 1 when some pid is not found; the missing ones are reported below by name.
+	if err != nil && len(out) == 0 {
+		return nil, fmt.Errorf("ps %s: %v %s; none of %s was found", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()), describe(subjects))
+	}
+	rows, err := ParsePS(runtime.GOOS, out)
+	if err != nil {
+		return nil, err
+	}
+	obs := make([]Observation, 0, len(subjects))
+	for _, s := range subjects {
+		o, ok := rows[s.Pid]
+		if !ok {
+			return nil, fmt.Errorf("%s pid %d: not listed by ps (the process is gone)", s.Role, s.Pid)
+		}
+		o.Role = s.Role
+		if err := addPlatform(&o); err != nil {
+			return nil, fmt.Errorf("%s pid %d: %w", s.Role, s.Pid, err)
+		}
+		obs = append(obs, o)
+	}
+	return obs, nil
+}
+
+// ObserveOne is Observe for a single process.
+func ObserveOne(role string, pid int) (Observation, error) {
+	obs, err := Observe(Subject{Role: role, Pid: pid})
+	if err != nil {
+		return Observation{}, err
+	}
+	return obs[0], nil
+}
+
+func describe(ss []Subject) string {
+	var b []string
+	for _, s := range ss {
+		b = append(b, fmt.Sprintf("%s pid %d", s.Role, s.Pid))
+	}
+	return strings.Join(b, ", ")
+}

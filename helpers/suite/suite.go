@@ -1,0 +1,370 @@
+// Package kit wires a Ginkgo suite to its target: it loads and checks the manifest once, builds
+// the fixture harness and the launcher once (on Ginkgo's first process), and gives each spec a
+// fresh launcher instance and a control process, both killed in DeferCleanup.
+//
+// It is the only package with the Ginkgo DSL and Gomega: suites import it; cmd/ and the CLI-side
+// helpers (runner, report, gate, redgreen, mutants, bench, doctor) never do (ci/layers.rules).
+package suite
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/label"
+	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/binaries"
+	"github.com/classproof/classproof/helpers/lane"
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/oracle"
+)
+
+// Env is what a suite's specs use.
+type Env struct {
+	// Manifest is read when the suite's tree is built, so that tables can have an entry per
+	// item the manifest lists; its error, if any, fails the suite once in BeforeSuite.
+	Manifest *launcher.Manifest
+	Driver   *launcher.Driver
+	Platform lane.Platform
+	// Timeout bounds one launcher action (start, session, report); scaled by lane.Scale.
+	Timeout    time.Duration
+	ownLedger  string
+	cleanBin   func() // removes a bin folder this suite made (not one handed in with CLASSPROOF_BIN)
+	ownHarness string // the folder of a harness this suite built (not one handed in by the CLI)
+	shared     shared
+	loadErr    error // the manifest's, from Setup: it fails BeforeSuite, once
+}
+
+type shared struct {
+	Manifest string `json:"manifest"`
+	KitDir   string `json:"kit_dir"`
+	BinDir   string `json:"bin_dir"`
+	Harness  string `json:"harness"`
+}
+
+// Setup registers the suite-level nodes. Call it at the top level of the suite's test file.
+// defaults holds the embedded manifests and defaultName the one used when $CLASSPROOF_TARGET is
+// unset.
+func Setup(defaults fs.FS, defaultName string) *Env {
+	env := &Env{Timeout: lane.Scale(10 * time.Second), cleanBin: func() {}}
+	// Read once per process, here: buildOnce and openEach use what this read.
+	env.Manifest, env.shared, env.loadErr = loadManifest(defaults, defaultName)
+	SynchronizedBeforeSuite(env.buildOnce, env.openEach)
+	SynchronizedAfterSuite(env.sweepEach, env.cleanOnce)
+	return env
+}
+
+// buildOnce runs on Ginkgo's first process: it builds the fixture harness and, unless the CLI
+// built it already, the launcher, and hands the paths to every process.
+func (env *Env) buildOnce(ctx SpecContext) []byte {
+	m, sh := env.Manifest, env.shared
+	Must(env.loadErr, "the target manifest is not usable; no spec can run")
+	var err error
+	sh.KitDir, err = binaries.KitDir()
+	Must(err)
+	if sh.Harness = contract.Current().Harness; sh.Harness == "" {
+		// Run by ginkgo or go test directly, without the CLI that builds it once per run.
+		dir, err := os.MkdirTemp("", "classproof-harness")
+		Must(err, "making a folder for the fixture harness")
+		env.ownHarness, sh.Harness = dir, filepath.Join(dir, "harness")
+		Must(binaries.GoBuild(ctx, sh.KitDir, binaries.HarnessPackage, sh.Harness), "building the fixture harness")
+	}
+	if sh.BinDir = contract.Current().Bin; sh.BinDir == "" {
+		// Run without the CLI: the launcher is made ready the one way the CLI does it.
+		t := &launcher.Resolved{Manifest: m, Spec: sh.Manifest, Kit: sh.KitDir, Repo: contract.Current().Repo}
+		sh.BinDir, env.cleanBin, err = binaries.Launcher(ctx, t, binaries.Where{}, GinkgoWriter)
+		Must(err, "making the target ready (its build step, then its binaries)")
+	}
+	b, _ := json.Marshal(sh)
+	return b
+}
+
+// openEach runs on every process: it opens the driver, becomes the subreaper of what the specs
+// start, keeps a leak ledger when no CLI gave one, and watches the CLI that supervises the run.
+func (env *Env) openEach(b []byte) {
+	// If the CLI that runs us dies (kill -9), interrupt ourselves: Ginkgo then runs every
+	// DeferCleanup, which kills what the specs started, and the run ends instead of going on
+	// unsupervised.
+	proc.Watch(contract.Current().Supervisor, 200*time.Millisecond, func() {
+		fmt.Fprintln(os.Stderr, "classproof: the supervising classproof process is gone; interrupting this suite")
+		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+	})
+	var sh shared
+	Expect(json.Unmarshal(b, &sh)).To(Succeed())
+	Must(env.loadErr, "the target manifest")
+	var err error
+	env.Driver, err = launcher.Open(env.Manifest, paths(sh), sh.Harness)
+	Must(err, "the target")
+	env.Platform, err = lane.Current(env.Driver.Meaning)
+	Must(err, "this OS's lane")
+	Expect(proc.BecomeSubreaper()).To(Succeed())
+	readOwnStart()
+	if proc.RunToken() == "" {
+		// Run without the CLI: a token for this process's launchers, harnesses and tools.
+		os.Setenv(contract.TokenEnv, proc.NewRunToken())
+	}
+	if contract.Current().Ledger == "" {
+		// Without the CLI there is no run-wide ledger: keep one for this process and sweep it
+		// after the suite, so a leak fails the suite instead of going unseen.
+		f, err := os.CreateTemp("", "classproof-ledger")
+		Must(err, "making the leak ledger")
+		f.Close()
+		env.ownLedger = f.Name()
+		os.Setenv(contract.LedgerEnv, env.ownLedger)
+	}
+}
+
+// sweepEach runs on every process after its specs: a leak fails the suite.
+func (env *Env) sweepEach() {
+	checkOwn("at the end of the suite")
+	left, err := proc.CloseContained() // a cgroup this process made, run without the CLI
+	Must(err, "closing this process's cgroup")
+	Expect(left).To(BeEmpty(), "leak scan: processes still in this process's cgroup after the suite (now killed)")
+	if env.ownLedger == "" {
+		return
+	}
+	leaks, refused, err := proc.Sweep(env.ownLedger, proc.RunToken(), proc.Contained().Cgroup)
+	os.Remove(env.ownLedger)
+	Must(err, "sweeping the leak ledger")
+	Expect(leaks).To(BeEmpty(), "leak scan: processes a spec started were still alive after the suite (now killed)")
+	Expect(refused).To(BeEmpty(), "leak scan: ledger lines naming processes not of this run (left alone)")
+}
+
+// cleanOnce runs on the first process after all: the built harness, and a bin folder it made.
+func (env *Env) cleanOnce() {
+	if env.ownHarness != "" {
+		os.RemoveAll(env.ownHarness)
+	}
+	env.cleanBin()
+}
+
+func paths(sh shared) launcher.Paths {
+	return launcher.Paths{Kit: sh.KitDir, Bin: sh.BinDir, Repo: contract.Current().Repo}
+}
+
+func loadManifest(defaults fs.FS, defaultName string) (*launcher.Manifest, shared, error) {
+	sh := shared{Manifest: contract.Current().Target}
+	m, err := launcher.LoadSpec(sh.Manifest, defaults, defaultName)
+	if err != nil {
+		return nil, sh, err
+	}
+	run, err := contract.FromEnv()
+	pairs := run.Vars
+	if err == nil {
+		err = m.SetVars(pairs)
+	}
+	if err != nil {
+		return nil, sh, fmt.Errorf("%s: %w", contract.VarsEnv, err)
+	}
+	return m, sh, nil
+}
+
+// Launch starts a fresh instance of the target for the running spec. Everything it and its
+// sessions start is killed in DeferCleanup, also when the spec fails, times out or is
+// interrupted.
+func (e *Env) Launch(opts launcher.LaunchOptions) *launcher.Instance {
+	t := time.Now()
+	l, err := e.launch(opts)
+	timed("launch", t)
+	Must(err, "starting the target's daemon and host")
+	return l
+}
+
+// launch starts the target with everything it starts killed, and its folder removed, in
+// DeferCleanup, after which the kit checks its own class.
+func (e *Env) launch(opts launcher.LaunchOptions) (*launcher.Instance, error) {
+	set := proc.NewSet()
+	var l *launcher.Instance
+	DeferCleanup(func() {
+		defer timed("cleanup", time.Now())
+		err := set.KillAll(e.Timeout)
+		if l != nil {
+			l.Close()
+		}
+		Must(err, "cleanup")
+		checkOwn("after the cleanup of spec " + CurrentSpecReport().FullText())
+	})
+	l, err := e.Driver.Launch(set, opts, GinkgoWriter, e.Timeout)
+	return l, err
+}
+
+// ExpectLaunchRefused starts the target as Launch does and checks that its daemon refused to
+// start: it exited before it was ready, with a non-zero code and a message that mentions each of
+// the given strings (a convention spec passes some; see ExpectRefused).
+func (e *Env) ExpectLaunchRefused(opts launcher.LaunchOptions, mention ...string) {
+	GinkgoHelper()
+	_, err := e.launch(opts)
+	var exited *launcher.ExitedError
+	if !errors.As(err, &exited) || exited.Role != "daemon" {
+		Fail(fmt.Sprintf("expected the daemon to refuse to start and exit, got: %v", err))
+	}
+	Expect(exited.Code).NotTo(BeZero(), "a refusal to start exits non-zero: %s", exited)
+	Expect(strings.TrimSpace(exited.Output)).NotTo(BeEmpty(), "a refusal to start says why: the daemon (pid %d) exited %d and printed nothing", exited.Pid, exited.Code)
+	for _, m := range mention {
+		Expect(exited.Output).To(ContainSubstring(m), "the daemon's refusal to start names %q", m)
+	}
+}
+
+// Session starts a session and fails the spec with the launcher's words if it is refused.
+func (e *Env) Session(l *launcher.Instance, mode launcher.Mode, profileEnv map[string]string) *launcher.Session {
+	t := time.Now()
+	s, err := l.StartSession(mode, profileEnv)
+	timed("session", t)
+	Must(err, "starting a "+string(mode)+" session")
+	return s
+}
+
+// Control starts a sleep of the kit's own, in its own group, and reads its class: what a process
+// nobody reniced gets on this machine. Every "normal" in the suites is relative to it.
+func (e *Env) Control() oracle.Observation {
+	defer timed("control", time.Now())
+	cmd := exec.Command("sleep", "86400")
+	set := proc.NewSet()
+	// In the run's cgroup, as the launcher's processes are: one the sweep may kill if this
+	// process dies first. A cgroup with no controller changes nothing of its class.
+	Must(set.Contain(cmd), "containing the control")
+	Expect(cmd.Start()).To(Succeed())
+	set.TrackOwned("control sleep", cmd.Process.Pid)
+	go func() { _ = cmd.Wait() }()
+	DeferCleanup(func() {
+		defer timed("cleanup", time.Now())
+		Expect(set.KillAll(e.Timeout)).To(Succeed())
+	})
+	o, err := oracle.ObserveOne("control sleep", cmd.Process.Pid)
+	Must(err, "observing the control sleep with ps")
+	ok, _ := oracle.Background(e.Platform.Meaning, o, o)
+	if e.Platform.Meaning != oracle.Ignored && ok {
+		Fail(fmt.Sprintf("the kit itself runs at background (%s): a control at background proves nothing; run the kit at normal class", o))
+	}
+	return o
+}
+
+// Observe reads the subjects with the oracle, failing the spec if any is gone.
+func Observe(subjects ...oracle.Subject) []oracle.Observation {
+	defer timed("observe", time.Now())
+	obs, err := oracle.Observe(subjects...)
+	Must(err, "observing with ps")
+	return obs
+}
+
+// ExpectRefused checks a refused session: the promise every launcher keeps (a non-zero exit, a
+// message that is not empty, and nothing started), then that the refusal mentions each of the
+// given strings. The mentions are a convention: a spec that passes any carries the matching
+// launcher.NamesLabel labels, so it runs only on a target that declares them. ProfileName stands
+// for the refused profile's name and DaemonSource for the target's pattern for the daemon's env.
+func ExpectRefused(l *launcher.Instance, err error, mention ...string) {
+	GinkgoHelper()
+	var se *launcher.SessionError
+	if !errors.As(err, &se) {
+		Fail(fmt.Sprintf("expected the launcher to refuse the session, got: %v", err))
+	}
+	Expect(strings.TrimSpace(se.Output)).NotTo(BeEmpty(), "a refusal says why: %s exited %v and printed nothing", strings.Join(se.Argv, " "), se.Err)
+	for _, m := range mention {
+		switch m {
+		case ProfileName:
+			Expect(se.Output).To(ContainSubstring(se.Profile), "the refusal names the profile %q", se.Profile)
+		case DaemonSource:
+			p := l.Conventions().RefusalSources["daemon"]
+			Expect(se.Output).To(MatchRegexp(p), "the refusal names the daemon's env as its source (conventions.refusal_sources.daemon %q)", p)
+		default:
+			Expect(se.Output).To(ContainSubstring(m), "the refusal names %q", m)
+		}
+	}
+	ExpectNothingStarted(l, se.Report, "a refused session")
+}
+
+// ExpectNothingStarted checks that no process the launcher started carries marker (a refused
+// session's or spec's report path) in its arguments: nothing was started for it. A launcher's
+// own helper processes do not count.
+func ExpectNothingStarted(l *launcher.Instance, marker, what string) {
+	GinkgoHelper()
+	started, err := proc.Started(marker, l.Roots()...)
+	Must(err, "reading what the launcher started for "+what)
+	Expect(started).To(BeEmpty(), "%s starts nothing, yet the launcher started processes for it (their arguments name %s)", what, marker)
+}
+
+// Mentions in ExpectRefused that stand for a target's own words.
+const (
+	ProfileName  = "{profile name}"
+	DaemonSource = "{daemon source}"
+)
+
+// RefusalNames labels a spec that checks what a refusal names (a convention): it runs only on a target
+// whose manifest declares every one of these kinds in conventions.refusals_name.
+func RefusalNames(kinds ...string) Labels {
+	var l Labels
+	for _, k := range kinds {
+		l = append(l, label.Names(k))
+	}
+	return l
+}
+
+// ForMode labels a spec for a session mode: a hosted one needs the target's hosted sessions.
+func ForMode(m launcher.Mode) Labels {
+	if m == launcher.Hosted {
+		return Label(label.NeedsHosted)
+	}
+	return Label()
+}
+
+// RequirePlatform skips the running spec, with its reason, when it is meant for another
+// platform. A lane that selects by label never gets here; a run without a filter sees every such
+// skip counted and named (the gate refuses runtime skips where a lane allows none).
+func RequirePlatform(want, have lane.Platform) {
+	if want.Label != have.Label {
+		Skip(fmt.Sprintf("needs %s (%s); this run is %s/%s with the target's background %q (%s). Select a lane with --label-filter.",
+			want.Label, want.Title, runtime.GOOS, runtime.GOARCH, have.Meaning, have.Label))
+	}
+}
+
+// Must fails the spec with the error's own words: the launcher's and the oracle's messages are
+// the receipt, and Gomega's dump of an error value would bury them.
+func Must(err error, doing ...string) {
+	GinkgoHelper()
+	if err != nil {
+		Fail(strings.Join(append(doing, err.Error()), ": "))
+	}
+}
+
+// ExpectDescends checks the process tree in the kernel's process table (proc.Descends: /proc on
+// Linux, sysctl kern.proc on macOS), by pid and parent pid, never by name: the harness must descend
+// from the launcher process that is meant to have started it.
+func ExpectDescends(s *launcher.Session) {
+	role, pid := s.LauncherPid()
+	ok, chain, err := proc.Descends(s.Report.HarnessPid, pid)
+	Must(err, "reading the process tree")
+	Expect(ok).To(BeTrue(), fmt.Sprintf("%s harness pid %d does not descend from the %s pid %d; its ancestry is %v",
+		s.Mode, s.Report.HarnessPid, role, pid, chain))
+	for _, t := range s.Tools() {
+		pp, err := proc.ParentOf(t.Pid)
+		Must(err, "reading the parent of "+t.Role)
+		Expect(pp).To(Equal(s.Report.HarnessPid), fmt.Sprintf("%s pid %d: parent is %d, not the harness", t.Role, t.Pid, pp))
+	}
+}
+
+// timed records how long a phase of the running spec took, for the CLI's breakdown of where a
+// run's time goes (report entries named contract.PhaseEntry+name, never printed).
+func timed(name string, since time.Time) {
+	AddReportEntry(contract.PhaseEntry+name, time.Since(since), ReportEntryVisibilityNever)
+}
+
+// MaxLauncherFile bounds what a spec reads of a file the launcher wrote (its config file).
+const MaxLauncherFile = 1 << 20
+
+// ReadLauncherFile reads a file the launcher wrote, as a claim: a regular file reached by no
+// symlink, at most MaxLauncherFile bytes (files.ReadClaim), so a config file that is a FIFO or a
+// link to /dev/zero fails the spec with its name instead of hanging or exhausting the kit.
+func ReadLauncherFile(path string) ([]byte, error) { return files.ReadClaim(path, MaxLauncherFile) }

@@ -407,3 +407,44 @@ func TestTheClosingLinesSayTheVerdictAndTheCounts(t *testing.T) {
 		t.Errorf("pass: %q", pass)
 	}
 }
+
+// A lane is a folder holding report.json or run.json: a stray file beside the lanes (the gate's
+// own JUnit summary, a note) makes no lane of its folder.
+func TestOnlyAReportOrRunJSONMakesALane(t *testing.T) {
+	dir := t.TempDir()
+	writeLane(t, dir, "linux-idle", ok("linux-idle"), true, spec{"p", passed, nil})
+	if err := os.WriteFile(filepath.Join(dir, "gate-junit.xml"), []byte("<testsuites/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes", "junit.xml"), []byte("<testsuites/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v := evaluate(t, dir, policy(false, "p"))
+	expectPass(t, v)
+	if len(v.Lanes) != 1 {
+		t.Errorf("%d lanes, want 1 (linux-idle): %+v", len(v.Lanes), v.Lanes)
+	}
+	// A folder with a report.json and no run.json is a lane, and blocks.
+	only := t.TempDir()
+	writeLane(t, only, "linux-idle", nil, true, spec{"p", passed, nil})
+	expectBlocked(t, evaluate(t, only, policy(false, "p")), "run.json")
+}
+
+// The digests are checked whenever either side of them is there: a report with a run.json that
+// records none (an old classproof, or by hand), and a run.json whose recorded report is gone.
+func TestDigestsAreCheckedWhenEitherSideIsThere(t *testing.T) {
+	dir := t.TempDir()
+	writeLane(t, dir, "linux-idle", nil, true, spec{"p", passed, nil})
+	writeJSON(t, filepath.Join(dir, "linux-idle", "run.json"), ok("linux-idle")) // no digests at all
+	expectBlocked(t, evaluate(t, dir, policy(false, "p")), "run.json records no digest of report.json")
+
+	gone := t.TempDir()
+	writeLane(t, gone, "linux-idle", ok("linux-idle"), true, spec{"p", passed, nil})
+	if err := os.Remove(filepath.Join(gone, "linux-idle", "report.json")); err != nil {
+		t.Fatal(err)
+	}
+	expectBlocked(t, evaluate(t, gone, policy(false, "p")), "report.json, whose digest run.json records")
+}

@@ -466,3 +466,20 @@ func TestWritesAreCheckedWhenTheManifestLoads(t *testing.T) {
 		}
 	}
 }
+
+// spawn_spec_rewrites means something only beside a spawn_spec command: declared with one it is
+// taken, without one it is refused by name.
+func TestSpawnSpecRewritesNeedsASpawnSpecCommand(t *testing.T) {
+	m, err := LoadFS(shipped, "refmux.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.SpawnSpecRewrites = true
+	if err := m.Validate(); err != nil {
+		t.Errorf("spawn_spec_rewrites beside a spawn_spec command was refused: %v", err)
+	}
+	m.SpawnSpec = nil
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "spawn_spec_rewrites: declared, but the target has no spawn_spec command") {
+		t.Errorf("spawn_spec_rewrites without a spawn_spec command: %v", err)
+	}
+}

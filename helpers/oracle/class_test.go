@@ -244,3 +244,14 @@ func TestSameSettingsIgnoresOnlyADecayedPsPri(t *testing.T) {
 		t.Errorf("autogroup nice 0 -> 19: same %v, why %q", same, why)
 	}
 }
+
+// Only macOS's ps pri is set aside (it decays with a busy thread): on Linux ps pri is a setting,
+// and a change of it alone is a change.
+func TestOnLinuxAPsPriChangeIsAChange(t *testing.T) {
+	start := Observation{GOOS: "linux", Pri: 19, Nice: "0", Cls: "TS", Autogroup: "/autogroup-7"}
+	moved := start
+	moved.Pri = 39
+	if same, why := SameSettings(moved, start); same || !strings.Contains(why, "ps pri 39, control's 19") {
+		t.Errorf("ps pri 19 -> 39 on Linux: same %v, why %q", same, why)
+	}
+}

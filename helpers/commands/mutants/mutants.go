@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/commands/runner"
@@ -100,7 +101,8 @@ type Cell struct {
 	Passed   bool     `json:"passed"`           // the whole run passed: not caught here
 	// Why is the first failure's spec and message, or the run's first problem: what a failed
 	// baseline is reported with.
-	Why string `json:"why,omitempty"`
+	Why    string `json:"why,omitempty"`
+	Timing Timing `json:"timing"`
 }
 
 // Row is one variant across targets.
@@ -114,9 +116,11 @@ type Row struct {
 
 // Matrix is the result.
 type Matrix struct {
-	Baseline []Cell `json:"baseline"`
-	Rows     []Row  `json:"rows"`
-	OK       bool   `json:"ok"`
+	Baseline []Cell  `json:"baseline"`
+	Rows     []Row   `json:"rows"`
+	OK       bool    `json:"ok"`
+	Wall     float64 `json:"wall_s"` // the whole matrix, baseline included
+	Jobs     int     `json:"jobs"`
 }
 
 // Kill runs the baseline (the var empty) on every target, then every value on every target,
@@ -130,7 +134,8 @@ func Kill(ctx context.Context, o Options) (*Matrix, error) {
 			return nil, err
 		}
 	}
-	m := &Matrix{OK: true}
+	began := time.Now()
+	m := &Matrix{OK: true, Jobs: max(o.Jobs, 1)}
 	base, err := cells(ctx, o, []string{""})
 	if err != nil {
 		return nil, err
@@ -161,6 +166,7 @@ func Kill(ctx context.Context, o Options) (*Matrix, error) {
 		m.Rows = append(m.Rows, row)
 	}
 	m.Rows = append(m.Rows, leftOut...)
+	m.Wall = time.Since(began).Seconds()
 	return m, write(o, m)
 }
 
@@ -206,6 +212,7 @@ func cells(ctx context.Context, o Options, values []string) ([][]Cell, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sem := make(chan struct{}, max(o.Jobs, 1))
+	round := time.Now() // a cell's wait for a free slot counts from here
 	for i, v := range values {
 		for j, t := range o.Targets {
 			select {
@@ -216,10 +223,13 @@ func cells(ctx context.Context, o Options, values []string) ([][]Cell, error) {
 				break
 			}
 			wg.Add(1)
+			wait := time.Since(round)
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
+				began := time.Now()
 				c, err := cell(ctx, o, t, v)
+				c.Timing.Wait, c.Timing.Total = wait.Seconds(), time.Since(began).Seconds()
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
@@ -269,7 +279,7 @@ func cell(ctx context.Context, o Options, t *launcher.Resolved, value string) (C
 	if err != nil {
 		return Cell{}, err
 	}
-	c := Cell{Target: t.Spec, Lane: res.Lane, Passed: res.Passed()}
+	c := Cell{Target: t.Spec, Lane: res.Lane, Passed: res.Passed(), Timing: timing(res)}
 	if why := append(append(append([]string(nil), res.Problems...), res.Leaks...), res.Refused...); len(why) > 0 {
 		c.Why = why[0]
 	}
@@ -339,6 +349,7 @@ func Markdown(m *Matrix) string {
 		fmt.Fprintf(&b, " %s |\n", verdict)
 	}
 	b.WriteString(caughtBy(m))
+	b.WriteString(TimingMarkdown(m))
 	return b.String()
 }
 

@@ -3,6 +3,10 @@ package mutants
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/classproof/classproof/helpers/commands/runner"
+	"github.com/classproof/classproof/helpers/report"
 )
 
 func TestParseValues(t *testing.T) {
@@ -57,5 +61,24 @@ func TestAVariantIsLeftOutWhereItMeansNothing(t *testing.T) {
 	}
 	if strings.Contains(md, "**NO**") {
 		t.Errorf("a left-out variant reads as not caught:\n%s", md)
+	}
+}
+
+// Where a cell's time went comes from the run's own phases and its specs; the matrix sums it per
+// target, the baseline included.
+func TestTimingIsReadFromTheRunAndSummedPerTarget(t *testing.T) {
+	res := &runner.Result{Phases: map[string]float64{"compile": 500, "preflight": 2000, "ginkgo": 10000, "sweep": 250},
+		Run: &report.Run{Specs: []report.Spec{{Duration: 3 * time.Second}, {Duration: 4 * time.Second}}}}
+	got := timing(res)
+	if want := (Timing{Compile: 0.5, Build: 2, Setup: 3, Specs: 7, Sweep: 0.25}); got != want {
+		t.Errorf("timing: %+v, want %+v", got, want)
+	}
+	c := Cell{Target: "embedded:refmux.yaml", Timing: Timing{Wait: 1, Build: 2, Setup: 3, Specs: 7, Total: 12}}
+	m := &Matrix{Baseline: []Cell{c}, Rows: []Row{{Cells: []Cell{c}}}, Wall: 30, Jobs: 2}
+	md := TimingMarkdown(m)
+	for _, want := range []string{"30 s wall for the whole matrix, 2 side by side", "| `embedded:refmux.yaml` | 2 | 2 | 0 | 4 | 6 | 14 | 0 | 24 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("%q lacks %q", md, want)
+		}
 	}
 }

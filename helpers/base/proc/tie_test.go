@@ -256,3 +256,21 @@ func TestASignalGoesOnlyToTheReportedProcess(t *testing.T) {
 		t.Errorf("a stranger named by a report: %v", err)
 	}
 }
+
+// The rule for the kit's own parent holds only for a real parent: a kit started straight by init
+// (a container's entrypoint) or whose chain could not be read past itself still ties its
+// launcher's processes, which all descend from init too.
+func TestAKitWithoutAParentOfItsOwnStillTiesItsLaunchers(t *testing.T) {
+	const me, token = 1000, "cp-0123"
+	identity := func(pid int) ([]byte, error) {
+		if pid == 42 {
+			return []byte("daemon\x00CLASSPROOF_RUN=cp-0123\x00"), nil
+		}
+		return nil, errors.New("gone")
+	}
+	for name, mine := range map[string][]int{"the kit's parent is init": {me, 1}, "the kit's chain is itself alone": {me}} {
+		if ok, why := tiedBy(42, me, mine, []int{42, 1}, identity, token); !ok {
+			t.Errorf("%s: the launcher's daemon was not tied: %s", name, why)
+		}
+	}
+}

@@ -1,7 +1,8 @@
 // Command benchkit (`make bench-kit`) measures the kit itself: where a `make verify` spends its
 // time (the CLI's steps from each lane's run.json, the specs' phases from report.json), and the
 // wall time of `make verify` (median of 3, warm caches and cold ones), `make test` and
-// `make mutants`, in one table with the machine it ran on. A benchmark: it reports, it never
+// `make mutants`, in one table with the machine it ran on, and where the kill matrix's time went
+// (per target: each cell's wait for a slot, compile, the variant's build, setup, specs, sweep). A benchmark: it reports, it never
 // asserts; nothing in `make test` runs it.
 //
 // Cold means empty Go build and module caches and an empty kit cache: the modules come from this
@@ -21,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/commands/mutants"
 	"github.com/classproof/classproof/helpers/report"
 )
 
@@ -67,11 +69,30 @@ func main() {
 		d, err := timed("make", nil, "mutants")
 		must(d, err)
 		fmt.Fprintf(&b, "| `make mutants` (warm; every variant, every spec of its lanes) | %.1f s |\n", d)
+		matrices(&b)
 	}
 	fmt.Print(b.String())
 	if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "benchkit:", err)
 		os.Exit(1)
+	}
+}
+
+// matrices says where the kill matrix's time went, per matrix make mutants wrote (refmux's, and
+// shmux's on Linux): each cell's wait for a slot, compile, the variant's build, setup, specs and
+// sweep, summed per target (mutants.TimingMarkdown).
+func matrices(b *strings.Builder) {
+	for _, f := range []string{"out/mutants/matrix.json", "out/mutants-shmux/matrix.json"} {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			continue // shmux's runs on Linux only
+		}
+		var m mutants.Matrix
+		if err := json.Unmarshal(raw, &m); err != nil {
+			fmt.Fprintf(b, "\n%s: %v\n", f, err)
+			continue
+		}
+		fmt.Fprintf(b, "\n`%s`:\n%s", f, mutants.TimingMarkdown(&m))
 	}
 }
 

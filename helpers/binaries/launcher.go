@@ -2,6 +2,7 @@ package binaries
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -121,7 +122,8 @@ func buildAndCheck(ctx context.Context, t *launcher.Resolved, binDir string, mus
 		fmt.Fprintf(log, "classproof: building target %s: %s\n", m.Name, strings.Join(m.Build.Run, " "))
 		if err := d.Build(ctx, log); err != nil {
 			step := StepCheck // Build checks the binaries it made
-			if _, ok := err.(*launcher.BuildError); ok {
+			var be *launcher.BuildError
+			if errors.As(err, &be) {
 				step = StepBuild
 			}
 			return &LauncherError{Target: m.Name, Step: step, Err: needsGo(err, m, archive)}

@@ -35,6 +35,16 @@ type Options struct {
 	Procs    int
 	Jobs     int // runs side by side (default 1)
 	Progress io.Writer
+	// UntilCaught stops each variant's lane at its first spec that fails by its own assertion:
+	// the gate's yes/no question, answered sooner. A lane whose first failure is not a catch (its
+	// setup broke) runs again whole, so a variant is caught exactly when the full table catches it.
+	UntilCaught bool
+	// Shard runs a deterministic share of the cells and writes a part (Merge joins the parts);
+	// the zero Shard runs them all.
+	Shard Shard
+	// Focus narrows every run to the specs it matches (a Ginkgo focus): the kit's own tests run
+	// small matrices with it. A part records it, and parts that differ are not merged.
+	Focus string
 }
 
 // Value is one variant and what it breaks. A variant that means something only on some OSes
@@ -119,46 +129,68 @@ type Matrix struct {
 	Baseline []Cell  `json:"baseline"`
 	Rows     []Row   `json:"rows"`
 	OK       bool    `json:"ok"`
-	Wall     float64 `json:"wall_s"` // the whole matrix, baseline included
+	Wall     float64 `json:"wall_s"` // the whole matrix, baseline included (merged: the longest part)
 	Jobs     int     `json:"jobs"`
+	// UntilCaught says each cell lists only the spec that stopped it, not every catching spec.
+	UntilCaught bool `json:"until_caught,omitempty"`
+	Shards      int  `json:"shards,omitempty"` // merged from this many parts
+	// Focus is the Ginkgo focus every run had: a partial table, said so in matrix.md.
+	Focus string `json:"focus,omitempty"`
 }
 
 // Kill runs the baseline (the var empty) on every target, then every value on every target,
-// o.Jobs runs side by side (each a whole run of every spec of its lane: no early stop, since the
-// matrix is the proof that each spec is tied to a promise).
+// o.Jobs runs side by side (each a whole run of every spec of its lane unless o.UntilCaught: the
+// full table is the proof that each spec is tied to a promise).
 func Kill(ctx context.Context, o Options) (*Matrix, error) {
+	if o.Shard.Of != 0 {
+		return nil, errors.New("a shard writes a part (RunShard), not a matrix")
+	}
 	// A matrix in the folder is this run's or none: an earlier one must not be read as the
 	// result of a run that was interrupted or failed.
-	for _, f := range []string{"matrix.json", "matrix.md"} {
-		if err := os.Remove(filepath.Join(o.OutDir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
-		}
+	if err := removeOld(o.OutDir, "matrix.json", "matrix.md"); err != nil {
+		return nil, err
 	}
 	began := time.Now()
-	m := &Matrix{OK: true, Jobs: max(o.Jobs, 1)}
-	base, err := cells(ctx, o, []string{""})
+	base, err := baseline(ctx, o)
+	if err != nil {
+		return &Matrix{Baseline: base, Jobs: max(o.Jobs, 1)}, err
+	}
+	run, leftOut := plan(o.Values, runtime.GOOS)
+	all := jobs(run, len(o.Targets))
+	got, err := runJobs(ctx, o, all)
 	if err != nil {
 		return nil, err
 	}
-	m.Baseline = base[0]
-	for i, c := range m.Baseline {
+	m := assemble(base, run, leftOut, len(o.Targets), got)
+	m.Wall, m.Jobs, m.UntilCaught, m.Focus = time.Since(began).Seconds(), max(o.Jobs, 1), o.UntilCaught, o.Focus
+	return m, write(o.OutDir, m)
+}
+
+// baseline runs the reference build on every target; a reference that fails ends the matrix.
+func baseline(ctx context.Context, o Options) ([]Cell, error) {
+	ref := make([]job, len(o.Targets))
+	for j := range ref {
+		ref[j] = job{Index: -1, Target: j}
+	}
+	base, err := runJobs(ctx, o, ref)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range base {
 		if !c.Passed {
-			m.OK = false
-			return m, fmt.Errorf("the reference build fails on %s (%d specs failed, %d broke setup; first: %s; its log is in %s): fix that before reading a kill matrix",
+			return base, fmt.Errorf("the reference build fails on %s (%d specs failed, %d broke setup; first: %s; its log is in %s): fix that before reading a kill matrix",
 				o.Targets[i].Spec, len(c.CaughtBy), len(c.Broken), c.Why, o.OutDir)
 		}
 	}
-	run, leftOut := plan(o.Values, runtime.GOOS)
-	names := make([]string, len(run))
+	return base, nil
+}
+
+// assemble makes the matrix from the baseline and every cell, by job index (variant, then
+// target): one run's cells and merged parts' alike.
+func assemble(base []Cell, run []Value, leftOut []Row, targets int, cells []Cell) *Matrix {
+	m := &Matrix{Baseline: base, OK: true}
 	for i, v := range run {
-		names[i] = v.Name
-	}
-	got, err := cells(ctx, o, names)
-	if err != nil {
-		return nil, err
-	}
-	for i, v := range run {
-		row := Row{Value: v, Cells: got[i]}
+		row := Row{Value: v, Cells: cells[i*targets : (i+1)*targets]}
 		for _, c := range row.Cells {
 			row.Caught = row.Caught || len(c.CaughtBy) > 0
 		}
@@ -166,8 +198,16 @@ func Kill(ctx context.Context, o Options) (*Matrix, error) {
 		m.Rows = append(m.Rows, row)
 	}
 	m.Rows = append(m.Rows, leftOut...)
-	m.Wall = time.Since(began).Seconds()
-	return m, write(o, m)
+	return m
+}
+
+func removeOld(dir string, names ...string) error {
+	for _, f := range names {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // plan splits the values into those that run on goos and the rows of those left out there.
@@ -197,13 +237,29 @@ func (m *Matrix) Counts() (caught, notCaught, leftOut int) {
 	return caught, notCaught, leftOut
 }
 
-// cells runs each value on each target as a whole run, o.Jobs at a time, and returns the cells
-// by value, then target; the first error stops the rest from starting.
-func cells(ctx context.Context, o Options, values []string) ([][]Cell, error) {
-	out := make([][]Cell, len(values))
-	for i := range out {
-		out[i] = make([]Cell, len(o.Targets))
+// job is one cell to run: the variant (Value; empty for the reference) on target Target. Index
+// is its place in the full table, variant by variant, target by target (-1: the baseline).
+type job struct {
+	Index  int
+	Value  string
+	Target int
+}
+
+// jobs lists every cell of the table, in the table's order.
+func jobs(run []Value, targets int) []job {
+	var out []job
+	for i, v := range run {
+		for j := 0; j < targets; j++ {
+			out = append(out, job{Index: i*targets + j, Value: v.Name, Target: j})
+		}
 	}
+	return out
+}
+
+// runJobs runs each job as a whole run, o.Jobs at a time, and returns their cells in the jobs'
+// order; the first error stops the rest from starting.
+func runJobs(ctx context.Context, o Options, list []job) ([]Cell, error) {
+	out := make([]Cell, len(list))
 	var (
 		mu   sync.Mutex
 		errs []error
@@ -213,32 +269,30 @@ func cells(ctx context.Context, o Options, values []string) ([][]Cell, error) {
 	defer cancel()
 	sem := make(chan struct{}, max(o.Jobs, 1))
 	round := time.Now() // a cell's wait for a free slot counts from here
-	for i, v := range values {
-		for j, t := range o.Targets {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-			}
-			if ctx.Err() != nil {
-				break
-			}
-			wg.Add(1)
-			wait := time.Since(round)
-			go func() {
-				defer wg.Done()
-				defer func() { <-sem }()
-				began := time.Now()
-				c, err := cell(ctx, o, t, v)
-				c.Timing.Wait, c.Timing.Total = wait.Seconds(), time.Since(began).Seconds()
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil {
-					errs = append(errs, err)
-					cancel()
-				}
-				out[i][j] = c
-			}()
+	for i, jb := range list {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
 		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		wait := time.Since(round)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			began := time.Now()
+			c, err := cell(ctx, o, o.Targets[jb.Target], jb.Value)
+			c.Timing.Wait, c.Timing.Total = wait.Seconds(), time.Since(began).Seconds()
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				cancel()
+			}
+			out[i] = c
+		}()
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
@@ -254,7 +308,26 @@ func cells(ctx context.Context, o Options, values []string) ([][]Cell, error) {
 // ErrInterrupted is a matrix stopped before every cell ran: nothing was written, nothing caught.
 var ErrInterrupted = errors.New("interrupted: the matrix is incomplete; no matrix was written")
 
+// cell runs value on t. Under o.UntilCaught a variant's lane stops at its first failing spec;
+// when that failure is not a catch (a setup broke, a run problem), the lane runs again whole, so
+// that a catch a later spec would make is not lost. The baseline always runs whole.
 func cell(ctx context.Context, o Options, t *launcher.Resolved, value string) (Cell, error) {
+	if !o.UntilCaught || value == "" {
+		return attempt(ctx, o, t, value, false)
+	}
+	c, err := attempt(ctx, o, t, value, true)
+	if err != nil || len(c.CaughtBy) > 0 || c.Passed {
+		return c, err
+	}
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "classproof mutants: %s on %s stopped at a failure that is not a catch (%s); running the lane whole\n", value, t.Spec, c.Why)
+	}
+	full, err := attempt(ctx, o, t, value, false)
+	full.Timing.add(c.Timing)
+	return full, err
+}
+
+func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string, failFast bool) (Cell, error) {
 	name := value
 	if name == "" {
 		name = "reference"
@@ -275,7 +348,7 @@ func cell(ctx context.Context, o Options, t *launcher.Resolved, value string) (C
 	if err != nil {
 		return Cell{}, err
 	}
-	res, err := runner.Run(ctx, runner.Options{Target: variant, OutDir: dir, Procs: o.Procs, Log: logf})
+	res, err := runner.Run(ctx, runner.Options{Target: variant, OutDir: dir, Procs: o.Procs, Log: logf, Focus: o.Focus, FailFast: failFast})
 	if err != nil {
 		return Cell{}, err
 	}
@@ -306,89 +379,10 @@ func cell(ctx context.Context, o Options, t *launcher.Resolved, value string) (C
 	return c, nil
 }
 
-func write(o Options, m *Matrix) error {
+func write(dir string, m *Matrix) error {
 	b, _ := json.MarshalIndent(m, "", "  ")
-	if err := files.WriteFile(filepath.Join(o.OutDir, "matrix.json"), b, 0o644); err != nil {
+	if err := files.WriteFile(filepath.Join(dir, "matrix.json"), b, 0o644); err != nil {
 		return err
 	}
-	return files.WriteFile(filepath.Join(o.OutDir, "matrix.md"), []byte(Markdown(m)), 0o644)
-}
-
-// Markdown is the matrix as a table: variant x lane, with how many specs caught it and which.
-func Markdown(m *Matrix) string {
-	var b strings.Builder
-	if len(m.Rows) == 0 {
-		return "no variants\n"
-	}
-	lanes := m.Baseline
-	b.WriteString("| variant | what it breaks |")
-	for _, c := range lanes {
-		fmt.Fprintf(&b, " %s |", c.Lane)
-	}
-	b.WriteString(" caught |\n|---|---|")
-	for range lanes {
-		b.WriteString("---|")
-	}
-	b.WriteString("---|\n")
-	for _, r := range m.Rows {
-		fmt.Fprintf(&b, "| `%s` | %s |", r.Value.Name, r.Value.Breaks)
-		if r.LeftOut != "" {
-			for range lanes {
-				b.WriteString(" - |")
-			}
-			fmt.Fprintf(&b, " %s |\n", r.LeftOut)
-			continue
-		}
-		for _, c := range r.Cells {
-			fmt.Fprintf(&b, " %s |", summary(c))
-		}
-		verdict := "yes"
-		if !r.Caught {
-			verdict = "**NO**"
-		}
-		fmt.Fprintf(&b, " %s |\n", verdict)
-	}
-	b.WriteString(caughtBy(m))
-	b.WriteString(TimingMarkdown(m))
-	return b.String()
-}
-
-// caughtBy lists, per variant, the specs that caught it (or why it did not run).
-func caughtBy(m *Matrix) string {
-	var b strings.Builder
-	b.WriteString("\nSpecs that caught each variant:\n\n")
-	for _, r := range m.Rows {
-		if r.LeftOut != "" {
-			fmt.Fprintf(&b, "- `%s`: %s\n", r.Value.Name, r.LeftOut)
-			continue
-		}
-		fmt.Fprintf(&b, "- `%s`:", r.Value.Name)
-		seen := map[string]bool{}
-		var names []string
-		for _, c := range r.Cells {
-			for _, n := range c.CaughtBy {
-				if !seen[n] {
-					seen[n] = true
-					names = append(names, n)
-				}
-			}
-		}
-		if len(names) == 0 {
-			b.WriteString(" none\n")
-			continue
-		}
-		b.WriteString("\n")
-		for _, n := range names {
-			fmt.Fprintf(&b, "  - %s\n", n)
-		}
-	}
-	return b.String()
-}
-
-func summary(c Cell) string {
-	s := fmt.Sprintf("%d specs", len(c.CaughtBy))
-	if len(c.Broken) > 0 {
-		s += fmt.Sprintf(" (+%d broke setup)", len(c.Broken))
-	}
-	return s
+	return files.WriteFile(filepath.Join(dir, "matrix.md"), []byte(Markdown(m)), 0o644)
 }

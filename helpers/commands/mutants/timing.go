@@ -22,6 +22,15 @@ type Timing struct {
 	Total   float64 `json:"total_s"` // the cell's run, from its start to its end (not the wait)
 }
 
+// add counts an earlier attempt of the same cell (an until-caught lane run again whole) in t.
+func (t *Timing) add(u Timing) {
+	t.Compile += u.Compile
+	t.Build += u.Build
+	t.Setup += u.Setup
+	t.Specs += u.Specs
+	t.Sweep += u.Sweep
+}
+
 // timing reads a finished run's phases (runner.Result.Phases, in ms) and its specs' durations;
 // the caller adds the wait and the cell's whole run.
 func timing(res *runner.Result) Timing {

@@ -23,9 +23,14 @@ func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg 
 		"--label-filter", pl.filter,
 		// Not --fail-on-empty: a suite may rightly select nothing for a target that lacks what it
 		// needs (compat without a spawn-spec interface); an empty run as a whole fails instead.
-		"--fail-on-pending", "--randomize-all", "--keep-going",
+		"--fail-on-pending", "--randomize-all",
 		"--poll-progress-after", "60s", "--poll-progress-interval", "30s",
 		"--json-report", "report.json", "--junit-report", "junit.xml", "--output-dir", pl.out,
+	}
+	if o.FailFast {
+		args = append(args, "--fail-fast")
+	} else {
+		args = append(args, "--keep-going")
 	}
 	if pr.timeout > 0 {
 		args = append(args, "--timeout", pr.timeout.String())

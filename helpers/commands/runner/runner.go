@@ -38,9 +38,12 @@ type Options struct {
 	Procs       int    // Ginkgo parallel processes; 0 or 1: serial
 	LabelFilter string // ANDed with the lane's filter
 	Focus       string
-	Timeout     time.Duration // the whole run: build, compile, suites (Ginkgo gets what is left)
-	Log         io.Writer
-	BinDir      string // a folder with the launcher already built: only checked, not built
+	// FailFast stops the run at its first failing spec (Ginkgo --fail-fast, and no suite after
+	// the one that failed): mutants --until-caught. A run of the suites for a verdict never does.
+	FailFast bool
+	Timeout  time.Duration // the whole run: build, compile, suites (Ginkgo gets what is left)
+	Log      io.Writer
+	BinDir   string // a folder with the launcher already built: only checked, not built
 	// DryRun lists what the lane would run without running anything (Ginkgo --dry-run), on any
 	// OS: it is how the required-spec list is made for every lane from one machine.
 	DryRun bool

@@ -1,0 +1,98 @@
+package mutants
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Markdown is the matrix as a table: variant x lane, with how many specs caught it and which.
+func Markdown(m *Matrix) string {
+	var b strings.Builder
+	if len(m.Rows) == 0 {
+		return "no variants\n"
+	}
+	lanes := m.Baseline
+	if m.Focus != "" {
+		fmt.Fprintf(&b, "A partial table: every run was focused on the specs matching %q.\n\n", m.Focus)
+	}
+	b.WriteString("| variant | what it breaks |")
+	for _, c := range lanes {
+		fmt.Fprintf(&b, " %s |", c.Lane)
+	}
+	b.WriteString(" caught |\n|---|---|")
+	for range lanes {
+		b.WriteString("---|")
+	}
+	b.WriteString("---|\n")
+	for _, r := range m.Rows {
+		fmt.Fprintf(&b, "| `%s` | %s |", r.Value.Name, r.Value.Breaks)
+		if r.LeftOut != "" {
+			for range lanes {
+				b.WriteString(" - |")
+			}
+			fmt.Fprintf(&b, " %s |\n", r.LeftOut)
+			continue
+		}
+		for _, c := range r.Cells {
+			fmt.Fprintf(&b, " %s |", summary(c, m.UntilCaught))
+		}
+		verdict := "yes"
+		if !r.Caught {
+			verdict = "**NO**"
+		}
+		fmt.Fprintf(&b, " %s |\n", verdict)
+	}
+	b.WriteString(caughtBy(m))
+	b.WriteString(TimingMarkdown(m))
+	return b.String()
+}
+
+// caughtBy lists, per variant, the specs that caught it (or why it did not run).
+func caughtBy(m *Matrix) string {
+	var b strings.Builder
+	if m.UntilCaught {
+		b.WriteString("\nThe spec that stopped each variant's lanes (--until-caught: a lane stops at its first catch; the full table, without it, lists every spec that catches each):\n\n")
+	} else {
+		b.WriteString("\nSpecs that caught each variant:\n\n")
+	}
+	for _, r := range m.Rows {
+		if r.LeftOut != "" {
+			fmt.Fprintf(&b, "- `%s`: %s\n", r.Value.Name, r.LeftOut)
+			continue
+		}
+		fmt.Fprintf(&b, "- `%s`:", r.Value.Name)
+		seen := map[string]bool{}
+		var names []string
+		for _, c := range r.Cells {
+			for _, n := range c.CaughtBy {
+				if !seen[n] {
+					seen[n] = true
+					names = append(names, n)
+				}
+			}
+		}
+		if len(names) == 0 {
+			b.WriteString(" none\n")
+			continue
+		}
+		b.WriteString("\n")
+		for _, n := range names {
+			fmt.Fprintf(&b, "  - %s\n", n)
+		}
+	}
+	return b.String()
+}
+
+func summary(c Cell, untilCaught bool) string {
+	s := fmt.Sprintf("%d specs", len(c.CaughtBy))
+	if untilCaught {
+		s = "not caught"
+		if len(c.CaughtBy) > 0 {
+			s = "caught"
+		}
+	}
+	if len(c.Broken) > 0 {
+		s += fmt.Sprintf(" (+%d broke setup)", len(c.Broken))
+	}
+	return s
+}

@@ -23,8 +23,12 @@ func init() {
 		requiredCommand, doctorCommand, lanesCommand, observeCommand, versionCommand, helpCommand}
 }
 
+// subcommands are the commands under a command ("mutants merge"): their help comes from here;
+// usage does not list them, their command's help does.
+var subcommands = []command{mergeCommand}
+
 func lookup(name string) (command, bool) {
-	for _, c := range commands {
+	for _, c := range append(commands, subcommands...) {
 		if c.name == name {
 			return c, true
 		}

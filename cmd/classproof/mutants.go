@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 
 	"github.com/classproof/classproof/fixtures/targets"
@@ -13,7 +14,16 @@ import (
 )
 
 var mutantsCommand = command{"mutants", "run the suites against every known-broken build of a target: which specs catch each",
-	"classproof mutants --values-file out/variants.tsv --target embedded:refmux.yaml", "0 every variant caught; 1 one was not; 2 bad flags or no Go", needsGo("mutants", "it builds each known-broken variant of the launcher", mutantsCmd)}
+	"classproof mutants --values-file out/variants.tsv --target embedded:refmux.yaml\n  classproof mutants --values-file out/variants.tsv --shard 2/3 --out out/part2\n  classproof mutants merge --out out/mutants out/part*/part-*-of-3.json",
+	"0 every variant caught (a shard: its part written); 1 one was not, or interrupted; 2 bad flags, parts that do not make one matrix, or no Go", mutantsEntry}
+
+// mutantsEntry: merge joins parts and needs no Go; everything else builds variants.
+func mutantsEntry(ctx context.Context, args []string) int {
+	if len(args) > 0 && args[0] == "merge" {
+		return mergeCmd(args[1:])
+	}
+	return needsGo("mutants", "it builds each known-broken variant of the launcher", mutantsCmd)(ctx, args)
+}
 
 func mutantsCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("mutants", flag.ContinueOnError)
@@ -25,8 +35,18 @@ func mutantsCmd(ctx context.Context, args []string) int {
 	fs.StringVar(&o.OutDir, "out", "out/mutants", "folder for matrix.md, matrix.json and each run's reports")
 	fs.IntVar(&o.Jobs, "jobs", runtime.NumCPU(), "runs side by side (each a whole run of its lane)")
 	fs.IntVar(&o.Procs, "procs", 1, "Ginkgo parallel processes")
+	fs.BoolVar(&o.UntilCaught, "until-caught", false, "stop each variant's lane at its first spec that fails by its own assertion (a yes/no answer; the full table is the default)")
+	fs.StringVar(&o.Focus, "focus", "", "a Ginkgo focus regexp for every run: a partial table, to work on a spec (a release's matrix runs without it)")
+	shard := fs.String("shard", "", "K/N: run share K of N of the cells and write part-K-of-N.json in --out ('classproof mutants merge' joins the parts)")
 	if code, ok := parse(fs, args); !ok {
 		return code
+	}
+	if *shard != "" {
+		var err error
+		if o.Shard, err = mutants.ParseShard(*shard); err != nil {
+			fmt.Fprintln(os.Stderr, "classproof mutants:", err)
+			return exitUsage
+		}
 	}
 	if len(targetsFlag) == 0 {
 		targetsFlag = multi{"embedded:refmux.yaml"}
@@ -49,6 +69,9 @@ func mutantsCmd(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	o.Progress = os.Stderr
+	if o.Shard.Of > 0 {
+		return shardRun(ctx, o)
+	}
 	m, err := mutants.Kill(ctx, o)
 	if errors.Is(err, mutants.ErrInterrupted) {
 		fmt.Println("classproof mutants:", err)
@@ -58,6 +81,11 @@ func mutantsCmd(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "classproof mutants:", err)
 		return exitUsage
 	}
+	return verdict(m)
+}
+
+// verdict prints a whole matrix (one run's or merged parts') and its exit code.
+func verdict(m *mutants.Matrix) int {
 	fmt.Print(mutants.Markdown(m))
 	caught, notCaught, leftOut := m.Counts()
 	if !m.OK {
@@ -70,4 +98,46 @@ func mutantsCmd(ctx context.Context, args []string) int {
 	}
 	fmt.Println()
 	return exitPassed
+}
+
+func shardRun(ctx context.Context, o mutants.Options) int {
+	p, err := mutants.RunShard(ctx, o)
+	if errors.Is(err, mutants.ErrInterrupted) {
+		fmt.Println("classproof mutants:", err)
+		return exitFailed
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "classproof mutants:", err)
+		return exitUsage
+	}
+	fmt.Printf("classproof mutants: share %s: the baseline passed on %d lanes, %d cells ran in %.0fs; part written to %s\n",
+		o.Shard, len(p.Baseline), len(p.Cells), p.Wall, filepath.Join(o.OutDir, mutants.PartFile(o.Shard)))
+	fmt.Printf("classproof mutants: no verdict yet (a variant's other lanes may be in another share): merge every part with 'classproof mutants merge --out DIR PART...'\n")
+	return exitPassed
+}
+
+var mergeCommand = command{"mutants merge", "join the parts that 'classproof mutants --shard K/N' wrote into the matrix one run would write (refusing a missing, duplicate or mismatched part, named)",
+	"classproof mutants merge --out out/mutants out/part1/part-1-of-3.json out/part2/part-2-of-3.json out/part3/part-3-of-3.json",
+	"0 every variant caught; 1 one was not; 2 the parts do not make one matrix (named), or bad flags", nil}
+
+func mergeCmd(args []string) int {
+	fs := flag.NewFlagSet("mutants merge", flag.ContinueOnError)
+	out := fs.String("out", "out/mutants", "folder for the merged matrix.md and matrix.json")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "classproof mutants merge: no parts given: name every part-K-of-N.json that 'classproof mutants --shard K/N' wrote")
+		return exitUsage
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof mutants merge:", err)
+		return exitUsage
+	}
+	m, err := mutants.Merge(*out, fs.Args())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "classproof mutants merge: refused:", err)
+		return exitUsage
+	}
+	return verdict(m)
 }

@@ -1,0 +1,129 @@
+//go:build e2e
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/classproof/classproof/helpers/binaries"
+	"github.com/classproof/classproof/helpers/commands/mutants"
+)
+
+// A small real matrix (three variants on refmux's two Linux lanes, each run focused on the
+// specs that tell them apart), run three ways: whole, as shares 1/3, 2/3 and 3/3 merged, and
+// until caught. The merged matrix is the whole run's, cell for cell; merge refuses a missing
+// share; until-caught catches each variant where the whole run does, by one of its specs.
+func TestShardsMergedAreTheWholeMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and runs the suites")
+	}
+	kit, err := binaries.KitDir()
+	must(t, err)
+	bin := filepath.Join(t.TempDir(), "classproof")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	values := filepath.Join(t.TempDir(), "variants.tsv")
+	// noclass is caught only in idle mode, ignore-applies only in ignore mode, no-lock in both.
+	must(t, os.WriteFile(values, []byte("noclass\tno class step\nignore-applies\tignore mode applies the class\nno-lock\tconfig --set without the lock\n"), 0o644))
+	focus := "a direct session starts the direct harness|resolves to background from the config, direct session|loses no update when 8 --set"
+	dir := t.TempDir()
+	mutantsRun := func(out string, more ...string) (int, string) {
+		args := append([]string{"mutants", "--values-file", values, "--target", "embedded:refmux.yaml", "--target", "embedded:refmux-seed.yaml",
+			"--focus", focus, "--out", filepath.Join(dir, out)}, more...)
+		return cli(t, kit, bin, args...)
+	}
+
+	code, log := mutantsRun("whole")
+	if code != exitPassed {
+		t.Fatalf("the whole matrix exited %d, not 0:\n%s", code, log)
+	}
+	whole := readMatrix(t, filepath.Join(dir, "whole"))
+	if caughtCells(whole) == 0 || caughtCells(whole) == 6 {
+		t.Fatalf("the whole matrix caught %d of 6 cells: a test of merging needs caught and uncaught cells\n%s", caughtCells(whole), log)
+	}
+
+	var parts []string
+	for k := 1; k <= 3; k++ {
+		out := fmt.Sprintf("share%d", k)
+		if code, log := mutantsRun(out, "--shard", fmt.Sprintf("%d/3", k)); code != exitPassed {
+			t.Fatalf("share %d/3 exited %d:\n%s", k, code, log)
+		}
+		parts = append(parts, filepath.Join(dir, out, fmt.Sprintf("part-%d-of-3.json", k)))
+	}
+	code, log = cli(t, kit, bin, append([]string{"mutants", "merge", "--out", filepath.Join(dir, "merged")}, parts...)...)
+	if code != exitPassed {
+		t.Fatalf("merge exited %d:\n%s", code, log)
+	}
+	merged := readMatrix(t, filepath.Join(dir, "merged"))
+	if err := mutants.SameCells(whole, merged); err != nil {
+		t.Fatalf("shares 1/3, 2/3 and 3/3 merged differ from the whole run: %v", err)
+	}
+	if merged.Shards != 3 {
+		t.Errorf("the merged matrix says it has %d shares, not 3", merged.Shards)
+	}
+
+	code, log = cli(t, kit, bin, "mutants", "merge", "--out", filepath.Join(dir, "two"), parts[0], parts[2])
+	if code != exitUsage || !strings.Contains(log, "share 2/3 missing") {
+		t.Errorf("merge of shares 1/3 and 3/3 exited %d, not 2 naming share 2/3 as missing:\n%s", code, log)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "two", "matrix.json")); err == nil {
+		t.Errorf("a refused merge wrote a matrix")
+	}
+
+	if code, log := mutantsRun("until", "--until-caught"); code != exitPassed {
+		t.Fatalf("--until-caught exited %d:\n%s", code, log)
+	}
+	until := readMatrix(t, filepath.Join(dir, "until"))
+	if err := mutants.CaughtAlike(whole, until); err != nil {
+		t.Fatalf("--until-caught and the whole run disagree: %v", err)
+	}
+	for _, r := range until.Rows {
+		for _, c := range r.Cells {
+			if len(c.CaughtBy) > 1 {
+				t.Errorf("%s on %s: --until-caught went on past its first catch: %v", r.Value.Name, c.Lane, c.CaughtBy)
+			}
+		}
+	}
+}
+
+func cli(t *testing.T, kit, bin string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = kit
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), string(out)
+		}
+		t.Fatalf("%s: %v", strings.Join(args, " "), err)
+	}
+	return 0, string(out)
+}
+
+func readMatrix(t *testing.T, dir string) *mutants.Matrix {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "matrix.json"))
+	must(t, err)
+	var m mutants.Matrix
+	must(t, json.Unmarshal(b, &m))
+	return &m
+}
+
+func caughtCells(m *mutants.Matrix) int {
+	n := 0
+	for _, r := range m.Rows {
+		for _, c := range r.Cells {
+			if len(c.CaughtBy) > 0 {
+				n++
+			}
+		}
+	}
+	return n
+}

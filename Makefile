@@ -8,7 +8,7 @@ CLASSPROOF := bin/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: help e2e tools tools-verify bin/classproof bench bench-kit bench-io bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-kit fuzz dist clean
+.PHONY: help e2e tools tools-verify bin/classproof bench bench-kit bench-io bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-merge mutants-kit fuzz dist clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -174,10 +174,15 @@ red: bin/classproof
 	else echo "red run against variant $(VARIANT) failed, as it must (see out/red-$(VARIANT)/report.json)"; fi
 
 ## mutants: the kill matrix: the suites against every refmux variant, on each lane this machine has
+## (the full table). MUTANTS_FLAGS=--until-caught stops each variant's lane at its first catch (the
+## gate's yes/no, sooner); SHARD=K/N runs share K of N of each matrix and writes its parts
+## (out/mutants*/part-K-of-N.json), which make mutants-merge PARTS=DIR joins (docs/results.md)
 MUTANT_TARGETS := --target embedded:refmux.yaml
 ifeq ($(shell uname -s),Linux)
 MUTANT_TARGETS += --target embedded:refmux-seed.yaml
 endif
+MUTANTS_FLAGS ?=
+MUTANTS_ALL := $(MUTANTS_FLAGS) $(if $(SHARD),--shard $(SHARD))
 ## (on Linux refmux's matrix and shmux's run side by side, each --jobs 2, each printing its log
 ## when it ends; four lanes on a 2-core machine once made shmux's reference miss its 10 s session
 ## answer, a false red, so the side-by-side run doubles the timeouts unless
@@ -188,12 +193,19 @@ mutants: bin/classproof
 ifeq ($(shell uname -s),Linux)
 	@fixtures/shmux/shmux variants > out/shmux-variants.tsv; \
 	CLASSPROOF_TIME_SCALE=$${CLASSPROOF_TIME_SCALE:-2}; export CLASSPROOF_TIME_SCALE; \
-	$(CLASSPROOF) mutants --values-file out/variants.tsv $(MUTANT_TARGETS) --out out/mutants >out/mutants.log 2>&1 & ref=$$!; \
-	$(CLASSPROOF) mutants --values-file out/shmux-variants.tsv --target embedded:shmux.yaml --out out/mutants-shmux >out/mutants-shmux.log 2>&1 & sh=$$!; \
+	$(CLASSPROOF) mutants --values-file out/variants.tsv $(MUTANT_TARGETS) $(MUTANTS_ALL) --out out/mutants >out/mutants.log 2>&1 & ref=$$!; \
+	$(CLASSPROOF) mutants --values-file out/shmux-variants.tsv --target embedded:shmux.yaml $(MUTANTS_ALL) --out out/mutants-shmux >out/mutants-shmux.log 2>&1 & sh=$$!; \
 	rc=0; wait $$ref || rc=1; cat out/mutants.log; wait $$sh || rc=1; cat out/mutants-shmux.log; exit $$rc
 else
-	$(CLASSPROOF) mutants --values-file out/variants.tsv $(MUTANT_TARGETS) --out out/mutants
+	$(CLASSPROOF) mutants --values-file out/variants.tsv $(MUTANT_TARGETS) $(MUTANTS_ALL) --out out/mutants
 endif
+
+## mutants-merge: join the parts of one matrix that make mutants SHARD=K/N wrote, found under
+## PARTS (every runner's out/ folder), into out/MATRIX/ (MATRIX: mutants, or on Linux mutants-shmux)
+PARTS ?= parts
+MATRIX ?= mutants
+mutants-merge: bin/classproof
+	$(CLASSPROOF) mutants merge --out out/$(MATRIX) $$(find $(PARTS) -path '*/$(MATRIX)/part-*-of-*.json' | sort)
 
 ## mutants-kit: mutation testing of the kit's own verdict code (gremlins, pinned in go.mod) against
 ## its fast unit tests; ends `kit mutation score: K killed of M (P %)`; a survivor must be killed

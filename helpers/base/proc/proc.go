@@ -113,7 +113,7 @@ var owned sync.Map
 // reapOrphans collects every zombie child of ours that no os/exec Wait will: as a subreaper the kit
 // inherits the orphans of everything below it, and nobody else would ever reap them.
 func reapOrphans() error {
-	all, err := Table()
+	all, err := childrenTable()
 	if err != nil {
 		return fmt.Errorf("reaping orphans: %w", err)
 	}
@@ -230,7 +230,7 @@ func (s *Set) KillAll(timeout time.Duration) error {
 // harness the launcher started but the spec had not yet heard of (interrupted between the two)
 // dies with the rest. One snapshot of the process table serves the whole walk.
 func (s *Set) trackDescendants() {
-	all, err := Table()
+	all, err := s.table()
 	if err != nil {
 		s.failedRead("finding what the tracked processes started", err)
 		return
@@ -259,7 +259,7 @@ func (s *Set) trackDescendants() {
 // TrackGroup records every live process in process group pgid (a command the kit ran in a group
 // of its own, and whatever it forked and left behind), each with its start time, under role.
 func (s *Set) TrackGroup(role string, pgid int) {
-	all, err := Table()
+	all, err := s.table()
 	if err != nil {
 		s.failedRead("tracking "+role, err)
 		return
@@ -269,6 +269,27 @@ func (s *Set) TrackGroup(role string, pgid int) {
 			s.track(Entry{Role: role, Pid: in.Pid, Start: in.Start})
 		}
 	}
+}
+
+// table is what the set's walks read: with a cgroup, the processes in the set's own (nothing its
+// processes start can leave it, and KillAll signals nothing outside it: scope), a few reads where
+// Table reads every process on the machine; else Table.
+func (s *Set) table() (map[int]Info, error) {
+	cg := s.Cgroup()
+	if cg == nil {
+		return Table()
+	}
+	pids, err := cg.Members()
+	if err != nil {
+		return nil, err
+	}
+	all := make(map[int]Info, len(pids))
+	for _, pid := range pids {
+		if in, ok := Lookup(pid); ok {
+			all[pid] = in
+		}
+	}
+	return all, nil
 }
 
 // Command prepares cmd to run in a process group of its own that is killed as a whole when its

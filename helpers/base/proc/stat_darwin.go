@@ -33,6 +33,9 @@ func Table() (map[int]Info, error) {
 	return readKinfos(func() ([]byte, error) { return unix.SysctlRaw("kern.proc.all") })
 }
 
+// childrenTable is Table: one sysctl reads them all.
+func childrenTable() (map[int]Info, error) { return Table() }
+
 // Args is a process's argument vector (sysctl kern.procargs2), for telling which session a process
 // belongs to; an error when the process is gone or not ours to read.
 func Args(pid int) ([]string, error) {

@@ -70,3 +70,18 @@ func TestVersionFromAReleaseArchive(t *testing.T) {
 		t.Errorf("exit %d, printed %q", code, out)
 	}
 }
+
+// mutants merge needs no Go (a merge job, a release archive): with none on PATH it still joins
+// parts, here refusing none given, where mutants itself says it needs Go.
+func TestMutantsMergeNeedsNoGo(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	if code := dispatch(context.Background(), []string{"mutants", "merge"}); code != exitUsage {
+		t.Errorf("merge with no parts: exit %d, want 2", code)
+	}
+	if code := dispatch(context.Background(), []string{"mutants", "merge", "--out", t.TempDir(), "missing.json"}); code != exitUsage {
+		t.Errorf("merge of a file that is not there: exit %d, want 2", code)
+	}
+	if code := dispatch(context.Background(), []string{"mutants", "merge", "--help"}); code != exitPassed {
+		t.Errorf("mutants merge --help: exit %d", code)
+	}
+}

@@ -25,11 +25,7 @@ func TestAnInterruptedMatrixSaysSoAndCatchesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "classproof")
-	b := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := b.CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	bin := buildCLI(t)
 	values := filepath.Join(t.TempDir(), "variants.tsv")
 	must(t, os.WriteFile(values, []byte("noclass\tno class step\ndirect-only\tthe host ignores cpu_class\nignore-optout\tnormal is ignored\n"), 0o644))
 	out := t.TempDir()
@@ -82,4 +78,14 @@ func TestAnInterruptedMatrixSaysSoAndCatchesNothing(t *testing.T) {
 			t.Errorf("%s was left in %s", f, out)
 		}
 	}
+}
+
+// buildCLI builds this package's CLI into a temporary folder for a test to run as a user would.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "classproof")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return bin
 }

@@ -73,15 +73,24 @@ func mutantsCmd(ctx context.Context, args []string) int {
 		return shardRun(ctx, o)
 	}
 	m, err := mutants.Kill(ctx, o)
-	if errors.Is(err, mutants.ErrInterrupted) {
-		fmt.Println("classproof mutants:", err)
-		return exitFailed
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "classproof mutants:", err)
-		return exitUsage
+	if code, failed := matrixFailed(err); failed {
+		return code
 	}
 	return verdict(m)
+}
+
+// matrixFailed says how a matrix (or a share) that ended in err exits: interrupted is a failed
+// run (1), anything else a run that could not be made (2).
+func matrixFailed(err error) (int, bool) {
+	switch {
+	case errors.Is(err, mutants.ErrInterrupted):
+		fmt.Println("classproof mutants:", err)
+		return exitFailed, true
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "classproof mutants:", err)
+		return exitUsage, true
+	}
+	return 0, false
 }
 
 // verdict prints a whole matrix (one run's or merged parts') and its exit code.
@@ -102,13 +111,8 @@ func verdict(m *mutants.Matrix) int {
 
 func shardRun(ctx context.Context, o mutants.Options) int {
 	p, err := mutants.RunShard(ctx, o)
-	if errors.Is(err, mutants.ErrInterrupted) {
-		fmt.Println("classproof mutants:", err)
-		return exitFailed
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "classproof mutants:", err)
-		return exitUsage
+	if code, failed := matrixFailed(err); failed {
+		return code
 	}
 	fmt.Printf("classproof mutants: share %s: the baseline passed on %d lanes, %d cells ran in %.0fs; part written to %s\n",
 		o.Shard, len(p.Baseline), len(p.Cells), p.Wall, filepath.Join(o.OutDir, mutants.PartFile(o.Shard)))

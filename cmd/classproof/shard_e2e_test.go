@@ -25,10 +25,7 @@ func TestShardsMergedAreTheWholeMatrix(t *testing.T) {
 	}
 	kit, err := binaries.KitDir()
 	must(t, err)
-	bin := filepath.Join(t.TempDir(), "classproof")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	bin := buildCLI(t)
 	values := filepath.Join(t.TempDir(), "variants.tsv")
 	// noclass is caught only in idle mode, ignore-applies only in ignore mode, no-lock in both.
 	must(t, os.WriteFile(values, []byte("noclass\tno class step\nignore-applies\tignore mode applies the class\nno-lock\tconfig --set without the lock\n"), 0o644))

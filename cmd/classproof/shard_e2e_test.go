@@ -27,9 +27,11 @@ func TestShardsMergedAreTheWholeMatrix(t *testing.T) {
 	must(t, err)
 	bin := buildCLI(t)
 	values := filepath.Join(t.TempDir(), "variants.tsv")
-	// noclass is caught only in idle mode, ignore-applies only in ignore mode, no-lock in both.
-	must(t, os.WriteFile(values, []byte("noclass\tno class step\nignore-applies\tignore mode applies the class\nno-lock\tconfig --set without the lock\n"), 0o644))
-	focus := "a direct session starts the direct harness|resolves to background from the config, direct session|loses no update when 8 --set"
+	// noclass is caught only in idle mode, ignore-applies only in ignore mode, config-first in
+	// both; each by a spec whose outcome does not depend on a race (no-lock's concurrent --set
+	// spec is one, and once let a share's lane pass where the whole run's was caught).
+	must(t, os.WriteFile(values, []byte("noclass\tno class step\nignore-applies\tignore mode applies the class\nconfig-first\tthe config key is read first\n"), 0o644))
+	focus := "a direct session starts the direct harness|resolves to background from the config, direct session|profile env background, daemon env background, config normal: background from the profile"
 	dir := t.TempDir()
 	mutantsRun := func(out string, more ...string) (int, string) {
 		args := append([]string{"mutants", "--values-file", values, "--target", "embedded:refmux.yaml", "--target", "embedded:refmux-seed.yaml",

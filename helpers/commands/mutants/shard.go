@@ -161,7 +161,8 @@ func Merge(dir string, paths []string) (*Matrix, error) {
 	run, leftOut := plan(pl.Values, pl.GOOS)
 	all := jobs(run, len(pl.Targets))
 	cells := make([]Cell, len(all))
-	m := &Matrix{Jobs: first.Jobs, UntilCaught: pl.UntilCaught, Shards: first.Of}
+	var base []Cell
+	var wall float64
 	for i, p := range parts {
 		share := Shard{p.Shard, p.Of}
 		want := share.pick(all)
@@ -175,12 +176,12 @@ func Merge(dir string, paths []string) (*Matrix, error) {
 			cells[c.Index] = c.Cell
 		}
 		if p.Shard == 1 {
-			m.Baseline = p.Baseline
+			base = p.Baseline
 		}
-		m.Wall = max(m.Wall, p.Wall)
+		wall = max(wall, p.Wall)
 	}
-	merged := assemble(m.Baseline, run, leftOut, len(pl.Targets), cells)
-	merged.Wall, merged.Jobs, merged.UntilCaught, merged.Shards, merged.Focus = m.Wall, m.Jobs, m.UntilCaught, m.Shards, pl.Focus
+	merged := assemble(base, run, leftOut, len(pl.Targets), cells)
+	merged.Wall, merged.Jobs, merged.UntilCaught, merged.Shards, merged.Focus = wall, first.Jobs, pl.UntilCaught, first.Of, pl.Focus
 	if err := removeOld(dir, "matrix.json", "matrix.md"); err != nil {
 		return nil, err
 	}

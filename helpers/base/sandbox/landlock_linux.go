@@ -59,17 +59,7 @@ func (s *Spawner) Start(cmd *exec.Cmd) error {
 	if s.reqs == nil {
 		ready := make(chan error, 1)
 		reqs, errs := make(chan *exec.Cmd), make(chan error)
-		go func() {
-			runtime.LockOSThread() // never unlocked: see Spawner
-			if err := restrictThread(s.p); err != nil {
-				ready <- fmt.Errorf("classproof sandbox: %w", err)
-				return
-			}
-			ready <- nil
-			for c := range reqs {
-				errs <- c.Start()
-			}
-		}()
+		go s.serve(ready, reqs, errs)
 		if err := <-ready; err != nil {
 			return err
 		}
@@ -77,6 +67,34 @@ func (s *Spawner) Start(cmd *exec.Cmd) error {
 	}
 	s.reqs <- cmd
 	return <-s.errs
+}
+
+// serve restricts a thread of its own and starts every process of the Spawner from it. That
+// thread must not be the main one: the kit's pid is the main thread's id, and kill(2) of a pid is
+// checked against that thread's domain (security/landlock/task.c, hook_task_kill), so a launcher
+// sharing it could signal the kit. Go puts a goroutine on any free thread, the main one too; one
+// that lands there holds it while it starts another serve, which so gets another thread.
+func (s *Spawner) serve(ready chan<- error, reqs <-chan *exec.Cmd, errs chan<- error) {
+	runtime.LockOSThread() // never unlocked on the thread it restricts: see Spawner
+	if unix.Gettid() == unix.Getpid() {
+		pinned := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			close(pinned)
+			s.serve(ready, reqs, errs)
+		}()
+		<-pinned
+		runtime.UnlockOSThread()
+		return
+	}
+	if err := restrictThread(s.p); err != nil {
+		ready <- fmt.Errorf("classproof sandbox: %w", err)
+		return
+	}
+	ready <- nil
+	for c := range reqs {
+		errs <- c.Start()
+	}
 }
 
 // Close ends the Spawner's thread; its processes run on.

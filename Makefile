@@ -8,7 +8,7 @@ CLASSPROOF := bin/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: help e2e tools tools-verify bin/classproof bench bench-kit bench-io bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-merge mutants-kit fuzz dist clean
+.PHONY: help e2e tools tools-verify bin/classproof bench bench-kit bench-io bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-first mutants-merge mutants-kit fuzz dist clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -182,7 +182,10 @@ ifeq ($(shell uname -s),Linux)
 MUTANT_TARGETS += --target embedded:refmux-seed.yaml
 endif
 MUTANTS_FLAGS ?=
-MUTANTS_ALL := $(MUTANTS_FLAGS) $(if $(SHARD),--shard $(SHARD))
+## (under --until-caught each lane runs first the specs ci/mutants-first.tsv lists for it: a full
+## table's first.tsv, remade by make mutants-first; a variant they miss meets every spec)
+MUTANTS_FIRST ?= ci/mutants-first.tsv
+MUTANTS_ALL := $(MUTANTS_FLAGS) $(if $(SHARD),--shard $(SHARD)) $(if $(findstring --until-caught,$(MUTANTS_FLAGS)),--first $(MUTANTS_FIRST))
 ## (on Linux refmux's matrix and shmux's run side by side, each --jobs 2, each printing its log
 ## when it ends; four lanes on a 2-core machine once made shmux's reference miss its 10 s session
 ## answer, a false red, so the side-by-side run doubles the timeouts unless
@@ -199,6 +202,12 @@ ifeq ($(shell uname -s),Linux)
 else
 	$(CLASSPROOF) mutants --values-file out/variants.tsv $(MUTANT_TARGETS) $(MUTANTS_ALL) --out out/mutants
 endif
+
+## mutants-first: remake ci/mutants-first.tsv from the first.tsv a full make mutants wrote beside
+## each matrix (the specs that together caught every variant caught in each lane)
+mutants-first:
+	@test -f out/mutants/first.tsv || { echo "make mutants-first: no out/mutants/first.tsv: run a full make mutants first" >&2; exit 2; }
+	{ cat out/mutants/first.tsv; if [ -f out/mutants-shmux/first.tsv ]; then grep -v '^#' out/mutants-shmux/first.tsv; fi; } > $(MUTANTS_FIRST).new && mv $(MUTANTS_FIRST).new $(MUTANTS_FIRST)
 
 ## mutants-merge: join the parts of one matrix that make mutants SHARD=K/N wrote, found under
 ## PARTS (every runner's out/ folder), into out/MATRIX/ (MATRIX: mutants, or on Linux mutants-shmux)

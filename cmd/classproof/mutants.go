@@ -37,6 +37,7 @@ func mutantsCmd(ctx context.Context, args []string) int {
 	fs.IntVar(&o.Procs, "procs", 1, "Ginkgo parallel processes")
 	fs.BoolVar(&o.UntilCaught, "until-caught", false, "stop each variant's lane at its first spec that fails by its own assertion (a yes/no answer; the full table is the default)")
 	fs.StringVar(&o.Focus, "focus", "", "a Ginkgo focus regexp for every run: a partial table, to work on a spec (a release's matrix runs without it)")
+	first := fs.String("first", "", "with --until-caught: a full table's first.tsv; each lane runs the specs it lists for it first, and the rest only for a variant they miss")
 	shard := fs.String("shard", "", "K/N: run share K of N of the cells and write part-K-of-N.json in --out ('classproof mutants merge' joins the parts)")
 	if code, ok := parse(fs, args); !ok {
 		return code
@@ -47,6 +48,10 @@ func mutantsCmd(ctx context.Context, args []string) int {
 			fmt.Fprintln(os.Stderr, "classproof mutants:", err)
 			return exitUsage
 		}
+	}
+	if err := readFirst(&o, *first); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof mutants: --first:", err)
+		return exitUsage
 	}
 	if len(targetsFlag) == 0 {
 		targetsFlag = multi{"embedded:refmux.yaml"}
@@ -77,6 +82,22 @@ func mutantsCmd(ctx context.Context, args []string) int {
 		return code
 	}
 	return verdict(m)
+}
+
+// readFirst reads --first's file into o: the specs each lane runs first, under --until-caught.
+func readFirst(o *mutants.Options, path string) error {
+	if path == "" {
+		return nil
+	}
+	if !o.UntilCaught {
+		return fmt.Errorf("%s needs --until-caught: the full table runs every spec of every lane", path)
+	}
+	b, err := os.ReadFile(path)
+	if err == nil {
+		o.First, err = mutants.ParseFirst(path, b)
+	}
+	o.FirstSource = path
+	return err
 }
 
 // matrixFailed says how a matrix (or a share) that ended in err exits: interrupted is a failed

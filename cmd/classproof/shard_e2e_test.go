@@ -17,8 +17,9 @@ import (
 
 // A small real matrix (three variants on refmux's two Linux lanes, each run focused on the
 // specs that tell them apart), run three ways: whole, as shares 1/3, 2/3 and 3/3 merged, and
-// until caught. The merged matrix is the whole run's, cell for cell; merge refuses a missing
-// share; until-caught catches each variant where the whole run does, by one of its specs.
+// until caught, without and with first specs. The merged matrix is the whole run's, cell for
+// cell; merge refuses a missing share; until-caught catches each variant where the whole run
+// does, by one of its specs, and with first specs by one of them.
 func TestShardsMergedAreTheWholeMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the CLI and runs the suites")
@@ -90,6 +91,39 @@ func TestShardsMergedAreTheWholeMatrix(t *testing.T) {
 			}
 		}
 	}
+	if got := cellsWhere(until, func(c mutants.Cell) bool { return c.NotRun != "" }); got != 2 {
+		t.Errorf("--until-caught left out %d cells, want 2: noclass and config-first, caught on the first lane, need no second\n%s", got, mutants.Markdown(until))
+	}
+
+	// With the whole run's first specs, each lane runs them before the rest: every variant is
+	// caught by one of them, where the whole run catches it.
+	firstFile := filepath.Join(dir, "first.tsv")
+	must(t, os.WriteFile(firstFile, mutants.FormatFirst(mutants.Cover(whole)), 0o644))
+	if code, log := mutantsRun("until-first", "--until-caught", "--first", firstFile); code != exitPassed {
+		t.Fatalf("--until-caught --first exited %d:\n%s", code, log)
+	}
+	first := readMatrix(t, filepath.Join(dir, "until-first"))
+	if err := mutants.CaughtAlike(whole, first); err != nil {
+		t.Fatalf("--until-caught --first and the whole run disagree: %v", err)
+	}
+	if got, want := cellsWhere(first, func(c mutants.Cell) bool { return c.First }), caughtCells(until); got != want {
+		t.Errorf("%d cells were caught by a first spec, want %d (every caught cell):\n%s", got, want, mutants.Markdown(first))
+	}
+	if code, log := mutantsRun("first-alone", "--first", firstFile); code != exitUsage || !strings.Contains(log, "needs --until-caught") {
+		t.Errorf("--first without --until-caught exited %d, not 2 saying it needs --until-caught:\n%s", code, log)
+	}
+}
+
+func cellsWhere(m *mutants.Matrix, f func(mutants.Cell) bool) int {
+	n := 0
+	for _, r := range m.Rows {
+		for _, c := range r.Cells {
+			if f(c) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func cli(t *testing.T, kit, bin string, args ...string) (int, string) {

@@ -51,7 +51,7 @@ func Markdown(m *Matrix) string {
 func caughtBy(m *Matrix) string {
 	var b strings.Builder
 	if m.UntilCaught {
-		b.WriteString("\nThe spec that stopped each variant's lanes (--until-caught: a lane stops at its first catch; the full table, without it, lists every spec that catches each):\n\n")
+		b.WriteString("\nThe spec that stopped each variant's lanes (--until-caught: a lane stops at its first catch, and a variant caught on one lane does not run on the lanes after it; the full table, without it, lists every spec that catches each on every lane):\n\n")
 	} else {
 		b.WriteString("\nSpecs that caught each variant:\n\n")
 	}
@@ -84,10 +84,16 @@ func caughtBy(m *Matrix) string {
 }
 
 func summary(c Cell, untilCaught bool) string {
+	if c.NotRun != "" {
+		return "not run: " + c.NotRun
+	}
 	s := fmt.Sprintf("%d specs", len(c.CaughtBy))
 	if untilCaught {
 		s = "not caught"
-		if len(c.CaughtBy) > 0 {
+		switch {
+		case c.First:
+			s = "caught (a first spec)"
+		case len(c.CaughtBy) > 0:
 			s = "caught"
 		}
 	}

@@ -45,6 +45,11 @@ type Options struct {
 	// Focus narrows every run to the specs it matches (a Ginkgo focus): the kit's own tests run
 	// small matrices with it. A part records it, and parts that differ are not merged.
 	Focus string
+	// First lists, under UntilCaught, specs each lane runs before the rest (a full table's
+	// first.tsv, read from FirstSource): a variant they catch needs no other spec.
+	First       []FirstSpec
+	FirstSource string
+	firstFocus  map[string]string // by target spec: the focus on its first specs, once checked
 }
 
 // Value is one variant and what it breaks. A variant that means something only on some OSes
@@ -109,6 +114,10 @@ type Cell struct {
 	CaughtBy []string `json:"caught_by"`
 	Broken   []string `json:"broken,omitempty"` // failures outside the spec body (setup)
 	Passed   bool     `json:"passed"`           // the whole run passed: not caught here
+	// First says a first spec caught it (--until-caught --first); NotRun why the cell did not
+	// run (--until-caught: its variant was caught on another lane first).
+	First  bool   `json:"first,omitempty"`
+	NotRun string `json:"not_run,omitempty"`
 	// Why is the first failure's spec and message, or the run's first problem: what a failed
 	// baseline is reported with.
 	Why    string `json:"why,omitempty"`
@@ -147,7 +156,7 @@ func Kill(ctx context.Context, o Options) (*Matrix, error) {
 	}
 	// A matrix in the folder is this run's or none: an earlier one must not be read as the
 	// result of a run that was interrupted or failed.
-	if err := removeOld(o.OutDir, "matrix.json", "matrix.md"); err != nil {
+	if err := removeOld(o.OutDir, "matrix.json", "matrix.md", FirstFile); err != nil {
 		return nil, err
 	}
 	began := time.Now()
@@ -155,9 +164,16 @@ func Kill(ctx context.Context, o Options) (*Matrix, error) {
 	if err != nil {
 		return &Matrix{Baseline: base, Jobs: max(o.Jobs, 1)}, err
 	}
+	if o.firstFocus, err = firstSpecs(ctx, o, base); err != nil {
+		return nil, err
+	}
 	run, leftOut := plan(o.Values, runtime.GOOS)
-	all := jobs(run, len(o.Targets))
-	got, err := runJobs(ctx, o, all)
+	var got []Cell
+	if o.UntilCaught {
+		got, err = byRow(ctx, o, run, base)
+	} else {
+		got, err = runJobs(ctx, o, jobs(run, len(o.Targets)), cell)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +188,7 @@ func baseline(ctx context.Context, o Options) ([]Cell, error) {
 	for j := range ref {
 		ref[j] = job{Index: -1, Target: j}
 	}
-	base, err := runJobs(ctx, o, ref)
+	base, err := runJobs(ctx, o, ref, cell)
 	if err != nil {
 		return nil, err
 	}
@@ -256,9 +272,12 @@ func jobs(run []Value, targets int) []job {
 	return out
 }
 
-// runJobs runs each job as a whole run, o.Jobs at a time, and returns their cells in the jobs'
+// runs is how a job's cell is run: cell, or one step of byRow.
+type runs func(ctx context.Context, o Options, t *launcher.Resolved, value string) (Cell, error)
+
+// runJobs runs each job with each, o.Jobs at a time, and returns their cells in the jobs'
 // order; the first error stops the rest from starting.
-func runJobs(ctx context.Context, o Options, list []job) ([]Cell, error) {
+func runJobs(ctx context.Context, o Options, list []job, each runs) ([]Cell, error) {
 	out := make([]Cell, len(list))
 	var (
 		mu   sync.Mutex
@@ -283,7 +302,7 @@ func runJobs(ctx context.Context, o Options, list []job) ([]Cell, error) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			began := time.Now()
-			c, err := cell(ctx, o, o.Targets[jb.Target], jb.Value)
+			c, err := each(ctx, o, o.Targets[jb.Target], jb.Value)
 			c.Timing.Wait, c.Timing.Total = wait.Seconds(), time.Since(began).Seconds()
 			mu.Lock()
 			defer mu.Unlock()
@@ -308,37 +327,20 @@ func runJobs(ctx context.Context, o Options, list []job) ([]Cell, error) {
 // ErrInterrupted is a matrix stopped before every cell ran: nothing was written, nothing caught.
 var ErrInterrupted = errors.New("interrupted: the matrix is incomplete; no matrix was written")
 
-// cell runs value on t. Under o.UntilCaught a variant's lane stops at its first failing spec;
-// when that failure is not a catch (a setup broke, a run problem), the lane runs again whole, so
-// that a catch a later spec would make is not lost. The baseline always runs whole.
-func cell(ctx context.Context, o Options, t *launcher.Resolved, value string) (Cell, error) {
-	if !o.UntilCaught || value == "" {
-		return attempt(ctx, o, t, value, false)
-	}
-	c, err := attempt(ctx, o, t, value, true)
-	if err != nil || len(c.CaughtBy) > 0 || c.Passed {
-		return c, err
-	}
-	if o.Progress != nil {
-		fmt.Fprintf(o.Progress, "classproof mutants: %s on %s stopped at a failure that is not a catch (%s); running the lane whole\n", value, t.Spec, c.Why)
-	}
-	full, err := attempt(ctx, o, t, value, false)
-	full.Timing.add(c.Timing)
-	return full, err
-}
-
-func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string, failFast bool) (Cell, error) {
+// attempt is one run of value on t; sub, when set, is a folder of its own under the cell's (a
+// run focused on the first specs beside the cell's run of its lane).
+func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string, failFast bool, sub string) (Cell, *report.Run, error) {
 	name := value
 	if name == "" {
 		name = "reference"
 	}
-	dir := filepath.Join(o.OutDir, strings.TrimSuffix(filepath.Base(strings.TrimPrefix(t.Spec, launcher.EmbeddedPrefix)), ".yaml"), name)
+	dir := filepath.Join(o.OutDir, strings.TrimSuffix(filepath.Base(strings.TrimPrefix(t.Spec, launcher.EmbeddedPrefix)), ".yaml"), name, sub)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return Cell{}, err
+		return Cell{}, nil, err
 	}
 	logf, err := os.Create(filepath.Join(dir, "ginkgo.log"))
 	if err != nil {
-		return Cell{}, err
+		return Cell{}, nil, err
 	}
 	defer logf.Close()
 	if o.Progress != nil {
@@ -346,11 +348,11 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 	}
 	variant, err := t.WithVars(o.Var + "=" + value)
 	if err != nil {
-		return Cell{}, err
+		return Cell{}, nil, err
 	}
 	res, err := runner.Run(ctx, runner.Options{Target: variant, OutDir: dir, Procs: o.Procs, Log: logf, Focus: o.Focus, FailFast: failFast})
 	if err != nil {
-		return Cell{}, err
+		return Cell{}, nil, err
 	}
 	c := Cell{Target: t.Spec, Lane: res.Lane, Passed: res.Passed(), Timing: timing(res)}
 	if why := append(append(append([]string(nil), res.Problems...), res.Leaks...), res.Refused...); len(why) > 0 {
@@ -358,7 +360,7 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 	}
 	if res.Run == nil {
 		c.Broken = append(c.Broken, "no report")
-		return c, nil
+		return c, nil, nil
 	}
 	for _, s := range res.Run.Setups {
 		c.Broken = append(c.Broken, fmt.Sprintf("%s in %s", s.Node, s.Suite))
@@ -376,7 +378,7 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 		}
 	}
 	sort.Strings(c.CaughtBy)
-	return c, nil
+	return c, res.Run, nil
 }
 
 func write(dir string, m *Matrix) error {
@@ -384,5 +386,8 @@ func write(dir string, m *Matrix) error {
 	if err := files.WriteFile(filepath.Join(dir, "matrix.json"), b, 0o644); err != nil {
 		return err
 	}
-	return files.WriteFile(filepath.Join(dir, "matrix.md"), []byte(Markdown(m)), 0o644)
+	if err := files.WriteFile(filepath.Join(dir, "matrix.md"), []byte(Markdown(m)), 0o644); err != nil || m.UntilCaught || m.Focus != "" {
+		return err
+	}
+	return files.WriteFile(filepath.Join(dir, FirstFile), FormatFirst(Cover(m)), 0o644)
 }

@@ -55,10 +55,13 @@ type Plan struct {
 	Values      []Value  `json:"values"`
 	UntilCaught bool     `json:"until_caught,omitempty"`
 	Focus       string   `json:"focus,omitempty"`
+	// First is the first specs' list the shares ran with (its specs only say where to look
+	// first, but shares that looked differently are not one run).
+	First []FirstSpec `json:"first,omitempty"`
 }
 
 func (o Options) plan() Plan {
-	p := Plan{GOOS: runtime.GOOS, Var: o.Var, Values: o.Values, UntilCaught: o.UntilCaught, Focus: o.Focus}
+	p := Plan{GOOS: runtime.GOOS, Var: o.Var, Values: o.Values, UntilCaught: o.UntilCaught, Focus: o.Focus, First: o.First}
 	for _, t := range o.Targets {
 		p.Targets = append(p.Targets, t.Spec)
 	}
@@ -102,9 +105,12 @@ func RunShard(ctx context.Context, o Options) (*Part, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.firstFocus, err = firstSpecs(ctx, o, base); err != nil {
+		return nil, err
+	}
 	run, _ := plan(o.Values, runtime.GOOS)
 	mine := o.Shard.pick(jobs(run, len(o.Targets)))
-	got, err := runJobs(ctx, o, mine)
+	got, err := runJobs(ctx, o, mine, cell)
 	if err != nil {
 		return nil, err
 	}

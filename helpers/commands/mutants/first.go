@@ -1,0 +1,210 @@
+package mutants
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/report"
+)
+
+// FirstSpec is a spec an until-caught lane runs before the rest: one that caught a variant in
+// that target's lane in a full table. Which spec catches what is the full table's finding; the
+// list only puts those specs first, so a variant they miss still meets every spec.
+type FirstSpec struct {
+	Target string `json:"target"`
+	Lane   string `json:"lane"`
+	Spec   string `json:"spec"`
+}
+
+// FirstFile is the name a full table's first specs are written under, beside matrix.json.
+const FirstFile = "first.tsv"
+
+// Cover picks, per target and lane of a full table, a few specs that together caught every
+// variant caught there: the spec that caught the most variants not yet covered, again and again
+// (ties go to the name that sorts first, so one table gives one list).
+func Cover(m *Matrix) []FirstSpec {
+	type group struct{ target, lane string }
+	caught := map[group][][]string{}
+	var order []group
+	for _, r := range m.Rows {
+		for _, c := range r.Cells {
+			if len(c.CaughtBy) == 0 {
+				continue
+			}
+			g := group{c.Target, c.Lane}
+			if _, ok := caught[g]; !ok {
+				order = append(order, g)
+			}
+			caught[g] = append(caught[g], c.CaughtBy)
+		}
+	}
+	var out []FirstSpec
+	for _, g := range order {
+		for _, s := range cover(caught[g]) {
+			out = append(out, FirstSpec{Target: g.target, Lane: g.lane, Spec: s})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		return a.Target+"\t"+a.Lane+"\t"+a.Spec < b.Target+"\t"+b.Lane+"\t"+b.Spec
+	})
+	return out
+}
+
+// cover is a greedy set cover of the variants (each the specs that caught it).
+func cover(variants [][]string) []string {
+	var picked []string
+	left := variants
+	for len(left) > 0 {
+		count := map[string]int{}
+		for _, specs := range left {
+			for _, s := range specs {
+				count[s]++
+			}
+		}
+		best := ""
+		for s, n := range count {
+			if n > count[best] || (n == count[best] && s < best) {
+				best = s
+			}
+		}
+		picked = append(picked, best)
+		var rest [][]string
+		for _, specs := range left {
+			if !contains(specs, best) {
+				rest = append(rest, specs)
+			}
+		}
+		left = rest
+	}
+	return picked
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// FormatFirst is the list as first.tsv: comment lines, then TARGET<TAB>LANE<TAB>SPEC.
+func FormatFirst(list []FirstSpec) []byte {
+	var b strings.Builder
+	b.WriteString("# The specs 'classproof mutants --until-caught --first FILE' runs first in each target's lane:\n")
+	b.WriteString("# together they caught every variant a full table caught there (written beside its matrix.json).\n")
+	b.WriteString("# TARGET<TAB>LANE<TAB>SPEC\n")
+	for _, f := range list {
+		fmt.Fprintf(&b, "%s\t%s\t%s\n", f.Target, f.Lane, f.Spec)
+	}
+	return []byte(b.String())
+}
+
+// ParseFirst reads a first.tsv; source names it in errors.
+func ParseFirst(source string, b []byte) ([]FirstSpec, error) {
+	var out []FirstSpec
+	for i, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 || f[0] == "" || f[1] == "" || strings.TrimSpace(f[2]) == "" {
+			return nil, fmt.Errorf("%s line %d: %q: expected TARGET<TAB>LANE<TAB>SPEC (a full run's %s)", source, i+1, line, FirstFile)
+		}
+		out = append(out, FirstSpec{Target: f[0], Lane: f[1], Spec: f[2]})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no specs listed", source)
+	}
+	return out, nil
+}
+
+// focusOf selects the specs named: Ginkgo matches a focus against the suite's description, a
+// space and the spec's full text (internal/focus.go). A spec whose text ends in another's, after
+// a space, would match too; firstSpecs counts what ran and so would see it.
+func focusOf(specs []string) string {
+	q := make([]string, len(specs))
+	for i, s := range specs {
+		q[i] = regexp.QuoteMeta(s)
+	}
+	return " (?:" + strings.Join(q, "|") + ")$"
+}
+
+// firstSpecs runs, on each target, the reference build focused on the first specs listed for
+// it in its lane (the baseline says the lane), and returns each target's focus for cell. A catch
+// is a spec the reference passes in the same kind of run, so a lane keeps its first specs only
+// when every one of them ran and passed there; otherwise the lane runs without them, as it
+// would with no list, and the progress log says why.
+func firstSpecs(ctx context.Context, o Options, base []Cell) (map[string]string, error) {
+	if !o.UntilCaught || len(o.First) == 0 {
+		return nil, nil
+	}
+	// Under a focus, the first specs are those of the list it selects too.
+	focus, err := regexp.Compile(o.Focus)
+	if err != nil {
+		return nil, fmt.Errorf("--focus %q: %w", o.Focus, err)
+	}
+	want := map[string][]string{}
+	var ref []job
+	for i, t := range o.Targets {
+		for _, f := range o.First {
+			if f.Target == t.Spec && f.Lane == base[i].Lane && focus.MatchString(f.Spec) {
+				want[t.Spec] = append(want[t.Spec], f.Spec)
+			}
+		}
+		if len(want[t.Spec]) == 0 {
+			o.say("classproof mutants: %s lists no first specs for %s in %s", o.FirstSource, t.Spec, base[i].Lane)
+			continue
+		}
+		ref = append(ref, job{Index: -1, Target: i})
+	}
+	var mu sync.Mutex
+	passed := map[string]int{}
+	check := func(ctx context.Context, o Options, t *launcher.Resolved, _ string) (Cell, error) {
+		o.Focus = focusOf(want[t.Spec])
+		c, res, err := attempt(ctx, o, t, "", false, "first")
+		mu.Lock()
+		defer mu.Unlock()
+		passed[t.Spec] = passedSpecs(res)
+		return c, err
+	}
+	got, err := runJobs(ctx, o, ref, check)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for i, j := range ref {
+		t := o.Targets[j.Target]
+		if n := passed[t.Spec]; !got[i].Passed || n != len(want[t.Spec]) {
+			o.say("classproof mutants: %s's first specs on %s: %d of %d ran and passed on the reference (%s); the lane runs without them",
+				o.FirstSource, t.Spec, n, len(want[t.Spec]), got[i].Why)
+			continue
+		}
+		out[t.Spec] = focusOf(want[t.Spec])
+	}
+	return out, nil
+}
+
+func passedSpecs(r *report.Run) int {
+	n := 0
+	if r != nil {
+		for _, s := range r.Specs {
+			if s.Outcome() == report.Passed {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func (o Options) say(format string, args ...any) {
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, format+"\n", args...)
+	}
+}

@@ -182,8 +182,8 @@ ifeq ($(shell uname -s),Linux)
 MUTANT_TARGETS += --target embedded:refmux-seed.yaml
 endif
 MUTANTS_FLAGS ?=
-## (under --until-caught each lane runs first the specs ci/mutants-first.tsv lists for it: a full
-## table's first.tsv, remade by make mutants-first; a variant they miss meets every spec)
+## (under --until-caught each variant tries first, on each lane, the spec ci/mutants-first.tsv names
+## for it: a full table's first.tsv, remade by make mutants-first; a variant it misses meets every spec)
 MUTANTS_FIRST ?= ci/mutants-first.tsv
 MUTANTS_ALL := $(MUTANTS_FLAGS) $(if $(SHARD),--shard $(SHARD)) $(if $(findstring --until-caught,$(MUTANTS_FLAGS)),--first $(MUTANTS_FIRST))
 ## (on Linux refmux's matrix and shmux's run side by side, each --jobs 2, each printing its log
@@ -204,7 +204,7 @@ else
 endif
 
 ## mutants-first: remake ci/mutants-first.tsv from the first.tsv a full make mutants wrote beside
-## each matrix (the specs that together caught every variant caught in each lane)
+## each matrix (for each variant caught in a lane, one spec that caught it there)
 mutants-first:
 	@test -f out/mutants/first.tsv || { echo "make mutants-first: no out/mutants/first.tsv: run a full make mutants first" >&2; exit 2; }
 	{ cat out/mutants/first.tsv; if [ -f out/mutants-shmux/first.tsv ]; then grep -v '^#' out/mutants-shmux/first.tsv; fi; } > $(MUTANTS_FIRST).new && mv $(MUTANTS_FIRST).new $(MUTANTS_FIRST)

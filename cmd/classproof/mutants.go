@@ -37,7 +37,7 @@ func mutantsCmd(ctx context.Context, args []string) int {
 	fs.IntVar(&o.Procs, "procs", 1, "Ginkgo parallel processes")
 	fs.BoolVar(&o.UntilCaught, "until-caught", false, "stop each variant's lane at its first spec that fails by its own assertion (a yes/no answer; the full table is the default)")
 	fs.StringVar(&o.Focus, "focus", "", "a Ginkgo focus regexp for every run: a partial table, to work on a spec (a release's matrix runs without it)")
-	first := fs.String("first", "", "with --until-caught: a full table's first.tsv; each lane runs the specs it lists for it first, and the rest only for a variant they miss")
+	first := fs.String("first", "", "with --until-caught: a full table's first.tsv; each variant tries first, on each lane, the spec it names for it, and the rest only if that misses")
 	shard := fs.String("shard", "", "K/N: run share K of N of the cells and write part-K-of-N.json in --out ('classproof mutants merge' joins the parts)")
 	if code, ok := parse(fs, args); !ok {
 		return code

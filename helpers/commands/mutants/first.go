@@ -12,24 +12,26 @@ import (
 	"github.com/classproof/classproof/helpers/report"
 )
 
-// FirstSpec is a spec an until-caught lane runs before the rest: one that caught a variant in
-// that target's lane in a full table. Which spec catches what is the full table's finding; the
-// list only puts those specs first, so a variant they miss still meets every spec.
+// FirstSpec is the spec an until-caught run tries first for a variant on a target's lane: one
+// that caught it there in a full table. Which spec catches what is the full table's finding; the
+// list only says where to look first, so a variant its spec misses still meets every spec.
 type FirstSpec struct {
-	Target string `json:"target"`
-	Lane   string `json:"lane"`
-	Spec   string `json:"spec"`
+	Target  string `json:"target"`
+	Lane    string `json:"lane"`
+	Variant string `json:"variant"`
+	Spec    string `json:"spec"`
 }
 
 // FirstFile is the name a full table's first specs are written under, beside matrix.json.
 const FirstFile = "first.tsv"
 
-// Cover picks, per target and lane of a full table, a few specs that together caught every
-// variant caught there: the spec that caught the most variants not yet covered, again and again
-// (ties go to the name that sorts first, so one table gives one list).
+// Cover names, for every variant a full table caught on a target's lane, one spec that caught
+// it there, drawn from few specs per lane (so the reference checks few): the spec that caught
+// the most variants not yet named, again and again, ties to the name that sorts first, so one
+// table gives one list.
 func Cover(m *Matrix) []FirstSpec {
 	type group struct{ target, lane string }
-	caught := map[group][][]string{}
+	caught := map[group]map[string][]string{}
 	var order []group
 	for _, r := range m.Rows {
 		for _, c := range r.Cells {
@@ -37,34 +39,37 @@ func Cover(m *Matrix) []FirstSpec {
 				continue
 			}
 			g := group{c.Target, c.Lane}
-			if _, ok := caught[g]; !ok {
+			if caught[g] == nil {
+				caught[g] = map[string][]string{}
 				order = append(order, g)
 			}
-			caught[g] = append(caught[g], c.CaughtBy)
+			caught[g][r.Value.Name] = c.CaughtBy
 		}
 	}
 	var out []FirstSpec
 	for _, g := range order {
-		for _, s := range cover(caught[g]) {
-			out = append(out, FirstSpec{Target: g.target, Lane: g.lane, Spec: s})
+		for v, s := range cover(caught[g]) {
+			out = append(out, FirstSpec{Target: g.target, Lane: g.lane, Variant: v, Spec: s})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		return a.Target+"\t"+a.Lane+"\t"+a.Spec < b.Target+"\t"+b.Lane+"\t"+b.Spec
+		return a.Target+"\t"+a.Lane+"\t"+a.Variant < b.Target+"\t"+b.Lane+"\t"+b.Variant
 	})
 	return out
 }
 
-// cover is a greedy set cover of the variants (each the specs that caught it).
-func cover(variants [][]string) []string {
-	var picked []string
-	left := variants
-	for len(left) > 0 {
+// cover is a greedy set cover of the variants (each the specs that caught it): each variant and
+// the spec that covered it.
+func cover(variants map[string][]string) map[string]string {
+	by := map[string]string{}
+	for len(by) < len(variants) {
 		count := map[string]int{}
-		for _, specs := range left {
-			for _, s := range specs {
-				count[s]++
+		for v, specs := range variants {
+			if by[v] == "" {
+				for _, s := range specs {
+					count[s]++
+				}
 			}
 		}
 		best := ""
@@ -73,16 +78,13 @@ func cover(variants [][]string) []string {
 				best = s
 			}
 		}
-		picked = append(picked, best)
-		var rest [][]string
-		for _, specs := range left {
-			if !contains(specs, best) {
-				rest = append(rest, specs)
+		for v, specs := range variants {
+			if by[v] == "" && contains(specs, best) {
+				by[v] = best
 			}
 		}
-		left = rest
 	}
-	return picked
+	return by
 }
 
 func contains(list []string, s string) bool {
@@ -94,14 +96,14 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// FormatFirst is the list as first.tsv: comment lines, then TARGET<TAB>LANE<TAB>SPEC.
+// FormatFirst is the list as first.tsv: comment lines, then TARGET<TAB>LANE<TAB>VARIANT<TAB>SPEC.
 func FormatFirst(list []FirstSpec) []byte {
 	var b strings.Builder
-	b.WriteString("# The specs 'classproof mutants --until-caught --first FILE' runs first in each target's lane:\n")
-	b.WriteString("# together they caught every variant a full table caught there (written beside its matrix.json).\n")
-	b.WriteString("# TARGET<TAB>LANE<TAB>SPEC\n")
+	b.WriteString("# The spec 'classproof mutants --until-caught --first FILE' tries first for a variant in a target's lane:\n")
+	b.WriteString("# one that caught it there in a full table (written beside its matrix.json as " + FirstFile + ").\n")
+	b.WriteString("# TARGET<TAB>LANE<TAB>VARIANT<TAB>SPEC\n")
 	for _, f := range list {
-		fmt.Fprintf(&b, "%s\t%s\t%s\n", f.Target, f.Lane, f.Spec)
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\n", f.Target, f.Lane, f.Variant, f.Spec)
 	}
 	return []byte(b.String())
 }
@@ -114,10 +116,10 @@ func ParseFirst(source string, b []byte) ([]FirstSpec, error) {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != 3 || f[0] == "" || f[1] == "" || strings.TrimSpace(f[2]) == "" {
-			return nil, fmt.Errorf("%s line %d: %q: expected TARGET<TAB>LANE<TAB>SPEC (a full run's %s)", source, i+1, line, FirstFile)
+		if len(f) != 4 || f[0] == "" || f[1] == "" || f[2] == "" || strings.TrimSpace(f[3]) == "" {
+			return nil, fmt.Errorf("%s line %d: %q: expected TARGET<TAB>LANE<TAB>VARIANT<TAB>SPEC (a full run's %s)", source, i+1, line, FirstFile)
 		}
-		out = append(out, FirstSpec{Target: f[0], Lane: f[1], Spec: f[2]})
+		out = append(out, FirstSpec{Target: f[0], Lane: f[1], Variant: f[2], Spec: f[3]})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no specs listed", source)
@@ -136,28 +138,21 @@ func focusOf(specs []string) string {
 	return " (?:" + strings.Join(q, "|") + ")$"
 }
 
-// firstSpecs runs, on each target, the reference build focused on the first specs listed for
-// it in its lane (the baseline says the lane), and returns each target's focus for cell. A catch
-// is a spec the reference passes in the same kind of run, so a lane keeps its first specs only
-// when every one of them ran and passed there; otherwise the lane runs without them, as it
-// would with no list, and the progress log says why.
+// firstSpecs runs, on each target, the reference build focused on every first spec listed
+// for it in its lane (the baseline says the lane), and returns the focus each cell tries first,
+// by firstKey. A catch is a spec the reference passes in the same kind of run, so a lane keeps
+// its first specs only when every one of them ran and passed there; otherwise the lane runs
+// without them, as it would with no list, and the progress log says why.
 func firstSpecs(ctx context.Context, o Options, base []Cell) (map[string]string, error) {
 	if !o.UntilCaught || len(o.First) == 0 {
 		return nil, nil
 	}
-	// Under a focus, the first specs are those of the list it selects too.
-	focus, err := regexp.Compile(o.Focus)
+	want, err := firstWanted(o, base)
 	if err != nil {
-		return nil, fmt.Errorf("--focus %q: %w", o.Focus, err)
+		return nil, err
 	}
-	want := map[string][]string{}
 	var ref []job
 	for i, t := range o.Targets {
-		for _, f := range o.First {
-			if f.Target == t.Spec && f.Lane == base[i].Lane && focus.MatchString(f.Spec) {
-				want[t.Spec] = append(want[t.Spec], f.Spec)
-			}
-		}
 		if len(want[t.Spec]) == 0 {
 			o.say("classproof mutants: %s lists no first specs for %s in %s", o.FirstSource, t.Spec, base[i].Lane)
 			continue
@@ -186,10 +181,34 @@ func firstSpecs(ctx context.Context, o Options, base []Cell) (map[string]string,
 				o.FirstSource, t.Spec, n, len(want[t.Spec]), got[i].Why)
 			continue
 		}
-		out[t.Spec] = focusOf(want[t.Spec])
+		for _, f := range o.First {
+			if f.Target == t.Spec && f.Lane == base[j.Target].Lane && contains(want[t.Spec], f.Spec) {
+				out[firstKey(t.Spec, f.Variant)] = focusOf([]string{f.Spec})
+			}
+		}
 	}
 	return out, nil
 }
+
+// firstWanted is, by target, the distinct first specs listed for its lane (under a focus, those
+// the focus selects too).
+func firstWanted(o Options, base []Cell) (map[string][]string, error) {
+	focus, err := regexp.Compile(o.Focus)
+	if err != nil {
+		return nil, fmt.Errorf("--focus %q: %w", o.Focus, err)
+	}
+	want := map[string][]string{}
+	for i, t := range o.Targets {
+		for _, f := range o.First {
+			if f.Target == t.Spec && f.Lane == base[i].Lane && focus.MatchString(f.Spec) && !contains(want[t.Spec], f.Spec) {
+				want[t.Spec] = append(want[t.Spec], f.Spec)
+			}
+		}
+	}
+	return want, nil
+}
+
+func firstKey(target, variant string) string { return target + "\x00" + variant }
 
 func passedSpecs(r *report.Run) int {
 	n := 0

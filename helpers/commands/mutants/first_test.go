@@ -16,8 +16,8 @@ func caught(target, lane string, by ...string) Cell {
 }
 
 // The cover takes the spec that caught most variants first, and only as many as it needs:
-// here "a" covers v1 and v2, "c" v3; "b" (v1 only) and "d" (v3 only) are not needed. A lane that
-// caught nothing lists nothing.
+// here "a" is v1's and v2's, "c" v3's; "b" (v1 only) and "d" (v3 only) are not needed. A variant
+// a lane did not catch has no first spec there.
 func TestCoverPicksFewSpecsThatCatchEveryCaughtVariant(t *testing.T) {
 	m := &Matrix{Rows: []Row{
 		{Value: Value{Name: "v1"}, Cells: []Cell{caught("T", "idle", "a", "b"), caught("U", "ignore")}},
@@ -26,7 +26,7 @@ func TestCoverPicksFewSpecsThatCatchEveryCaughtVariant(t *testing.T) {
 		{Value: Value{Name: "v4"}, Cells: []Cell{caught("T", "idle"), caught("U", "ignore")}},
 	}}
 	got := Cover(m)
-	want := []FirstSpec{{"T", "idle", "a"}, {"T", "idle", "c"}, {"U", "ignore", "x"}}
+	want := []FirstSpec{{"T", "idle", "v1", "a"}, {"T", "idle", "v2", "a"}, {"T", "idle", "v3", "c"}, {"U", "ignore", "v2", "x"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Cover = %v, want %v", got, want)
 	}
@@ -37,13 +37,13 @@ func TestCoverPicksFewSpecsThatCatchEveryCaughtVariant(t *testing.T) {
 }
 
 func TestParseFirstNamesTheFileAndLine(t *testing.T) {
-	for _, bad := range []string{"T\tidle\n", "T\tidle\ta\tb\n", "\tidle\ta\n", "# only a comment\n", ""} {
+	for _, bad := range []string{"T\tidle\tv\n", "T\tidle\tv\ta\tb\n", "\tidle\tv\ta\n", "T\tidle\t\ta\n", "# only a comment\n", ""} {
 		_, err := ParseFirst("x.tsv", []byte(bad))
 		if err == nil || !strings.Contains(err.Error(), "x.tsv") {
 			t.Errorf("%q: %v, want an error naming x.tsv", bad, err)
 		}
 	}
-	if _, err := ParseFirst("x.tsv", []byte("ok\tlane\tspec\nT idle a\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
+	if _, err := ParseFirst("x.tsv", []byte("ok\tlane\tv\tspec\nT idle v a\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("a line without tabs: %v, want line 2 named", err)
 	}
 }

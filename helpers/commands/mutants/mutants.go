@@ -49,7 +49,7 @@ type Options struct {
 	// first.tsv, read from FirstSource): a variant they catch needs no other spec.
 	First       []FirstSpec
 	FirstSource string
-	firstFocus  map[string]string // by target spec: the focus on its first specs, once checked
+	firstFocus  map[string]string // by firstKey: the focus on a cell's first spec, once checked
 }
 
 // Value is one variant and what it breaks. A variant that means something only on some OSes
@@ -328,7 +328,7 @@ func runJobs(ctx context.Context, o Options, list []job, each runs) ([]Cell, err
 var ErrInterrupted = errors.New("interrupted: the matrix is incomplete; no matrix was written")
 
 // attempt is one run of value on t; sub, when set, is a folder of its own under the cell's (a
-// run focused on the first specs beside the cell's run of its lane).
+// run focused on a first spec beside the cell's run of its lane).
 func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string, failFast bool, sub string) (Cell, *report.Run, error) {
 	name := value
 	if name == "" {

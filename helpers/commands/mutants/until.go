@@ -2,6 +2,7 @@ package mutants
 
 import (
 	"context"
+	"time"
 
 	"github.com/classproof/classproof/helpers/launcher"
 )
@@ -49,60 +50,72 @@ func laneUntilCaught(ctx context.Context, o Options, t *launcher.Resolved, value
 	return full, err
 }
 
-// byRow runs the until-caught table so that a variant is a yes as soon as one lane catches it:
-// first every variant's first spec on each target, target by target, then every lane until caught, target by
-// target, each step only for the variants no step has caught yet. A cell its variant's catch
-// made unneeded does not run and says where the variant was caught; a variant no lane catches
-// has run every spec of every lane.
+// byRow runs the until-caught table a variant at a time, o.Jobs variants side by side, each
+// its own chain (untilRow), so that a variant that must run a lane whole starts it as soon as
+// its first specs are done, beside the other variants.
 func byRow(ctx context.Context, o Options, run []Value, base []Cell) ([]Cell, error) {
 	n := len(o.Targets)
-	all := jobs(run, n)
-	out := make([]Cell, len(all))
-	caughtOn := make([]string, len(run))
-	laneRan := make([]bool, len(all))
-	// A variant whose first spec broke setup (the kit's own class changed, say) would stop a
-	// lane run until caught at the same break, and run the lane again whole: it runs whole now.
-	broke := map[string]bool{}
-	lane := func(ctx context.Context, o Options, t *launcher.Resolved, value string) (Cell, error) {
-		if !broke[firstKey(t.Spec, value)] {
-			return laneUntilCaught(ctx, o, t, value)
-		}
-		o.say("classproof mutants: %s on %s broke setup on its first spec; running the lane whole", value, t.Spec)
-		c, _, err := attempt(ctx, o, t, value, false, "")
-		return c, err
+	out := make([]Cell, len(run)*n)
+	index := map[string]int{}
+	rows := make([]job, len(run))
+	for i, v := range run {
+		index[v.Name], rows[i] = i, job{Index: i, Value: v.Name}
 	}
-	for step, each := range []runs{firstOnly, lane} {
-		for t := 0; t < n; t++ {
-			var now []job
-			for _, j := range all {
-				if j.Target == t && caughtOn[j.Index/n] == "" {
-					now = append(now, j)
-				}
+	each := func(ctx context.Context, o Options, _ *launcher.Resolved, value string) (Cell, error) {
+		cells, err := untilRow(ctx, o, value, base)
+		i := index[value]
+		copy(out[i*n:(i+1)*n], cells) // each row its own range: no lock needed
+		return Cell{}, err
+	}
+	if _, err := runJobs(ctx, o, rows, each); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// untilRow is one variant until caught, since a variant caught on one lane is a yes: its first
+// spec on each target in turn, then, if none caught it, each lane in turn until caught (whole at
+// once where its first spec broke setup: a run until caught would stop at the same break and run
+// again whole). A cell its variant's catch made unneeded says where the variant was caught; a
+// variant no lane catches has run every spec of every lane.
+func untilRow(ctx context.Context, o Options, value string, base []Cell) ([]Cell, error) {
+	cells := make([]Cell, len(o.Targets))
+	laneRan := make([]bool, len(o.Targets))
+	caughtOn := ""
+	for step := 0; step < 2 && caughtOn == ""; step++ {
+		for i, t := range o.Targets {
+			began := time.Now()
+			var c Cell
+			var err error
+			switch {
+			case step == 0:
+				c, err = firstOnly(ctx, o, t, value)
+			case len(cells[i].Broken) > 0:
+				o.say("classproof mutants: %s on %s broke setup on its first spec; running the lane whole", value, t.Spec)
+				c, _, err = attempt(ctx, o, t, value, false, "")
+			default:
+				c, err = laneUntilCaught(ctx, o, t, value)
 			}
-			got, err := runJobs(ctx, o, now, each)
 			if err != nil {
 				return nil, err
 			}
-			for i, j := range now {
-				earlier := out[j.Index].Timing // its first spec's run, when this is its lane's
-				got[i].Timing.add(earlier)
-				got[i].Timing.Total += earlier.Total
-				out[j.Index], laneRan[j.Index] = got[i], step == 1
-				broke[firstKey(o.Targets[t].Spec, j.Value)] = len(got[i].Broken) > 0
-				if len(got[i].CaughtBy) > 0 {
-					caughtOn[j.Index/n] = got[i].Lane
-				}
+			c.Timing.add(cells[i].Timing)
+			c.Timing.Total = cells[i].Timing.Total + time.Since(began).Seconds()
+			cells[i], laneRan[i] = c, step == 1
+			if len(c.CaughtBy) > 0 {
+				caughtOn = c.Lane
+				break
 			}
 		}
 	}
-	for _, j := range all {
-		if c := &out[j.Index]; len(c.CaughtBy) == 0 && !laneRan[j.Index] && caughtOn[j.Index/n] != "" {
-			c.Target, c.Lane, c.Broken, c.Passed, c.Why = o.Targets[j.Target].Spec, base[j.Target].Lane, nil, false, ""
-			c.NotRun = "caught on " + caughtOn[j.Index/n] + " first"
+	for i := range cells {
+		if c := &cells[i]; len(c.CaughtBy) == 0 && !laneRan[i] && caughtOn != "" {
+			c.Target, c.Lane, c.Broken, c.Passed, c.Why = o.Targets[i].Spec, base[i].Lane, nil, false, ""
+			c.NotRun = "caught on " + caughtOn + " first"
 			if c.Timing.Specs > 0 {
 				c.NotRun += "; its first spec here did not catch it"
 			}
 		}
 	}
-	return out, nil
+	return cells, nil
 }

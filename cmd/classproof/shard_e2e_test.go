@@ -109,6 +109,24 @@ func TestShardsMergedAreTheWholeMatrix(t *testing.T) {
 	if got, want := cellsWhere(first, func(c mutants.Cell) bool { return c.First }), caughtCells(until); got != want {
 		t.Errorf("%d cells were caught by a first spec, want %d (every caught cell):\n%s", got, want, mutants.Markdown(first))
 	}
+	// A first spec the reference does not pass (here: one renamed, so none ran; the focus still
+	// selects its name) is not used: the lane runs without its list, and still catches what the
+	// whole run catches.
+	var stale []mutants.FirstSpec
+	for _, f := range mutants.Cover(whole) {
+		f.Spec += " (renamed)"
+		stale = append(stale, f)
+	}
+	staleFile := filepath.Join(dir, "stale.tsv")
+	must(t, os.WriteFile(staleFile, mutants.FormatFirst(stale), 0o644))
+	code, log = mutantsRun("until-stale", "--until-caught", "--first", staleFile)
+	if code != exitPassed || !strings.Contains(log, "ran and passed on the reference") || !strings.Contains(log, "the lane runs without them") {
+		t.Fatalf("--until-caught with first specs that do not run exited %d, not 0 saying the lanes run without them:\n%s", code, log)
+	}
+	stalem := readMatrix(t, filepath.Join(dir, "until-stale"))
+	if err := mutants.CaughtAlike(whole, stalem); err != nil || cellsWhere(stalem, func(c mutants.Cell) bool { return c.First }) > 0 {
+		t.Fatalf("--until-caught with unusable first specs: %v, or a cell says a first spec caught it:\n%s", err, mutants.Markdown(stalem))
+	}
 	if code, log := mutantsRun("first-alone", "--first", firstFile); code != exitUsage || !strings.Contains(log, "needs --until-caught") {
 		t.Errorf("--first without --until-caught exited %d, not 2 saying it needs --until-caught:\n%s", code, log)
 	}

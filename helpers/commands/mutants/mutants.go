@@ -45,8 +45,8 @@ type Options struct {
 	// Focus narrows every run to the specs it matches (a Ginkgo focus): the kit's own tests run
 	// small matrices with it. A part records it, and parts that differ are not merged.
 	Focus string
-	// First lists, under UntilCaught, specs each lane runs before the rest (a full table's
-	// first.tsv, read from FirstSource): a variant they catch needs no other spec.
+	// First names, under UntilCaught, the spec each variant tries first on each lane (a full
+	// table's first.tsv, read from FirstSource): a variant it catches needs no other spec.
 	First       []FirstSpec
 	FirstSource string
 	firstFocus  map[string]string // by firstKey: the focus on a cell's first spec, once checked

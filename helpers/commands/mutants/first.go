@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -79,21 +80,12 @@ func cover(variants map[string][]string) map[string]string {
 			}
 		}
 		for v, specs := range variants {
-			if by[v] == "" && contains(specs, best) {
+			if by[v] == "" && slices.Contains(specs, best) {
 				by[v] = best
 			}
 		}
 	}
 	return by
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // FormatFirst is the list as first.tsv: comment lines, then TARGET<TAB>LANE<TAB>VARIANT<TAB>SPEC.
@@ -182,7 +174,7 @@ func firstSpecs(ctx context.Context, o Options, base []Cell) (map[string]string,
 			continue
 		}
 		for _, f := range o.First {
-			if f.Target == t.Spec && f.Lane == base[j.Target].Lane && contains(want[t.Spec], f.Spec) {
+			if f.Target == t.Spec && f.Lane == base[j.Target].Lane && slices.Contains(want[t.Spec], f.Spec) {
 				out[firstKey(t.Spec, f.Variant)] = focusOf([]string{f.Spec})
 			}
 		}
@@ -200,7 +192,7 @@ func firstWanted(o Options, base []Cell) (map[string][]string, error) {
 	want := map[string][]string{}
 	for i, t := range o.Targets {
 		for _, f := range o.First {
-			if f.Target == t.Spec && f.Lane == base[i].Lane && focus.MatchString(f.Spec) && !contains(want[t.Spec], f.Spec) {
+			if f.Target == t.Spec && f.Lane == base[i].Lane && focus.MatchString(f.Spec) && !slices.Contains(want[t.Spec], f.Spec) {
 				want[t.Spec] = append(want[t.Spec], f.Spec)
 			}
 		}

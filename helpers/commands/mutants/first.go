@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/classproof/classproof/helpers/launcher"
-	"github.com/classproof/classproof/helpers/report"
 )
 
 // FirstSpec is the spec an until-caught run tries first for a variant on a target's lane: one
@@ -158,7 +157,9 @@ func firstSpecs(ctx context.Context, o Options, base []Cell) (map[string]string,
 		c, res, err := attempt(ctx, o, t, "", false, "first")
 		mu.Lock()
 		defer mu.Unlock()
-		passed[t.Spec] = passedSpecs(res)
+		if res != nil {
+			passed[t.Spec] = res.Count().Passed
+		}
 		return c, err
 	}
 	got, err := runJobs(ctx, o, ref, check)
@@ -201,18 +202,6 @@ func firstWanted(o Options, base []Cell) (map[string][]string, error) {
 }
 
 func firstKey(target, variant string) string { return target + "\x00" + variant }
-
-func passedSpecs(r *report.Run) int {
-	n := 0
-	if r != nil {
-		for _, s := range r.Specs {
-			if s.Outcome() == report.Passed {
-				n++
-			}
-		}
-	}
-	return n
-}
 
 func (o Options) say(format string, args ...any) {
 	if o.Progress != nil {

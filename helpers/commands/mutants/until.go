@@ -8,8 +8,8 @@ import (
 )
 
 // cell runs value on t: the whole lane, or under o.UntilCaught its first spec (o.First,
-// checked on the reference) and then, unless they caught it, the lane until its first catch.
-// The baseline always runs whole.
+// checked on the reference) and then, unless that caught it, its lane (laneAfter). The
+// baseline always runs whole.
 func cell(ctx context.Context, o Options, t *launcher.Resolved, value string) (Cell, error) {
 	if !o.UntilCaught || value == "" {
 		c, _, err := attempt(ctx, o, t, value, false, "")
@@ -19,8 +19,20 @@ func cell(ctx context.Context, o Options, t *launcher.Resolved, value string) (C
 	if err != nil || len(first.CaughtBy) > 0 {
 		return first, err
 	}
-	c, err := laneUntilCaught(ctx, o, t, value)
+	c, err := laneAfter(ctx, o, t, value, first)
 	c.Timing.add(first.Timing)
+	return c, err
+}
+
+// laneAfter runs value's lane on t after its first spec missed: until caught, or whole at once
+// where the first spec broke setup (a run until caught would stop at the same break and run
+// again whole).
+func laneAfter(ctx context.Context, o Options, t *launcher.Resolved, value string, first Cell) (Cell, error) {
+	if len(first.Broken) == 0 {
+		return laneUntilCaught(ctx, o, t, value)
+	}
+	o.say("classproof mutants: %s on %s broke setup on its first spec; running the lane whole", value, t.Spec)
+	c, _, err := attempt(ctx, o, t, value, false, "")
 	return c, err
 }
 
@@ -74,9 +86,7 @@ func byRow(ctx context.Context, o Options, run []Value, base []Cell) ([]Cell, er
 }
 
 // untilRow is one variant until caught, since a variant caught on one lane is a yes: its first
-// spec on each target in turn, then, if none caught it, each lane in turn until caught (whole at
-// once where its first spec broke setup: a run until caught would stop at the same break and run
-// again whole). A cell its variant's catch made unneeded says where the variant was caught; a
+// spec on each target in turn, then, if none caught it, each lane in turn (laneAfter). A cell its variant's catch made unneeded says where the variant was caught; a
 // variant no lane catches has run every spec of every lane.
 func untilRow(ctx context.Context, o Options, value string, base []Cell) ([]Cell, error) {
 	cells := make([]Cell, len(o.Targets))
@@ -87,14 +97,10 @@ func untilRow(ctx context.Context, o Options, value string, base []Cell) ([]Cell
 			began := time.Now()
 			var c Cell
 			var err error
-			switch {
-			case step == 0:
+			if step == 0 {
 				c, err = firstOnly(ctx, o, t, value)
-			case len(cells[i].Broken) > 0:
-				o.say("classproof mutants: %s on %s broke setup on its first spec; running the lane whole", value, t.Spec)
-				c, _, err = attempt(ctx, o, t, value, false, "")
-			default:
-				c, err = laneUntilCaught(ctx, o, t, value)
+			} else {
+				c, err = laneAfter(ctx, o, t, value, cells[i])
 			}
 			if err != nil {
 				return nil, err

@@ -84,7 +84,8 @@ func mutantsCmd(ctx context.Context, args []string) int {
 	return verdict(m)
 }
 
-// readFirst reads --first's file into o: the specs each lane runs first, under --until-caught.
+// readFirst reads --first's file into o: under --until-caught, the spec each variant tries
+// first on each lane.
 func readFirst(o *mutants.Options, path string) error {
 	if path == "" {
 		return nil

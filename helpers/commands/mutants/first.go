@@ -138,7 +138,7 @@ func firstSpecs(ctx context.Context, o Options, base []Cell) (map[string]string,
 	if !o.UntilCaught || len(o.First) == 0 {
 		return nil, nil
 	}
-	want, err := firstWanted(o, base)
+	want, byVariant, err := firstWanted(o, base)
 	if err != nil {
 		return nil, err
 	}
@@ -174,31 +174,33 @@ func firstSpecs(ctx context.Context, o Options, base []Cell) (map[string]string,
 				o.FirstSource, t.Spec, n, len(want[t.Spec]), got[i].Why)
 			continue
 		}
-		for _, f := range o.First {
-			if f.Target == t.Spec && f.Lane == base[j.Target].Lane && slices.Contains(want[t.Spec], f.Spec) {
-				out[firstKey(t.Spec, f.Variant)] = focusOf([]string{f.Spec})
-			}
+		for _, f := range byVariant[t.Spec] {
+			out[firstKey(t.Spec, f.Variant)] = focusOf([]string{f.Spec})
 		}
 	}
 	return out, nil
 }
 
-// firstWanted is, by target, the distinct first specs listed for its lane (under a focus, those
-// the focus selects too).
-func firstWanted(o Options, base []Cell) (map[string][]string, error) {
+// firstWanted is, by target, the entries listed for its lane (under a focus, those whose spec
+// the focus selects too) and their distinct specs, the reference's check.
+func firstWanted(o Options, base []Cell) (want map[string][]string, byVariant map[string][]FirstSpec, err error) {
 	focus, err := regexp.Compile(o.Focus)
 	if err != nil {
-		return nil, fmt.Errorf("--focus %q: %w", o.Focus, err)
+		return nil, nil, fmt.Errorf("--focus %q: %w", o.Focus, err)
 	}
-	want := map[string][]string{}
+	want, byVariant = map[string][]string{}, map[string][]FirstSpec{}
 	for i, t := range o.Targets {
 		for _, f := range o.First {
-			if f.Target == t.Spec && f.Lane == base[i].Lane && focus.MatchString(f.Spec) && !slices.Contains(want[t.Spec], f.Spec) {
+			if f.Target != t.Spec || f.Lane != base[i].Lane || !focus.MatchString(f.Spec) {
+				continue
+			}
+			byVariant[t.Spec] = append(byVariant[t.Spec], f)
+			if !slices.Contains(want[t.Spec], f.Spec) {
 				want[t.Spec] = append(want[t.Spec], f.Spec)
 			}
 		}
 	}
-	return want, nil
+	return want, byVariant, nil
 }
 
 func firstKey(target, variant string) string { return target + "\x00" + variant }

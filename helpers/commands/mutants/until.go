@@ -86,8 +86,9 @@ func byRow(ctx context.Context, o Options, run []Value, base []Cell) ([]Cell, er
 }
 
 // untilRow is one variant until caught, since a variant caught on one lane is a yes: its first
-// spec on each target in turn, then, if none caught it, each lane in turn (laneAfter). A cell its variant's catch made unneeded says where the variant was caught; a
-// variant no lane catches has run every spec of every lane.
+// spec on each target in turn, then, if none caught it, each lane in turn (laneAfter). A cell
+// its variant's catch made unneeded says where the variant was caught; a variant no lane
+// catches has run every spec of every lane.
 func untilRow(ctx context.Context, o Options, value string, base []Cell) ([]Cell, error) {
 	cells := make([]Cell, len(o.Targets))
 	laneRan := make([]bool, len(o.Targets))

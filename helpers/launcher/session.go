@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -240,8 +242,37 @@ func (s *Session) noReport(start time.Time, starvedBy string) error {
 	if err != nil {
 		what = "unknown: " + err.Error()
 	}
-	return fmt.Errorf("%s session: no harness report at %s within %v (%s processes started for it: %s; the launcher said: %q)",
-		s.Mode, s.report, s.l.timeout, why, what, strings.TrimSpace(s.Output))
+	return fmt.Errorf("%s session: no harness report at %s within %v (%s processes started for it: %s%s; the launcher said: %q)",
+		s.Mode, s.report, s.l.timeout, why, what, namedPids(s.Output, s.report), strings.TrimSpace(s.Output))
+}
+
+// pidRE finds the pids a launcher's answer names ("pid 42", "pid=42", "pid: 42").
+var pidRE = regexp.MustCompile(`(?i)\bpid\b\W{0,2}(\d{1,9})\b`)
+
+// namedPids says what became of each pid (a few at most) the launcher's answer to a session
+// names: a pid it claimed that no longer runs exited before it became the harness, which tells a
+// failed class step (or harness start) from a session that started nothing.
+func namedPids(output, report string) string {
+	var out []string
+	for _, m := range pidRE.FindAllStringSubmatch(output, 3) {
+		pid, err := strconv.Atoi(m[1])
+		if err != nil || pid <= 0 {
+			continue
+		}
+		args, aerr := proc.Args(pid)
+		switch {
+		case aerr != nil && !proc.Alive(pid):
+			out = append(out, fmt.Sprintf("the launcher named pid %d, which is not running: it exited before it became the harness", pid))
+		case aerr != nil:
+			out = append(out, fmt.Sprintf("the launcher named pid %d, whose arguments the kit cannot read (%v)", pid, aerr))
+		case !hasPair(args, "--report", report):
+			out = append(out, fmt.Sprintf("the launcher named pid %d, which runs %q, not this session's harness", pid, args))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(out, "; ")
 }
 
 // Harness is the harness process, for the oracle.

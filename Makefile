@@ -8,7 +8,7 @@ CLASSPROOF := bin/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: help e2e tools tools-verify bin/classproof bench bench-kit bench-io bench-smoke verify verify-all soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-first mutants-merge mutants-kit fuzz dist clean
+.PHONY: help e2e tools tools-verify bin/classproof bench bench-kit bench-io bench-smoke verify verify-all verify-unprivileged soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-first mutants-merge mutants-kit fuzz dist clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -59,6 +59,18 @@ ifeq ($(shell uname -s),Linux)
 	$(CLASSPROOF) run --target embedded:shmux.yaml --out out/verify-shmux
 endif
 
+## verify-unprivileged: make verify as an unprivileged user would run it (GitHub's hosted runners
+## do): run as root on Linux, on a copy of this tree owned by uid 65534 with its own HOME and Go
+## caches, through setpriv (ci/unprivileged); run as any other user, the lanes of make test already
+## are that rehearsal
+verify-unprivileged:
+ifeq ($(shell uname -s),Linux)
+	@if [ "$$(id -u)" = 0 ]; then sh ci/unprivileged verify; \
+	else echo "verify-unprivileged: uid $$(id -u) is not root: make test's lanes ran unprivileged already"; fi
+else
+	@echo "verify-unprivileged: Linux only (setpriv); macOS runners run every lane unprivileged"
+endif
+
 ## soak: N runs (default 10) of each lane under CPU load and process churn; a table, and a
 ## non-zero exit on any failed spec or leak (not part of make test: it takes minutes)
 N ?= 10
@@ -66,7 +78,7 @@ soak:
 	sh ci/soak $(N)
 
 ## test: everything CI runs
-test: tools static scripts lint darwin darwin-rehearsal required-specs-check unit e2e bench-smoke gate
+test: tools static scripts lint darwin darwin-rehearsal required-specs-check unit e2e bench-smoke gate verify-unprivileged
 
 ## bench: the effect bench (about 2 minutes on 2 cores); reports, never asserts
 bench: bin/classproof
@@ -128,7 +140,7 @@ layers:
 ## scripts: what runs on a macOS runner's shell is POSIX sh (bash 3.2 there, BSD userland):
 ## shellcheck -s sh, and ci/lane's command lines checked under dash
 scripts:
-	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/tools ci/fetch-release
+	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/tools ci/fetch-release ci/unprivileged
 	shellcheck -s bash fixtures/shmux/shmux
 	CLASSPROOF_TEST_SHELL=dash dash ci/lane-check
 	dash ci/tools

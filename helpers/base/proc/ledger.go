@@ -20,6 +20,19 @@ func Record(path, role string, pid int) {
 	}
 }
 
+// NewLedger makes the run's empty ledger before any launcher process starts: the sandbox grants a
+// launcher's processes (the harness records itself there) the right to append to that one file,
+// and a rule for a file that does not exist yet is dropped from the policy (Landlock's
+// IgnoreIfMissing; Seatbelt's literal of an unresolved path). A file already there, or a symlink,
+// is refused: the ledger is the kit's own.
+func NewLedger(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return fmt.Errorf("making the pid ledger: %w", err)
+	}
+	return f.Close()
+}
+
 func appendLedger(path string, e Entry) {
 	b, _ := json.Marshal(e)
 	// O_NOFOLLOW: a ledger planted as a symlink must not make the kit append to its target.

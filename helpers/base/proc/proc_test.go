@@ -263,3 +263,29 @@ func TestCleanupReapsOrphanZombies(t *testing.T) {
 		t.Errorf("the cleanup reaped a child os/exec waits for: %v", err)
 	}
 }
+
+// The run's ledger exists, empty, before any launcher process starts (the sandbox drops a rule for
+// a missing file), and is the kit's own: one already there, or a planted symlink, is refused.
+func TestNewLedgerMakesAnEmptyLedgerOnlyWhereNoneIs(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pids.ledger")
+	if err := NewLedger(path); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(path); err != nil || fi.Size() != 0 || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the new ledger: %v, %v; want an empty regular file, mode 0600", fi, err)
+	}
+	if err := NewLedger(path); err == nil {
+		t.Error("a second NewLedger on the same path: no error, want a refusal")
+	}
+	link := filepath.Join(dir, "planted.ledger")
+	if err := os.Symlink(filepath.Join(dir, "elsewhere"), link); err != nil {
+		t.Fatal(err)
+	}
+	if err := NewLedger(link); err == nil {
+		t.Error("NewLedger on a planted symlink: no error, want a refusal")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "elsewhere")); err == nil {
+		t.Error("NewLedger followed a planted symlink and made its target")
+	}
+}

@@ -141,6 +141,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := pr.compiled.Verify(); err != nil {
 		return nil, fmt.Errorf("before the suites run: %w", err)
 	}
+	if err := proc.NewLedger(ledger); err != nil {
+		return nil, err
+	}
 	runCg := runCgroup(res, token)
 	cmd := ginkgoCommand(o, pl, pr, ledger, token, runCg)
 	// The last of what the suites printed, to say why a run that wrote no report stopped. A log

@@ -43,17 +43,24 @@ func openRoot() (*Cgroup, bool, error) {
 		return cg, false, err
 	}
 	sweepStale(mount, own)
-	cg, err := makeCgroup(mount, filepath.Join(own, cgroupName("classproof", time.Now().UnixNano()%1e6)))
+	cg, err := makeCgroup(mount, filepath.Join(own, ownerCgroup+strings.ReplaceAll(Supervisor(), " ", "-")))
 	return cg, true, err
 }
 
-// sweepStale ends the cgroups of classproof processes that are gone (killed before they could
-// close theirs): what is still in one is a crashed run's leak, and nobody else would end it.
+// ownerCgroup begins the name of a run's cgroup; its owner (Supervisor, spaces as dashes) follows.
+const ownerCgroup = "classproof-"
+
+// sweepStale ends the cgroups of classproof processes that are provably gone (killed before they
+// could close theirs): what is still in one is a crashed run's leak, and nobody else would end it.
+// Only a cgroup whose name gives its owner's pid namespace, this one, is judged: a kit in another
+// namespace (a container's CI job on this host's cgroup tree) is alive whatever its pid says here,
+// and an older kit's name gives no namespace. Those are left alone.
 func sweepStale(mount, own string) {
 	ds, _ := os.ReadDir(filepath.Join(mount, own))
 	for _, d := range ds {
-		var pid int
-		if _, err := fmt.Sscanf(d.Name(), "classproof-%d-", &pid); err != nil || !d.IsDir() || Alive(pid) {
+		owner, ok := strings.CutPrefix(d.Name(), ownerCgroup)
+		owner = strings.ReplaceAll(owner, "-", " ")
+		if _, named := ownerNS(owner); !ok || !named || !d.IsDir() || Exists(owner) {
 			continue
 		}
 		if cg, err := openCgroup(mount, filepath.Join(own, d.Name()), true); err == nil {

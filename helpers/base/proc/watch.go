@@ -3,13 +3,30 @@ package proc
 import (
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
-// Supervisor is the value of contract.SupervisorEnv for this process.
+// Supervisor is this process as an owner: "PID START NS", its pid, its start time and its pid
+// namespace (the inode of /proc/self/ns/pid, 0 where there is none), for contract.SupervisorEnv
+// and for what the kit leaves behind while it runs (a build folder in the cache, a run's cgroup).
 func Supervisor() string {
 	in, _ := Lookup(os.Getpid())
-	return fmt.Sprintf("%d %d", os.Getpid(), in.Start)
+	return fmt.Sprintf("%d %d %d", os.Getpid(), in.Start, pidNS())
+}
+
+// pidNS is this process's pid namespace. Two kits can share a cgroup tree or a cache folder but
+// not a pid namespace (CI jobs in containers on one host): a pid means another process, or none,
+// in another namespace.
+func pidNS() uint64 {
+	var st unix.Stat_t
+	if err := unix.Stat("/proc/self/ns/pid", &st); err != nil {
+		return 0
+	}
+	return st.Ino
 }
 
 // Watch calls gone once, when the supervisor named by value ("PID START") no longer exists: a
@@ -28,16 +45,38 @@ func Watch(value string, interval time.Duration, gone func()) {
 	}()
 }
 
-// Exists says whether the process a contract.SupervisorEnv value ("PID START") names is still alive.
+// Exists says whether the owner a Supervisor value names may still be alive: it is gone only
+// when this process can prove it, from the owner's own pid namespace. A value without a namespace
+// (an older kit's "PID START") is judged from this one.
 func Exists(value string) bool {
 	e, ok := parseSupervisor(value)
-	return ok && e.live()
+	if !ok {
+		return false
+	}
+	if ns, named := ownerNS(value); named && ns != pidNS() {
+		return true
+	}
+	return e.live()
 }
 
 func parseSupervisor(value string) (Entry, bool) {
 	var e Entry
-	if _, err := fmt.Sscanf(value, "%d %d", &e.Pid, &e.Start); err != nil || e.Pid <= 0 || e.Start == 0 {
+	f := strings.Fields(value)
+	if len(f) < 2 || len(f) > 3 {
+		return Entry{}, false
+	}
+	if _, err := fmt.Sscanf(f[0]+" "+f[1], "%d %d", &e.Pid, &e.Start); err != nil || e.Pid <= 0 || e.Start == 0 {
 		return Entry{}, false
 	}
 	return e, true
+}
+
+// ownerNS is the pid namespace a Supervisor value names, if it names one.
+func ownerNS(value string) (uint64, bool) {
+	f := strings.Fields(value)
+	if len(f) != 3 {
+		return 0, false
+	}
+	ns, err := strconv.ParseUint(f[2], 10, 64)
+	return ns, err == nil
 }

@@ -26,8 +26,9 @@ const fileWrites = landlock.AccessFSSet(ll.AccessFSWriteFile | ll.AccessFSTrunca
 // file of the kit's is reached: /proc/PID/fd, /root, /cwd and /mem of a process outside the
 // launcher's domain need ptrace access, which Landlock denies across domains
 // (security/landlock/task.c, hook_ptrace_access_check), and a path reached through a magic link
-// is checked where it really is.
-var kernelDirs = []string{"/proc", "/dev/shm"}
+// is checked where it really is. /dev/pts holds the ptys a launcher opens after /dev/ptmx
+// (devpts: terminals, no file of anyone's).
+var kernelDirs = []string{"/proc", "/dev/shm", "/dev/pts"}
 
 // Spawner starts processes under one policy, all in one Landlock domain: a launcher's daemon,
 // host and client commands may signal one another (shmux's ping-host signals its host), and

@@ -113,9 +113,10 @@ func (p Policy) Allows(path string) bool {
 	return false
 }
 
-// devices are written by nearly every program (os/exec gives a child with no output /dev/null);
-// writing them reaches no file.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+// devices are written by nearly every program (os/exec gives a child with no output /dev/null),
+// and /dev/ptmx by every one that makes a pty (tmux, script(1), node-pty, expect); writing them
+// reaches no file.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx"}
 
 // Start starts cmd alone under p (a build step): a Spawner of its own, closed once it started.
 func Start(cmd *exec.Cmd, p Policy) error {

@@ -16,8 +16,10 @@ import (
 // process and everything it forks.
 const sandboxExec = "/usr/bin/sandbox-exec"
 
-// kernelDirs: none on macOS (no procfs; what /dev holds that a process writes is in devices).
-var kernelDirs []string
+// kernelDirs: /dev, as Bazel's darwin sandbox allows it ((subpath "/dev"),
+// DarwinSandboxedSpawnRunner.java): devfs holds devices only, and a launcher writes the ptys it
+// opens (/dev/ptmx, /dev/ttys*), /dev/stderr and /dev/fd/N, which name its own descriptors.
+var kernelDirs = []string{"/dev"}
 
 func detect() State {
 	fi, err := os.Stat(sandboxExec)
@@ -55,7 +57,7 @@ func (s *Spawner) Close() {}
 func profile(p Policy) string {
 	var b strings.Builder
 	b.WriteString("(version 1)\n(allow default)\n(deny file-write*)\n(allow file-write*")
-	for _, d := range p.Dirs {
+	for _, d := range append(append([]string(nil), p.Dirs...), kernelDirs...) {
 		fmt.Fprintf(&b, "\n  (subpath %s)", quote(real(d)))
 	}
 	for _, f := range append(append([]string(nil), p.Files...), devices...) {

@@ -132,3 +132,22 @@ exec sleep ` + marker
 		})
 	}
 }
+
+// An agent host that runs under a pty, as one run by tmux, script(1), node-pty or expect does:
+// the sandbox lets it open /dev/ptmx and its /dev/pts/N, and the hosted specs pass with the
+// sandbox on (before, every one failed: "script: failed to create pseudo-terminal: Permission
+// denied").
+func TestAnAgentHostUnderAPtyPassesSandboxed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts a run")
+	}
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Fatalf("script(1) is missing (util-linux; ci/tools installs it): %v", err)
+	}
+	m := hostile(t, `run: ["{bin}/refmux", host, --socket, "{host_socket}", --linux-class, idle]`,
+		`run: [script, -qfec, "exec {bin}/refmux host --socket {host_socket} --linux-class idle", /dev/null]`)
+	code, out, _ := runCLI(t, nil, "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", "hosted", "--out", t.TempDir())
+	if code != 0 || !strings.Contains(out, "sandbox: landlock") || !regexp.MustCompile(`specs: [1-9]\d* ran, [1-9]\d* passed, 0 failed`).MatchString(out) {
+		t.Errorf("a pty-hosted launcher, sandboxed: exit %d, want 0 with hosted specs passed under landlock:\n%s", code, out)
+	}
+}

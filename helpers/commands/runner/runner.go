@@ -141,9 +141,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := pr.compiled.Verify(); err != nil {
 		return nil, fmt.Errorf("before the suites run: %w", err)
 	}
-	if err := proc.NewLedger(ledger); err != nil {
-		return nil, err
-	}
 	runCg := runCgroup(res, token)
 	cmd := ginkgoCommand(o, pl, pr, ledger, token, runCg)
 	// The last of what the suites printed, to say why a run that wrote no report stopped. A log
@@ -201,12 +198,13 @@ func begin(o Options) (*Result, plan, error) {
 	res := &Result{Lane: pl.lane, Filter: pl.filter, Target: o.Target.Manifest, Sandbox: sandbox.Current(),
 		ReportPath: filepath.Join(pl.out, "report.json"), JUnitPath: filepath.Join(pl.out, "junit.xml"), Phases: map[string]float64{}}
 	// Nothing of an earlier run in this folder may be read as this one's.
-	for _, stale := range []string{res.ReportPath, res.JUnitPath, filepath.Join(pl.out, "run.json"), filepath.Join(pl.out, "pids.ledger")} {
+	ledger := filepath.Join(pl.out, "pids.ledger")
+	for _, stale := range []string{res.ReportPath, res.JUnitPath, filepath.Join(pl.out, "run.json"), ledger} {
 		if err := os.Remove(stale); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, pl, fmt.Errorf("removing %s, left by an earlier run: %w", stale, err)
 		}
 	}
-	return res, pl, nil
+	return res, pl, proc.NewLedger(ledger)
 }
 
 // phase records how long a step of the run took, in ms (see Meta.Phases).

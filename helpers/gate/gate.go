@@ -175,7 +175,11 @@ func judge(dir string, req *Required, o Options) *Lane {
 	l := &Lane{Name: filepath.Base(dir), Dir: dir}
 	l.readMeta()
 	if o.RequireSandbox && !l.Meta.Sandboxed {
-		l.add("the launcher ran without a sandbox (run.json: %q), and --require-sandbox asks for one: its processes could have written this report and the kit's binaries", l.Meta.Sandbox)
+		without := "without a sandbox"
+		if !strings.HasPrefix(l.Meta.Sandbox, "none") {
+			without = "in a sandbox that does not refuse every write"
+		}
+		l.add("the launcher ran %s (run.json: %q), and --require-sandbox asks for one: its processes could have written this report and the kit's binaries", without, l.Meta.Sandbox)
 	}
 	run, err := report.Load(filepath.Join(dir, "report.json"), l.Meta.Filter)
 	if err != nil {

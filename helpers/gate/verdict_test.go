@@ -117,6 +117,33 @@ func TestRequireSandboxBlocksAnUnsandboxedLane(t *testing.T) {
 	}
 }
 
+// A sandbox that does not refuse every write (Landlock before ABI 3: truncate) is no sandbox to
+// --require-sandbox, and the message says which it was; one that only lacks signal scoping (ABI 4
+// and 5, GitHub's hosted runners) passes.
+func TestRequireSandboxBlocksAPartialSandboxThatLetsWritesThrough(t *testing.T) {
+	for _, c := range []struct {
+		sandbox   string
+		sandboxed bool
+	}{
+		{"landlock ABI 2 (...); not enforced: truncating a file (truncate, ABI 3) not refused", false},
+		{"landlock ABI 5 (...); not enforced: signals and abstract unix sockets not scoped", true},
+	} {
+		dir := t.TempDir()
+		m := ok("linux-idle")
+		m.Sandboxed, m.Sandbox = c.sandboxed, c.sandbox
+		writeLane(t, dir, "linux-idle", m, true, spec{"p", passed, nil})
+		v, err := EvaluateWith(dir, policy(false, "p"), nil, Options{RequireSandbox: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.sandboxed {
+			expectPass(t, v)
+		} else {
+			expectBlocked(t, v, "the launcher ran in a sandbox that does not refuse every write (run.json: \"landlock ABI 2")
+		}
+	}
+}
+
 func writeJSON(t *testing.T, path string, v any) {
 	t.Helper()
 	b, err := json.Marshal(v)

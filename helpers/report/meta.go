@@ -78,9 +78,12 @@ type Meta struct {
 	// of the run's own on Linux where one could be written, else what the kit tracks, and why.
 	Containment string `json:"containment"`
 	// Sandbox is what kept the launcher's processes from writing the kit's files and this folder
-	// (helpers/base/sandbox: Landlock, Seatbelt, or none and why); Sandboxed says it was on.
-	Sandbox   string `json:"sandbox"`
-	Sandboxed bool   `json:"sandboxed"`
+	// (helpers/base/sandbox: Landlock, Seatbelt, or none and why). Sandboxed says every write the
+	// verdict rests on was refused (Landlock from ABI 3, Seatbelt); SandboxLacks names what the
+	// sandbox did not enforce (on an older kernel: signals not scoped).
+	Sandbox      string   `json:"sandbox"`
+	Sandboxed    bool     `json:"sandboxed"`
+	SandboxLacks []string `json:"sandbox_lacks,omitempty"`
 	// Digests are the reports as the CLI read and judged them, after every launcher process of
 	// the run was gone: "sha256:HEX" per file name. The gate judges only files that still match.
 	Digests map[string]string `json:"digests"`

@@ -31,7 +31,9 @@ const (
 	SupervisorEnv = Prefix + "SUPERVISOR" // "PID START" of the CLI supervising the run (proc.Watch)
 	CgroupEnv     = Prefix + "CGROUP"     // the run's cgroup v2 folder on Linux, below which every launcher process starts
 	// Set by the user or a test: "off" starts launcher processes without the write sandbox (how a
-	// kernel without Landlock is simulated; the run then says so and gate --require-sandbox blocks).
+	// kernel without Landlock is simulated; the run then says so and gate --require-sandbox blocks);
+	// "abiN" (Linux) enforces at most Landlock ABI N, what an older kernel gives (GitHub's hosted
+	// runners: 4 or 5), and the run says what that leaves out.
 	SandboxEnv = Prefix + "SANDBOX"
 	// Set by the CLI for the suites, and by the suites for the launcher: the run's token, which
 	// every process of the run carries (proc.Tied).

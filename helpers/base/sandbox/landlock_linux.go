@@ -42,6 +42,7 @@ var kernelDirs = []string{"/proc", "/dev/shm", "/dev/pts"}
 // is.
 type Spawner struct {
 	p    Policy
+	abi  int // the Landlock ABI enforced; 0: Current's
 	mu   sync.Mutex
 	reqs chan *exec.Cmd
 	errs chan error
@@ -88,7 +89,11 @@ func (s *Spawner) serve(ready chan<- error, reqs <-chan *exec.Cmd, errs chan<- e
 		runtime.UnlockOSThread()
 		return
 	}
-	if err := restrictThread(s.p); err != nil {
+	abi := s.abi
+	if abi == 0 {
+		abi = Current().ABI
+	}
+	if err := restrictThread(s.p, abi); err != nil {
 		ready <- fmt.Errorf("classproof sandbox: %w", err)
 		return
 	}
@@ -108,16 +113,29 @@ func (s *Spawner) Close() {
 	}
 }
 
-// restrictThread enforces p on the calling thread only (no LANDLOCK_RESTRICT_SELF_TSYNC).
-func restrictThread(p Policy) error {
-	cfg, err := landlock.NewConfig(writes, landlock.ScopedSet(ll.ScopeSignal|ll.ScopeAbstractUnixSocket))
+// restrictThread enforces p on the calling thread only (no LANDLOCK_RESTRICT_SELF_TSYNC), with
+// what Landlock ABI abi handles: below the kernel's own when capped (State.Kernel), so a test here
+// enforces exactly what an older kernel would.
+func restrictThread(p Policy, abi int) error {
+	handled, files := writes, fileWrites
+	if abi < 3 {
+		handled, files = handled&^ll.AccessFSTruncate, files&^ll.AccessFSTruncate
+	}
+	if abi < 2 {
+		handled &^= ll.AccessFSRefer
+	}
+	var scopes []any
+	if abi >= 6 {
+		scopes = append(scopes, landlock.ScopedSet(ll.ScopeSignal|ll.ScopeAbstractUnixSocket))
+	}
+	cfg, err := landlock.NewConfig(append([]any{handled}, scopes...)...)
 	if err != nil {
 		return err
 	}
-	rules := []landlock.Rule{landlock.PathAccess(fileWrites, append(append([]string(nil), p.Files...), devices...)...).IgnoreIfMissing()}
-	rules = append(rules, landlock.PathAccess(writes, kernelDirs...).IgnoreIfMissing())
+	rules := []landlock.Rule{landlock.PathAccess(files, append(append([]string(nil), p.Files...), devices...)...).IgnoreIfMissing()}
+	rules = append(rules, landlock.PathAccess(handled, kernelDirs...).IgnoreIfMissing())
 	if len(p.Dirs) > 0 {
-		rules = append(rules, landlock.PathAccess(writes, p.Dirs...))
+		rules = append(rules, landlock.PathAccess(handled, p.Dirs...))
 	}
 	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
 	if err != nil {

@@ -158,3 +158,69 @@ func TestTheKitsOwnThreadsStayFree(t *testing.T) {
 		}
 	}
 }
+
+// A Spawner capped at an older kernel's ABI enforces what that kernel would, no more: at ABI 4
+// and 5 (GitHub's hosted runners) writes outside the policy are still refused but a signal to the
+// kit is not; at ABI 2 a truncate(2) of a file the launcher cannot write goes through (python3 for truncate(2) by path:
+// truncate(1) opens the file for writing first).
+func TestACappedSpawnerEnforcesThatABIOnly(t *testing.T) {
+	needLandlock(t)
+	if Current().ABI < 6 {
+		t.Skipf("Landlock ABI %d: nothing to cap below", Current().ABI)
+	}
+	allowed, kit := t.TempDir(), t.TempDir()
+	victim := filepath.Join(kit, "report.json")
+	for _, abi := range []int{2, 4, 5, Current().ABI} {
+		if err := os.WriteFile(victim, []byte("the kit's"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := &Spawner{p: Policy{Dirs: []string{allowed}}, abi: abi}
+		cmd := exec.Command("sh", "-c", `echo x >"$1" && exit 3; kill -0 "$2" && echo signalled; python3 -c 'import os,sys; os.truncate(sys.argv[1], 0)' "$3" 2>/dev/null && echo truncated; exit 0`,
+			"sh", filepath.Join(kit, "planted"), strconv.Itoa(os.Getpid()), victim)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := s.Start(cmd); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		s.Close()
+		if err != nil {
+			t.Errorf("ABI %d: a write outside the policy went through, or the script failed: %v\n%s", abi, err, out.String())
+		}
+		if got, want := strings.Contains(out.String(), "signalled"), abi < 6; got != want {
+			t.Errorf("ABI %d: the kit signalled: %v, want %v\n%s", abi, got, want, out.String())
+		}
+		if got, want := strings.Contains(out.String(), "truncated"), abi < 3; got != want {
+			t.Errorf("ABI %d: the kit's report truncated: %v, want %v\n%s", abi, got, want, out.String())
+		}
+	}
+}
+
+// What a capped or older Landlock lacks is said, and whether writes are confined follows it.
+func TestTheStateSaysWhatItLacks(t *testing.T) {
+	for _, c := range []struct {
+		s        State
+		confined bool
+		says     []string
+	}{
+		{capped(State{Kind: "landlock", ABI: 7}, "abi5"), true, []string{"landlock ABI 5", "capped by CLASSPROOF_SANDBOX=abi5, the kernel has ABI 7", "signals and abstract unix sockets not scoped"}},
+		{State{Kind: "landlock", ABI: 4}, true, []string{"landlock ABI 4", "not enforced: signals"}},
+		{State{Kind: "landlock", ABI: 2}, false, []string{"truncating a file (truncate, ABI 3) not refused"}},
+		{State{Kind: "landlock", ABI: 7}, true, []string{"signals and abstract sockets scoped"}},
+		{capped(State{Kind: "landlock", ABI: 4}, "abi6"), true, []string{"landlock ABI 4 ("}},
+		{State{Kind: "none", Why: "no Landlock"}, false, []string{"none: no Landlock"}},
+	} {
+		got := c.s.String()
+		for _, w := range c.says {
+			if !strings.Contains(got, w) {
+				t.Errorf("%+v: %q, want it to say %q", c.s, got, w)
+			}
+		}
+		if c.s.Confined() != c.confined {
+			t.Errorf("%+v: Confined %v, want %v", c.s, c.s.Confined(), c.confined)
+		}
+	}
+	if s := (State{Kind: "landlock", ABI: 7}); strings.Contains(s.String(), "not enforced") || len(s.Lacks()) != 0 {
+		t.Errorf("ABI 7 lacks nothing: %q %q", s, s.Lacks())
+	}
+}

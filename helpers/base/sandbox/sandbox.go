@@ -26,6 +26,11 @@ import (
 // Off is the value of contract.SandboxEnv that starts launcher processes without the sandbox.
 const Off = "off"
 
+// capPrefix, followed by N, is the value of contract.SandboxEnv that uses at most Landlock ABI N
+// (Linux): what an older kernel gives (GitHub's hosted runners: 4 or 5), on a newer one, for the
+// kit's tests. Elsewhere it changes nothing.
+const capPrefix = "abi"
+
 // Policy is what a launcher process, and everything it starts, may write.
 type Policy struct {
 	Dirs  []string // folders written below (made by the kit for it, or declared by its manifest)
@@ -34,26 +39,66 @@ type Policy struct {
 
 // State is the sandbox this machine gives launcher processes.
 type State struct {
-	Kind string // "landlock", "seatbelt" or "none"
-	ABI  int    // Landlock's ABI version on Linux
-	Why  string // for "none": why not
+	Kind   string // "landlock", "seatbelt" or "none"
+	ABI    int    // Landlock's ABI version on Linux: the one enforced
+	Kernel int    // the kernel's own ABI, when contract.SandboxEnv capped ABI below it
+	Why    string // for "none": why not
 }
 
 // On says whether launcher processes run sandboxed.
 func (s State) On() bool { return s.Kind != "none" }
 
-func (s State) String() string {
+// Confined says whether every way a launcher process could change a file the verdict rests on
+// is refused: Seatbelt's file-write*, or Landlock from ABI 3 (truncate). What lacks beyond that
+// (Lacks: signals, abstract sockets) can stop a run, never forge one.
+func (s State) Confined() bool {
+	return s.Kind == "seatbelt" || (s.Kind == "landlock" && s.ABI >= 3)
+}
+
+// Lacks lists what this sandbox does not enforce, in words for the run's summary and run.json.
+func (s State) Lacks() []string {
 	switch s.Kind {
 	case "landlock":
-		scoped := ""
-		if s.ABI >= 6 {
-			scoped = "; signals and abstract sockets scoped to the launcher's own processes"
+		var out []string
+		if s.ABI < 2 {
+			out = append(out, "moving a file between folders (refer, ABI 2) not refused")
 		}
-		return fmt.Sprintf("landlock ABI %d (launcher processes write only the folders the kit made for them%s)", s.ABI, scoped)
+		if s.ABI < 3 {
+			out = append(out, "truncating a file (truncate, ABI 3) not refused")
+		}
+		if s.ABI < 6 {
+			out = append(out, "signals and abstract unix sockets not scoped (ABI 6, Linux 6.12): a launcher process may signal the kit and its test processes")
+		}
+		return out
 	case "seatbelt":
-		return "seatbelt (sandbox-exec: launcher processes write only the folders the kit made for them)"
+		return []string{"signals not scoped (Seatbelt confines writes only)"}
+	case "none":
+		return []string{"writes not confined"}
 	}
-	return "none: " + s.Why
+	return nil
+}
+
+func (s State) String() string {
+	var what string
+	switch s.Kind {
+	case "landlock":
+		what = fmt.Sprintf("landlock ABI %d (launcher processes write only the folders the kit made for them", s.ABI)
+		if s.Kernel > s.ABI {
+			what += fmt.Sprintf("; capped by %s=%s%d, the kernel has ABI %d", contract.SandboxEnv, capPrefix, s.ABI, s.Kernel)
+		}
+		if s.ABI >= 6 {
+			what += "; signals and abstract sockets scoped to the launcher's own processes"
+		}
+		what += ")"
+	case "seatbelt":
+		what = "seatbelt (sandbox-exec: launcher processes write only the folders the kit made for them)"
+	default:
+		return "none: " + s.Why
+	}
+	if lacks := s.Lacks(); len(lacks) > 0 {
+		what += "; not enforced: " + strings.Join(lacks, "; ")
+	}
+	return what
 }
 
 var (
@@ -64,13 +109,24 @@ var (
 // Current is this machine's sandbox, worked out once per process.
 func Current() State {
 	once.Do(func() {
-		if v := contract.Current().Sandbox; v == Off {
+		v := contract.Current().Sandbox
+		if v == Off {
 			state = State{Kind: "none", Why: fmt.Sprintf("turned off by %s=%s", contract.SandboxEnv, Off)}
 			return
 		}
-		state = detect()
+		state = capped(detect(), v)
 	})
 	return state
+}
+
+// capped applies a contract.SandboxEnv value of "abiN" to a Landlock state.
+func capped(s State, v string) State {
+	var n int
+	if _, err := fmt.Sscanf(v, capPrefix+"%d", &n); err != nil || s.Kind != "landlock" || n < 1 || n >= s.ABI {
+		return s
+	}
+	s.Kernel, s.ABI = s.ABI, n
+	return s
 }
 
 // deniedRE finds, in what a process printed, a path it was refused a write to, in the words of

@@ -151,3 +151,34 @@ func TestAnAgentHostUnderAPtyPassesSandboxed(t *testing.T) {
 		t.Errorf("a pty-hosted launcher, sandboxed: exit %d, want 0 with hosted specs passed under landlock:\n%s", code, out)
 	}
 }
+
+// On an older kernel's Landlock (capped here: GitHub's hosted runners have ABI 4 or 5) and with
+// none, both Linux lanes pass, and the run says what its sandbox did not enforce, in its log and
+// in run.json.
+func TestBothLanesPassOnAnOlderLandlockAndSayWhatItLacks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts six runs")
+	}
+	for _, c := range []struct{ value, says, lacks string }{
+		{"abi4", "landlock ABI 4", "signals and abstract unix sockets not scoped"},
+		{"abi5", "landlock ABI 5", "signals and abstract unix sockets not scoped"},
+		{"off", "sandbox: none: turned off", "writes not confined"},
+	} {
+		for _, target := range []string{"embedded:refmux.yaml", "embedded:refmux-seed.yaml"} {
+			out := t.TempDir()
+			code, log, _ := runCLI(t, []string{"CLASSPROOF_SANDBOX=" + c.value}, "run", "--target", target, "--suite", "./suites/cpuclass", "--out", out)
+			if code != 0 || !strings.Contains(log, c.says) || (c.value != "off" && !strings.Contains(log, "not enforced: "+c.lacks)) {
+				t.Errorf("CLASSPROOF_SANDBOX=%s, %s: exit %d, want 0 saying %q and what is not enforced (%q):\n%s", c.value, target, code, c.says, c.lacks, log)
+				continue
+			}
+			var meta report.Meta
+			b, err := os.ReadFile(filepath.Join(out, "run.json"))
+			if err == nil {
+				err = json.Unmarshal(b, &meta)
+			}
+			if err != nil || !strings.Contains(strings.Join(meta.SandboxLacks, "; "), c.lacks) || meta.Sandboxed != (c.value != "off") {
+				t.Errorf("CLASSPROOF_SANDBOX=%s, %s: run.json sandboxed %v, sandbox_lacks %q (%v); want %q listed", c.value, target, meta.Sandboxed, meta.SandboxLacks, err, c.lacks)
+			}
+		}
+	}
+}

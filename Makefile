@@ -65,7 +65,7 @@ endif
 ## are that rehearsal
 verify-unprivileged:
 ifeq ($(shell uname -s),Linux)
-	@if [ "$$(id -u)" = 0 ]; then sh ci/unprivileged verify; \
+	@if [ "$$(id -u)" = 0 ]; then CLASSPROOF_UNPRIV_DELEGATE=both sh ci/unprivileged verify; \
 	else echo "verify-unprivileged: uid $$(id -u) is not root: make test's lanes ran unprivileged already"; fi
 else
 	@echo "verify-unprivileged: Linux only (setpriv); macOS runners run every lane unprivileged"
@@ -140,10 +140,11 @@ layers:
 ## scripts: what runs on a macOS runner's shell is POSIX sh (bash 3.2 there, BSD userland):
 ## shellcheck -s sh, and ci/lane's command lines checked under dash
 scripts:
-	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/tools ci/fetch-release ci/unprivileged
+	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/tools ci/fetch-release ci/unprivileged ci/delegate
 	shellcheck -s bash fixtures/shmux/shmux
 	CLASSPROOF_TEST_SHELL=dash dash ci/lane-check
 	dash ci/tools
+	dash ci/delegate true
 	mkdir -p out && dash ci/record-ps out/ps-recorded.txt >/dev/null
 
 ## darwin-rehearsal: the darwin lane's own command (ci/lane darwin, under dash) as a Ginkgo dry

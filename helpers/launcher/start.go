@@ -83,8 +83,14 @@ func writes(field string, list []string, vals map[string]string) ([]string, erro
 }
 
 // refused is, when output names writes the sandbox refused, what to say about them: the paths,
-// and the manifest key that would allow them.
+// and the manifest key that would allow them; on macOS, a launcher's own Seatbelt profile that
+// the kit's refused, which no key changes.
 func (d *Driver) refused(output string, may sandbox.Policy, key string) string {
+	if sandbox.Current().Kind == "seatbelt" {
+		if why := sandbox.Nested(output); why != "" {
+			return "\nclassproof: " + why
+		}
+	}
 	paths := sandbox.Denied(output, may)
 	if len(paths) == 0 {
 		return ""

@@ -154,6 +154,21 @@ func Denied(output string, p Policy) []string {
 	return out
 }
 
+// nestedRE is how sandbox-exec says macOS refused a profile inside another sandbox: "sandbox-exec:
+// sandbox_apply: Operation not permitted", exit 71, logged by the kernel's Sandbox policy as
+// forbidden-sandbox-reinit. A profile with any deny cannot be applied under one that has a deny.
+var nestedRE = regexp.MustCompile(`sandbox_apply: Operation not permitted|forbidden-sandbox-reinit`)
+
+// Nested is, when output shows a launcher process refused its own Seatbelt profile inside the
+// kit's, what that means and the way out; "" otherwise. It names no path: no rule the kit could
+// add would let the inner profile apply.
+func Nested(output string) string {
+	if !nestedRE.MatchString(output) {
+		return ""
+	}
+	return fmt.Sprintf("the launcher applies a Seatbelt profile of its own (sandbox_apply: Operation not permitted), which macOS refuses inside another sandbox, the kit's: no folder the manifest declares changes that. Either start the launcher with its own sandbox turned off under test (the kit's confines its writes), or run the kit with %s=%s: its processes then run unsandboxed, the run says so, and gate --require-sandbox blocks the lane", contract.SandboxEnv, Off)
+}
+
 // Allows says whether p lets a launcher process write path.
 func (p Policy) Allows(path string) bool {
 	for _, d := range append(append([]string(nil), p.Dirs...), kernelDirs...) {

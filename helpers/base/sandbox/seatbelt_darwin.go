@@ -21,10 +21,29 @@ const sandboxExec = "/usr/bin/sandbox-exec"
 // opens (/dev/ptmx, /dev/ttys*), /dev/stderr and /dev/fd/N, which name its own descriptors.
 var kernelDirs = []string{"/dev"}
 
+// probeProfile has a deny, as the kit's profiles do: macOS applies a profile with no deny inside
+// another sandbox but refuses one with any deny there (forbidden-sandbox-reinit), so only a probe
+// of that shape says whether the kit's own profiles will apply.
+const probeProfile = `(version 1)(allow default)(deny file-write* (literal "/private/var/empty/classproof-probe"))`
+
+// detect tries the sandbox once before declaring it, as Bazel's darwin sandbox does
+// (DarwinSandboxedSpawnRunner.isSupported runs sandbox-exec on /usr/bin/true with an empty
+// environment in /usr/bin): a kit that itself runs in a Seatbelt sandbox (an agent's, another
+// tool's) has sandbox-exec but cannot apply a profile, and every launcher process would fail.
 func detect() State {
 	fi, err := os.Stat(sandboxExec)
 	if err != nil || fi.Mode()&0o111 == 0 {
 		return State{Kind: "none", Why: fmt.Sprintf("%s is not there (%v)", sandboxExec, err)}
+	}
+	probe := exec.Command(sandboxExec, "-p", probeProfile, "/usr/bin/true")
+	probe.Env, probe.Dir = []string{}, "/usr/bin"
+	out, err := probe.CombinedOutput()
+	if err != nil {
+		why := fmt.Sprintf("%s could not apply a profile here (%v: %q)", sandboxExec, err, strings.TrimSpace(string(out)))
+		if nestedRE.Match(out) {
+			why += ": this kit runs inside a Seatbelt sandbox already, and macOS refuses another inside it; run the kit outside it"
+		}
+		return State{Kind: "none", Why: why}
 	}
 	return State{Kind: "seatbelt"}
 }

@@ -181,6 +181,12 @@ func judge(dir string, req *Required, o Options) *Lane {
 		}
 		l.add("the launcher ran %s (run.json: %q), and --require-sandbox asks for one: its processes could have written this report and the kit's binaries", without, l.Meta.Sandbox)
 	}
+	if o.RequireSandbox && l.Meta.LauncherIdentity == "" {
+		l.add("run.json records no launcher identity (a run by an older kit), and --require-sandbox asks for a launcher without root's power")
+	}
+	if o.RequireSandbox && l.Meta.LauncherRoot {
+		l.add("the launcher ran with root's power (run.json launcher_identity: %q), and --require-sandbox asks for a launcher without it: a root process writes /proc/sys and the kit's own /proc entries whatever the sandbox; run the kit as an unprivileged user", l.Meta.LauncherIdentity)
+	}
 	run, err := report.Load(filepath.Join(dir, "report.json"), l.Meta.Filter)
 	if err != nil {
 		l.add("report.json: %v", err)

@@ -144,6 +144,31 @@ func TestRequireSandboxBlocksAPartialSandboxThatLetsWritesThrough(t *testing.T) 
 	}
 }
 
+// A lane whose launcher held root's power, or whose run.json does not say, is blocked by
+// --require-sandbox, each named; without the flag both pass as before.
+func TestRequireSandboxBlocksALauncherThatHeldRoot(t *testing.T) {
+	for _, c := range []struct {
+		identity string
+		root     bool
+		says     string
+	}{
+		{"uid 0 gid 0, capabilities 000001ffffffffff (root: ...)", true, `the launcher ran with root's power (run.json launcher_identity: "uid 0 gid 0`},
+		{"", false, "run.json records no launcher identity"},
+	} {
+		dir := t.TempDir()
+		m := ok("linux-idle")
+		m.Sandboxed, m.Sandbox = true, "landlock ABI 7"
+		m.LauncherIdentity, m.LauncherRoot = c.identity, c.root
+		writeLane(t, dir, "linux-idle", m, true, spec{"p", passed, nil})
+		expectPass(t, evaluate(t, dir, policy(false, "p")))
+		v, err := EvaluateWith(dir, policy(false, "p"), nil, Options{RequireSandbox: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectBlocked(t, v, c.says)
+	}
+}
+
 func writeJSON(t *testing.T, path string, v any) {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -158,7 +183,8 @@ func writeJSON(t *testing.T, path string, v any) {
 // ok is the run.json of a lane whose own run passed; its filter leaves out specs labelled
 // "darwin", so a spec with that label and no run is left out, any other one was cut off.
 func ok(lane string) *report.Meta {
-	return &report.Meta{Lane: lane, Filter: "!darwin", GOOS: "linux", GOARCH: "amd64", Passed: true}
+	return &report.Meta{Lane: lane, Filter: "!darwin", GOOS: "linux", GOARCH: "amd64", Passed: true,
+		LauncherIdentity: "uid 1001 gid 1001, capabilities 0000000000000000"}
 }
 
 func policy(allowSkips bool, specs ...string) *Required {

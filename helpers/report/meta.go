@@ -84,6 +84,10 @@ type Meta struct {
 	Sandbox      string   `json:"sandbox"`
 	Sandboxed    bool     `json:"sandboxed"`
 	SandboxLacks []string `json:"sandbox_lacks,omitempty"`
+	// LauncherIdentity is who the launcher's processes ran as (sandbox.Identity); LauncherRoot says
+	// they held root's power, which gate --require-sandbox blocks.
+	LauncherIdentity string `json:"launcher_identity"`
+	LauncherRoot     bool   `json:"launcher_root"`
 	// Digests are the reports as the CLI read and judged them, after every launcher process of
 	// the run was gone: "sha256:HEX" per file name. The gate judges only files that still match.
 	Digests map[string]string `json:"digests"`

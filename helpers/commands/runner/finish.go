@@ -43,7 +43,8 @@ func finish(res *Result, m *launcher.Manifest, o Options, out string) error {
 		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Refused: res.Refused, Passed: res.Passed(),
 		Problems: res.Problems, Stopped: res.Stopped,
 		Duration: res.Duration, Phases: res.Phases, Containment: res.Containment,
-		Sandbox: res.Sandbox.String(), Sandboxed: res.Sandbox.Confined(), SandboxLacks: res.Sandbox.Lacks(), Digests: digests}
+		Sandbox: res.Sandbox.String(), Sandboxed: res.Sandbox.Confined(), SandboxLacks: res.Sandbox.Lacks(),
+		LauncherIdentity: res.Identity.String(), LauncherRoot: res.Identity.Root(), Digests: digests}
 	b, _ := json.MarshalIndent(meta, "", "  ")
 	return files.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
 }

@@ -91,6 +91,8 @@ type Result struct {
 	Containment string
 	// Sandbox is what kept its launcher processes from writing the kit and the reports.
 	Sandbox sandbox.State
+	// Identity is who its launcher processes ran as.
+	Identity sandbox.Identity
 }
 
 // Passed is true when Ginkgo passed, nothing leaked and the lane ran its platform's specs.
@@ -195,7 +197,7 @@ func begin(o Options) (*Result, plan, error) {
 	if pl.out, err = OutFolder(o.OutDir); err != nil {
 		return nil, pl, err
 	}
-	res := &Result{Lane: pl.lane, Filter: pl.filter, Target: o.Target.Manifest, Sandbox: sandbox.Current(),
+	res := &Result{Lane: pl.lane, Filter: pl.filter, Target: o.Target.Manifest, Sandbox: sandbox.Current(), Identity: sandbox.LauncherIdentity(),
 		ReportPath: filepath.Join(pl.out, "report.json"), JUnitPath: filepath.Join(pl.out, "junit.xml"), Phases: map[string]float64{}}
 	// Nothing of an earlier run in this folder may be read as this one's.
 	ledger := filepath.Join(pl.out, "pids.ledger")

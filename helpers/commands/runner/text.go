@@ -36,6 +36,7 @@ func (r *Result) Text(dryRun bool) string {
 	}
 	if r.Sandbox.Kind != "" {
 		fmt.Fprintf(&b, "sandbox: %s\n", r.Sandbox)
+		fmt.Fprintf(&b, "launcher identity: %s\n", r.Identity)
 	}
 	fmt.Fprintf(&b, "reports: %s, %s (%.1fs)\n", r.ReportPath, r.JUnitPath, r.Duration.Seconds())
 	if r.Run != nil && !dryRun {

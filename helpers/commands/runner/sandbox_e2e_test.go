@@ -179,6 +179,11 @@ func TestBothLanesPassOnAnOlderLandlockAndSayWhatItLacks(t *testing.T) {
 			if err != nil || !strings.Contains(strings.Join(meta.SandboxLacks, "; "), c.lacks) || meta.Sandboxed != (c.value != "off") {
 				t.Errorf("CLASSPROOF_SANDBOX=%s, %s: run.json sandboxed %v, sandbox_lacks %q (%v); want %q listed", c.value, target, meta.Sandboxed, meta.SandboxLacks, err, c.lacks)
 			}
+			// This kit starts its launcher as itself: root here, the user on an unprivileged runner.
+			uid := fmt.Sprintf("uid %d ", os.Geteuid())
+			if !strings.HasPrefix(meta.LauncherIdentity, uid) || meta.LauncherRoot != (os.Geteuid() == 0) || !strings.Contains(log, "launcher identity: "+uid) {
+				t.Errorf("CLASSPROOF_SANDBOX=%s, %s: run.json launcher_identity %q, launcher_root %v; want %q..., root %v, and the same in the log", c.value, target, meta.LauncherIdentity, meta.LauncherRoot, uid, os.Geteuid() == 0)
+			}
 		}
 	}
 }

@@ -19,7 +19,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/proc"
@@ -132,26 +131,7 @@ func Bench(ctx context.Context, o Options) (*Result, error) {
 	if r.JobWork, err = calibrate(probe, o.JobMS); err != nil {
 		return nil, err
 	}
-	l, stop, err := launch(d)
-	defer stop()
-	if err != nil {
-		return nil, err
-	}
-	return r, measure(ctx, o, r, l, d, probe, work)
-}
-
-// launch starts the one instance of the target a bench uses throughout; stop kills it and
-// everything it started, then removes its folder.
-func launch(d *launcher.Driver) (*launcher.Instance, func(), error) {
-	set := proc.NewSet()
-	l, err := d.Launch(set, launcher.LaunchOptions{}, io.Discard, 10*time.Second)
-	stop := func() {
-		_ = set.KillAll(10 * time.Second)
-		if l != nil {
-			l.Close()
-		}
-	}
-	return l, stop, err
+	return r, measure(ctx, o, r, d, probe, work)
 }
 
 // prepareLauncher makes the probe, the harness and the target in work, and a driver for the target.
@@ -177,8 +157,9 @@ func prepareLauncher(ctx context.Context, t *launcher.Resolved, log io.Writer, w
 	return d, probe, nil
 }
 
-// measure runs the load runs, interleaved, then the cost runs, into r.
-func measure(ctx context.Context, o Options, r *Result, l *launcher.Instance, d *launcher.Driver, probe, work string) error {
+// measure runs the load runs, interleaved, then the cost runs, into r. Each run starts and ends
+// its own loads (loads.stop checks that none is left).
+func measure(ctx context.Context, o Options, r *Result, d *launcher.Driver, probe, work string) error {
 	classes := r.Classes
 	// Interleaved: A B C A B C ..., so drift over the bench hits every class alike.
 	for i := 0; i < o.Runs; i++ {
@@ -187,18 +168,24 @@ func measure(ctx context.Context, o Options, r *Result, l *launcher.Instance, d 
 				return err
 			}
 			logf(o, "run %d/%d: %d load processes at %s, probe for %v", i+1, o.Runs, o.N, c.Name, o.Duration)
-			run, err := oneRun(ctx, o, l, d, c, probe, r.FrameWork, work)
+			run, err := oneRun(ctx, o, d, c, probe, r.FrameWork, work)
 			if err != nil {
 				return fmt.Errorf("%s run %d: %w", c.Name, i+1, err)
 			}
 			r.Runs[c.Name] = append(r.Runs[c.Name], run)
 		}
 	}
-	// The cost side, on an otherwise idle machine.
+	// The cost side, on a machine idle of the bench's own processes.
+	if err := idle(probe, "before the cost runs"); err != nil {
+		return err
+	}
 	for i := 0; i < o.Runs; i++ {
 		for _, c := range classes {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			logf(o, "cost %d/%d: the fixed job alone at %s", i+1, o.Runs, c.Name)
-			ms, err := costRun(ctx, l, d, c, probe, r.JobWork, work)
+			ms, err := costRun(ctx, d, c, probe, r.JobWork, work)
 			if err != nil {
 				return fmt.Errorf("%s cost run %d: %w", c.Name, i+1, err)
 			}
@@ -244,42 +231,18 @@ func calibrate(probe string, ms float64) (int, error) {
 	return strconv.Atoi(strings.TrimSpace(string(out)))
 }
 
-// startLoad starts one load process at class c and returns its pid.
-func startLoad(l *launcher.Instance, d *launcher.Driver, c Class, probe string, set *proc.Set, args ...string) (int, error) {
-	if c.Launcher != "" {
-		s, err := l.StartSessionWith(launcher.Direct, map[string]string{d.Manifest.ClassEnv: c.Launcher},
-			"--tool", probe, "--tool-args", strings.Join(args, " "))
-		if err != nil {
-			return 0, err
-		}
-		set.Track("bench "+c.Name+" harness", s.Report.HarnessPid) // its group takes the load along
-		return s.Report.Tools[0].Pid, nil
+func oneRun(ctx context.Context, o Options, d *launcher.Driver, c Class, probe string, units int, work string) (run Sample, err error) {
+	run = Sample{Class: c.Name}
+	ls, err := startLoads(d, c, probe, o.N, "load")
+	defer func() { err = errors.Join(err, ls.stop()) }()
+	if err == nil {
+		err = ls.allRun(c.Name)
 	}
-	cmd := exec.Command(probe, append(args, c.Flags...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return 0, err
-	}
-	set.TrackOwned("bench "+c.Name+" load", cmd.Process.Pid)
-	go func() { _ = cmd.Wait() }()
-	return cmd.Process.Pid, nil
-}
-
-func oneRun(ctx context.Context, o Options, l *launcher.Instance, d *launcher.Driver, c Class, probe string, units int, work string) (Sample, error) {
-	set := proc.NewSet()
-	defer set.KillAll(10 * time.Second)
-	run := Sample{Class: c.Name}
-	var pids []int
-	for i := 0; i < o.N; i++ {
-		pid, err := startLoad(l, d, c, probe, set, "load")
-		if err != nil {
-			return run, err
-		}
-		set.Track("load", pid)
-		pids = append(pids, pid)
+	if err != nil {
+		return run, err
 	}
 	// The oracle's reading of one load process: the table shows each class was real.
-	if o, err := oracle.ObserveOne("load", pids[0]); err == nil {
+	if o, err := oracle.ObserveOne("load", ls.pids[0]); err == nil {
 		run.LoadCheck = o.String()
 	} else {
 		run.LoadCheck = err.Error()
@@ -304,14 +267,14 @@ func oneRun(ctx context.Context, o Options, l *launcher.Instance, d *launcher.Dr
 	return run, nil
 }
 
-func costRun(ctx context.Context, l *launcher.Instance, d *launcher.Driver, c Class, probe string, units int, work string) (float64, error) {
-	set := proc.NewSet()
-	defer set.KillAll(10 * time.Second)
+func costRun(ctx context.Context, d *launcher.Driver, c Class, probe string, units int, work string) (ms float64, err error) {
 	out := filepath.Join(work, "jobs", fmt.Sprintf("job-%s-%d.json", c.Name, time.Now().UnixNano()))
-	pid, err := startLoad(l, d, c, probe, set, "job", "--work", strconv.Itoa(units), "--out", out)
+	ls, err := startLoads(d, c, probe, 1, "job", "--work", strconv.Itoa(units), "--out", out)
+	defer func() { err = errors.Join(err, ls.stop()) }()
 	if err != nil {
 		return 0, err
 	}
+	pid := ls.pids[0]
 	var j struct {
 		WallMS float64 `json:"wall_ms"`
 	}

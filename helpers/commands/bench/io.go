@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/files"
-	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/commands/runner"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/oracle"
@@ -114,11 +114,6 @@ func IOBench(ctx context.Context, o IOOptions) (*IOResult, error) {
 	ioLogf(o, "filesystem: %s; scheduler: %s", r.Filesystem, r.SchedulerText())
 	d.Writes = append(d.Writes, fs.dir) // the loads the harness starts write there, sandboxed
 
-	l, stop, err := launch(d)
-	defer stop()
-	if err != nil {
-		return nil, err
-	}
 	classes := ioClasses()
 	for _, c := range classes {
 		r.Classes = append(r.Classes, c.Name)
@@ -129,7 +124,7 @@ func IOBench(ctx context.Context, o IOOptions) (*IOResult, error) {
 				return nil, err
 			}
 			ioLogf(o, "run %d/%d: %s", i+1, o.Runs, c.Name)
-			s, err := oneIORun(ctx, o, l, d, c, probe, fs.dir)
+			s, err := oneIORun(ctx, o, d, c, probe, fs.dir)
 			if err != nil {
 				return nil, fmt.Errorf("%s run %d: %w", c.Name, i+1, err)
 			}
@@ -139,10 +134,15 @@ func IOBench(ctx context.Context, o IOOptions) (*IOResult, error) {
 	return r, nil
 }
 
-func oneIORun(ctx context.Context, o IOOptions, l *launcher.Instance, d *launcher.Driver, c Class, probe, dir string) (IOSample, error) {
-	set := proc.NewSet()
+func oneIORun(ctx context.Context, o IOOptions, d *launcher.Driver, c Class, probe, dir string) (s IOSample, err error) {
+	s = IOSample{Class: c.Name}
+	n := o.N
+	if c.Name == "alone" {
+		n = 0
+	}
+	ls, err := startLoads(d, c, probe, n, "ioload", "--dir", dir)
 	defer func() {
-		_ = set.KillAll(10 * time.Second)
+		err = errors.Join(err, ls.stop())
 		// A killed load leaves its file: the next run starts on an empty disk. Remove takes a
 		// name in the bench's own folder, a planted symlink included, never what one points at.
 		left, _ := filepath.Glob(filepath.Join(dir, "load-*"))
@@ -150,19 +150,15 @@ func oneIORun(ctx context.Context, o IOOptions, l *launcher.Instance, d *launche
 			os.Remove(f)
 		}
 	}()
-	s := IOSample{Class: c.Name}
+	if err == nil {
+		err = ls.allRun(c.Name)
+	}
+	if err != nil {
+		return s, err
+	}
 	loadPid := 0
-	if c.Name != "alone" {
-		for i := 0; i < o.N; i++ {
-			pid, err := startLoad(l, d, c, probe, set, "ioload", "--dir", dir)
-			if err != nil {
-				return s, err
-			}
-			set.Track("io load", pid)
-			if i == 0 {
-				loadPid = pid
-			}
-		}
+	if n > 0 {
+		loadPid = ls.pids[0]
 	}
 	result := filepath.Join(dir, fmt.Sprintf("fg-%s-%d.json", c.Name, time.Now().UnixNano()))
 	cmd := exec.CommandContext(ctx, probe, "iofg", "--dir", dir, "--duration", o.Duration.String(), "--out", result)

@@ -28,7 +28,7 @@ const (
 	KitEnv        = Prefix + "KIT"        // the kit's source folder: the suites run from a compile folder outside it
 	HarnessEnv    = Prefix + "HARNESS"    // the fixture harness the CLI built once for the whole run
 	LedgerEnv     = Prefix + "LEDGER"     // the run's pid ledger, every Set appends to it
-	SupervisorEnv = Prefix + "SUPERVISOR" // "PID START" of the CLI supervising the run (proc.Watch)
+	SupervisorEnv = Prefix + "SUPERVISOR" // "PID START NS" of the CLI supervising the run (proc.Watch)
 	CgroupEnv     = Prefix + "CGROUP"     // the run's cgroup v2 folder on Linux, below which every launcher process starts
 	// Set by the user or a test: "off" starts launcher processes without the write sandbox (how a
 	// kernel without Landlock is simulated; the run then says so and gate --require-sandbox blocks);

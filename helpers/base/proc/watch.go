@@ -29,7 +29,7 @@ func pidNS() uint64 {
 	return st.Ino
 }
 
-// Watch calls gone once, when the supervisor named by value ("PID START") no longer exists: a
+// Watch calls gone once, when the supervisor named by value (Supervisor) no longer exists: a
 // run whose CLI was killed (kill -9 leaves no chance to forward anything) must not go on alone.
 // It polls every interval; a value it cannot read means no supervisor, and it returns at once.
 func Watch(value string, interval time.Duration, gone func()) {

@@ -38,3 +38,35 @@ func TestAClaimIsARegularFileOfBoundedSize(t *testing.T) {
 		}
 	}
 }
+
+// WriteBeneath writes below a folder another user owns without following anything they planted
+// there: a symlinked file or folder and a hard link to someone else's file are refused, and the
+// target is untouched.
+func TestWriteBeneathFollowsNothingPlanted(t *testing.T) {
+	root, elsewhere := t.TempDir(), t.TempDir()
+	victim := filepath.Join(elsewhere, "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBeneath(root, "a/b/f.json", []byte("one"), -1, -1); err != nil {
+		t.Fatalf("a fresh file in fresh folders: %v", err)
+	}
+	if err := WriteBeneath(root, "a/b/f.json", []byte("2"), -1, -1); err != nil {
+		t.Fatalf("rewriting it: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "a/b/f.json")); string(b) != "2" {
+		t.Errorf("rewritten: %q, want %q", b, "2")
+	}
+	os.Symlink(victim, filepath.Join(root, "link"))
+	os.Symlink(elsewhere, filepath.Join(root, "dirlink"))
+	os.Link(victim, filepath.Join(root, "hard"))
+	for rel, want := range map[string]string{"link": "symlink", "dirlink/victim": "symlink", "hard": "one link", "../x": "not a path below"} {
+		err := WriteBeneath(root, rel, []byte("planted"), -1, -1)
+		if err == nil || !strings.Contains(err.Error(), want) && !strings.Contains(err.Error(), "too many levels") {
+			t.Errorf("%s: %v; want a refusal (%s)", rel, err, want)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("the file a planted link named was written: %q", b)
+	}
+}

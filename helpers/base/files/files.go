@@ -11,13 +11,19 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// Private checks that path is ours alone: not a symlink, owned by this user, and not writable by
-// group or others; dir says whether it must be a folder (else a regular file). A shared folder or
-// a planted file is where reports could be redirected or a ledger could name a stranger.
-func Private(path string, dir bool) error {
+// Private checks that path is ours alone: not a symlink, owned by this user (or by one of also,
+// to whom the kit handed it: a root kit's ledger, which its launcher's user appends to), and not
+// writable by group or others; dir says whether it must be a folder (else a regular file). A
+// shared folder or a planted file is where reports could be redirected or a ledger could name a
+// stranger.
+func Private(path string, dir bool, also ...int) error {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return err
@@ -28,7 +34,7 @@ func Private(path string, dir bool) error {
 		return fmt.Errorf("%s is a symlink", path)
 	case dir && !fi.IsDir(), !dir && !fi.Mode().IsRegular():
 		return fmt.Errorf("%s is not a %s", path, map[bool]string{true: "folder", false: "regular file"}[dir])
-	case ok && int(st.Uid) != os.Geteuid():
+	case ok && int(st.Uid) != os.Geteuid() && !slices.Contains(also, int(st.Uid)):
 		return fmt.Errorf("%s is owned by uid %d, not by this user (uid %d)", path, st.Uid, os.Geteuid())
 	case fi.Mode().Perm()&0o022 != 0:
 		return fmt.Errorf("%s is writable by others (mode %v)", path, fi.Mode().Perm())
@@ -130,7 +136,69 @@ func ReadClaim(path string, max int64) ([]byte, error) {
 func CacheBase() string {
 	base, err := os.UserCacheDir()
 	if err != nil {
-		base = filepath.Join(os.TempDir(), fmt.Sprintf("classproof-cache-%d", os.Geteuid()))
+		base = TempCacheBase()
 	}
 	return base
+}
+
+// TempCacheBase is this user's cache folder in the temp folder (see CacheBase).
+func TempCacheBase() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("classproof-cache-%d", os.Geteuid()))
+}
+
+// WriteBeneath writes data to the file rel below the folder root, which another user (a root
+// kit's launcher, sandbox.Identity) owns and may have changed since: no symlink on the way is
+// followed, each missing folder is made, and a file that is not a regular one of its own with one
+// link (a hard link to a file of root's) is refused. What it made, and the file, are handed to
+// uid and gid (-1: left as they are), so that the other user may read and rewrite them.
+func WriteBeneath(root, rel string, data []byte, uid, gid int) error {
+	if filepath.IsAbs(rel) || rel != filepath.Clean(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
+		return fmt.Errorf("%s is not a path below %s", rel, root)
+	}
+	dir, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", root, err)
+	}
+	defer func() { unix.Close(dir) }()
+	parts := strings.Split(rel, string(filepath.Separator))
+	for _, name := range parts[:len(parts)-1] {
+		made := unix.Mkdirat(dir, name, 0o700) == nil
+		next, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("opening %s below %s (never through a symlink): %w", name, root, err)
+		}
+		unix.Close(dir)
+		dir = next
+		if made && uid >= 0 {
+			if err := unix.Fchown(dir, uid, gid); err != nil {
+				return fmt.Errorf("handing %s to uid %d: %w", filepath.Join(root, name), uid, err)
+			}
+		}
+	}
+	path := filepath.Join(root, rel)
+	fd, err := unix.Openat(dir, parts[len(parts)-1], unix.O_WRONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return fmt.Errorf("opening %s (never through a symlink): %w", path, err)
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 1 {
+		return fmt.Errorf("%s is not a regular file with one link (mode %o, %d links); refused", path, st.Mode, st.Nlink)
+	}
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if uid >= 0 {
+		if err := f.Chown(uid, gid); err != nil {
+			return fmt.Errorf("handing %s to uid %d: %w", path, uid, err)
+		}
+	}
+	return f.Close()
 }

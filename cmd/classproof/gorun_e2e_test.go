@@ -44,6 +44,10 @@ func TestGoRunAtAVersionFromAnotherRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
+	// A checkout a root kit's launcher user (nobody) reaches, as a container job's workspace is.
+	for _, d := range []string{filepath.Dir(tmp), tmp} {
+		must(t, os.Chmod(d, 0o755))
+	}
 	proxy := filepath.Join(tmp, "proxy")
 	serveModule(t, kit, proxy)
 	realCache := goEnv(t, "GOMODCACHE")

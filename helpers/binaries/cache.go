@@ -16,6 +16,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/launcher"
 )
 
@@ -69,7 +70,7 @@ func Suites(ctx context.Context, kitDir string, suites []string, harness bool) (
 	}
 	defer unlock()
 	sweepStale(cache, dir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(dir, sandbox.LauncherIdentity().DirMode()); err != nil {
 		return c, err
 	}
 	now := time.Now()
@@ -139,7 +140,7 @@ func linkSuites(ctx context.Context, kitDir, cache, dir string, missing []string
 	}
 	for _, s := range missing {
 		name := filepath.Base(s)
-		if err := os.MkdirAll(filepath.Join(dir, name), 0o700); err != nil {
+		if err := os.MkdirAll(filepath.Join(dir, name), sandbox.LauncherIdentity().DirMode()); err != nil {
 			return err
 		}
 		bin := filepath.Join(dir, name, name+".test")

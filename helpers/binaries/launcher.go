@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/launcher"
 )
 
@@ -71,7 +72,7 @@ func Launcher(ctx context.Context, t *launcher.Resolved, w Where, log io.Writer)
 			mustBuild, complete = false, ""
 		}
 	case binDir == "":
-		dir, err := os.MkdirTemp("", "classproof-bin")
+		dir, err := sandbox.LauncherIdentity().TempDir("classproof-bin")
 		if err != nil {
 			return "", cleanup, err
 		}
@@ -107,7 +108,7 @@ func cached(t *launcher.Resolved, dir string) (binDir, complete string, built bo
 	// Never built, cut short, or a binary gone since (a cleaner, a disk full): built again, not
 	// failed on every run.
 	os.RemoveAll(dir)
-	return dir, complete, false, os.MkdirAll(dir, 0o700)
+	return dir, complete, false, os.MkdirAll(dir, sandbox.LauncherIdentity().DirMode())
 }
 
 // buildAndCheck runs the build step (when mustBuild) and checks the binaries, each failure a

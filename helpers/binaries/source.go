@@ -23,6 +23,7 @@ import (
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
 // HarnessPackage is the fixture harness every target runs as its agent harness.
@@ -136,7 +137,8 @@ func Version() string {
 // checkout, whose builds inside it are keyed by a hash of its files). Never the kit's own
 // folder, which is read-only in the module cache.
 func CacheDir() (string, error) {
-	base := files.CacheBase()
+	id := sandbox.LauncherIdentity()
+	base := id.CacheBase()
 	v := Version()
 	if v == "" {
 		v = "devel"
@@ -148,8 +150,15 @@ func CacheDir() (string, error) {
 	if err := files.TrustedPath(dir); err != nil {
 		return "", fmt.Errorf("the cache folder %s: %w; refusing to build or run anything from it", dir, err)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(dir, id.DirMode()); err != nil {
 		return "", err
+	}
+	// Launcher processes run the harness and the launcher's binaries from below it: when they run
+	// as another user, every folder of the kit's on the way lets them pass (CacheBase).
+	for p := dir; id.Other() && p != filepath.Dir(base); p = filepath.Dir(p) {
+		if err := os.Chmod(p, id.DirMode()); err != nil {
+			return "", err
+		}
 	}
 	if err := files.TrustedPath(dir); err != nil {
 		return "", fmt.Errorf("the cache folder %s: %w; refusing to build or run anything from it", dir, err)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -76,30 +78,20 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	if b == nil {
 		return nil
 	}
-	argv, err := expand(b.Run, d.vals)
-	if err != nil {
-		return fmt.Errorf("target manifest %s: build.run: %w", d.Manifest.Source, err)
-	}
-	dir := d.vals["kit"]
-	if b.Dir != "" {
-		ds, err := expand([]string{b.Dir}, d.vals)
-		if err != nil {
-			return fmt.Errorf("target manifest %s: build.dir: %w", d.Manifest.Source, err)
-		}
-		dir = ds[0]
-	}
-	may, tmp, err := d.buildWrites()
+	id := sandbox.LauncherIdentity()
+	vals, unstage, err := d.reachableKit(log)
 	if err != nil {
 		return err
 	}
+	defer unstage()
+	argv, dir, err := d.buildCommand(vals)
+	if err != nil {
+		return err
+	}
+	may, env, tmp, err := d.buildWrites(vals)
 	defer os.RemoveAll(tmp)
-	env := map[string]string{"TMPDIR": tmp}
-	for k, v := range b.Env {
-		vs, err := expand([]string{v}, d.vals)
-		if err != nil {
-			return fmt.Errorf("target manifest %s: build.env %s: %w", d.Manifest.Source, k, err)
-		}
-		env[k] = vs[0]
+	if err != nil {
+		return err
 	}
 	// What is kept of the build's output for the error is its tail: a build that prints without
 	// end must not cost the kit its memory.
@@ -113,6 +105,9 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 		return err
 	}
 	defer c.sp.Close()
+	if err := id.Give(vals["bin"], tmp); err != nil {
+		return err
+	}
 	cmd, err := d.start(ctx, set, "build step", argv, dir, d.env(token, env), io.MultiWriter(&out, Capped(log, LogBytes, "the build step")), c)
 	if err == nil {
 		err = cmd.Wait()
@@ -121,6 +116,10 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 		set.TrackGroup("the build step (left running)", cmd.Process.Pid)
 	}
 	d.endBuild(set, token, log)
+	// What the build made is the kit's once it ends: no later launcher process rewrites it.
+	if rerr := id.Reclaim(vals["bin"]); rerr != nil {
+		return rerr
+	}
 	if err != nil {
 		said := out.String()
 		return &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Output: said + d.refused(said, may, "build.writes"), Err: err}
@@ -128,18 +127,119 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	return d.CheckBinaries()
 }
 
-// buildWrites is what the build step may write: {bin}, {cache}, a TMPDIR of its own (made here;
-// the caller removes it) and the manifest's build.writes.
-func (d *Driver) buildWrites() (sandbox.Policy, string, error) {
-	declared, err := writes("build.writes", d.Manifest.Build.Writes, d.vals)
-	if err != nil {
-		return sandbox.Policy{}, "", fmt.Errorf("target manifest %s: %w", d.Manifest.Source, err)
+// buildCommand is the build step's argv and folder, expanded with vals; a folder the launcher's
+// user cannot reach is an error naming what stops it.
+func (d *Driver) buildCommand(vals map[string]string) (argv []string, dir string, err error) {
+	b := d.Manifest.Build
+	if argv, err = expand(b.Run, vals); err != nil {
+		return nil, "", fmt.Errorf("target manifest %s: build.run: %w", d.Manifest.Source, err)
 	}
-	tmp, err := os.MkdirTemp("", "classproof-build-")
-	if err != nil {
-		return sandbox.Policy{}, "", err
+	dir = vals["kit"]
+	if b.Dir != "" {
+		ds, err := expand([]string{b.Dir}, vals)
+		if err != nil {
+			return nil, "", fmt.Errorf("target manifest %s: build.dir: %w", d.Manifest.Source, err)
+		}
+		dir = ds[0]
 	}
-	return sandbox.Policy{Dirs: append([]string{d.vals["bin"], d.vals["cache"], tmp}, declared...)}, tmp, nil
+	// {bin} is handed to the launcher's user for the build: it must pass the folders on the way.
+	id := sandbox.LauncherIdentity()
+	for what, err := range map[string]error{"folder": id.Reaches(dir), "{bin}": id.Passes(filepath.Dir(vals["bin"]))} {
+		if err != nil {
+			return nil, "", &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Err: fmt.Errorf("the build step's %s is out of its reach: %w; make the folders on the way open to pass through (chmod o+x), or set %s=0 to build and run the launcher as root (run.json then says it held root)", what, err, contract.LauncherUIDEnv)}
+		}
+	}
+	return argv, dir, nil
+}
+
+// reachableKit is the placeholder values the build step runs with: d's, or, when the launcher's
+// user cannot reach {kit} (a root kit in /root, or in Go's module cache below it), {kit} pointing
+// at a copy of the kit's files made for the build, removed by the returned func.
+func (d *Driver) reachableKit(log io.Writer) (map[string]string, func(), error) {
+	id := sandbox.LauncherIdentity()
+	kit := d.vals["kit"]
+	why := id.Reaches(kit)
+	if why == nil || kit == "" {
+		return d.vals, func() {}, nil
+	}
+	stage, err := os.MkdirTemp("", "classproof-kit-")
+	if err == nil {
+		err = copyTree(kit, stage)
+	}
+	if err != nil {
+		os.RemoveAll(stage)
+		return nil, nil, fmt.Errorf("copying the kit %s where the launcher's user can read it: %w", kit, err)
+	}
+	fmt.Fprintf(log, "classproof: %v; the build step reads a copy of the kit at %s\n", why, stage)
+	vals := map[string]string{}
+	for k, v := range d.vals {
+		vals[k] = v
+	}
+	vals["kit"] = stage
+	return vals, func() { os.RemoveAll(stage) }, nil
+}
+
+// copyTree copies the regular files and folders below src (not .git) into dst, readable by all:
+// a copy for another user to read.
+func copyTree(src, dst string) error {
+	if err := os.Chmod(dst, 0o755); err != nil {
+		return err
+	}
+	return filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		switch {
+		case rel == ".":
+			return nil
+		case e.IsDir() && e.Name() == ".git":
+			return filepath.SkipDir
+		case e.IsDir():
+			return os.Mkdir(to, 0o755)
+		case !e.Type().IsRegular():
+			return nil
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, fi.Mode().Perm()|0o444)
+	})
+}
+
+// buildWrites is what the build step may write, {bin}, {cache}, a TMPDIR of its own (made here;
+// the caller removes it) and the manifest's build.writes, and its environment.
+func (d *Driver) buildWrites(vals map[string]string) (may sandbox.Policy, env map[string]string, tmp string, err error) {
+	declared, err := writes("build.writes", d.Manifest.Build.Writes, vals)
+	if err != nil {
+		return may, nil, "", fmt.Errorf("target manifest %s: %w", d.Manifest.Source, err)
+	}
+	if tmp, err = os.MkdirTemp("", "classproof-build-"); err != nil {
+		return may, nil, "", err
+	}
+	may = sandbox.Policy{Dirs: append([]string{vals["bin"], vals["cache"], tmp}, declared...)}
+	env = map[string]string{"TMPDIR": tmp}
+	if sandbox.LauncherIdentity().Other() {
+		// The kit's home is root's, which the launcher's user cannot reach: its build tools keep
+		// their caches and settings (Go's module cache, cargo's registry) in a home of its own,
+		// kept with {cache} between runs (confine makes it).
+		env["HOME"] = filepath.Join(vals["cache"], "home")
+		may.Dirs = append(may.Dirs, env["HOME"])
+	}
+	for k, v := range d.Manifest.Build.Env {
+		vs, err := expand([]string{v}, vals)
+		if err != nil {
+			return may, nil, tmp, fmt.Errorf("target manifest %s: build.env %s: %w", d.Manifest.Source, k, err)
+		}
+		env[k] = vs[0]
+	}
+	return may, env, tmp, nil
 }
 
 // endBuild kills what the build step left running and names it in log.
@@ -244,7 +344,8 @@ func executable(path string) error {
 	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
 		return fmt.Errorf("not executable (mode %v)", fi.Mode())
 	}
-	return nil
+	// A root kit's launcher runs as another user, which must reach it.
+	return sandbox.LauncherIdentity().Reaches(path)
 }
 
 // env is the kit's environment without the class variable (a CI runner that happens to set it

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 )
@@ -65,6 +66,9 @@ func (d *Driver) Launch(set *proc.Set, opts LaunchOptions, log io.Writer, timeou
 	}
 	for _, sub := range []string{"home", "run", "tmp"} {
 		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
+			return l, err
+		}
+		if err := sandbox.LauncherIdentity().Give(filepath.Join(dir, sub)); err != nil {
 			return l, err
 		}
 	}
@@ -347,7 +351,8 @@ func (l *Instance) Roots() []int {
 	return []int{l.DaemonPid}
 }
 
-// privateDir is short (unix socket paths are limited to about 104 bytes) and 0700.
+// privateDir is short (unix socket paths are limited to about 104 bytes), 0700, and the
+// launcher's user's.
 func privateDir() (string, error) {
 	base := os.TempDir()
 	if len(base) > 40 {
@@ -357,5 +362,24 @@ func privateDir() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return dir, os.Chmod(dir, 0o700)
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return dir, err
+	}
+	return dir, sandbox.LauncherIdentity().Give(dir)
+}
+
+// WriteFile writes a file the launcher's processes read, and may rewrite (a profile, a spawn
+// spec, a config file a spec plants), below this instance's folder, making the folders on the way:
+// all of it the launcher's user's. That folder is theirs: nothing in it is followed (a symlink
+// planted for a root kit to write through), see files.WriteBeneath.
+func (l *Instance) WriteFile(path string, data []byte) error {
+	rel, err := filepath.Rel(l.Dir, path)
+	if err != nil {
+		return err
+	}
+	uid, gid := -1, -1
+	if id := sandbox.LauncherIdentity(); id.Other() {
+		uid, gid = id.Uid, id.Gid
+	}
+	return files.WriteBeneath(l.Dir, rel, data, uid, gid)
 }

@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/oracle"
 )
 
@@ -243,7 +245,7 @@ config:
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := New(m, Paths{Kit: t.TempDir(), Bin: t.TempDir()}, "")
+	d, err := New(m, Paths{Kit: t.TempDir(), Bin: reachableBin(t)}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +304,7 @@ func TestBuildEnvIsExpanded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := t.TempDir()
+	bin := reachableBin(t)
 	d, err := New(m, Paths{Kit: t.TempDir(), Bin: bin}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -421,7 +423,7 @@ func TestAFloodingBuildKeepsATail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := New(m, Paths{Kit: t.TempDir(), Bin: t.TempDir()}, "")
+	d, err := New(m, Paths{Kit: t.TempDir(), Bin: reachableBin(t)}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -481,5 +483,68 @@ func TestSpawnSpecRewritesNeedsASpawnSpecCommand(t *testing.T) {
 	m.SpawnSpec = nil
 	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "spawn_spec_rewrites: declared, but the target has no spawn_spec command") {
 		t.Errorf("spawn_spec_rewrites without a spawn_spec command: %v", err)
+	}
+}
+
+// reachableBin is a {bin} a root kit's launcher user (nobody) reaches, as the kit's own are
+// (sandbox.Identity.TempDir).
+func reachableBin(t *testing.T) string {
+	bin := t.TempDir()
+	if err := os.Chmod(filepath.Dir(bin), 0o711); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// A root kit whose folder its launcher's user cannot reach (in /root, or in Go's module cache
+// below it) builds from a copy of its files, and says so; the build's output is then root's, out
+// of that user's reach to rewrite. A {bin} out of its reach is refused before the build, naming
+// the folder that stops it.
+func TestARootKitOutOfTheLaunchersReachBuildsFromACopy(t *testing.T) {
+	if !sandbox.LauncherIdentity().Other() {
+		t.Skip("needs a root kit whose launcher runs as another user (Linux, as root)")
+	}
+	kit := filepath.Join(t.TempDir(), "root", "kit") // as in /root: a folder of root's, 0700, on the way
+	if err := os.MkdirAll(kit, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Dir(kit), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kit, "src"), []byte("from the kit\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Parse("m.yaml", []byte(good+`build:
+  run: [sh, -c, 'cat "$0/src" >"$1/t" && chmod +x "$1/t" && id -u >"$1/uid"', "{kit}", "{bin}"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := reachableBin(t)
+	d, err := New(m, Paths{Kit: kit, Bin: bin}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	if err := d.Build(context.Background(), &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	got, _ := os.ReadFile(filepath.Join(bin, "t"))
+	uid, _ := os.ReadFile(filepath.Join(bin, "uid"))
+	fi, _ := os.Stat(filepath.Join(bin, "t"))
+	if string(got) != "from the kit\n" || strings.TrimSpace(string(uid)) != fmt.Sprint(sandbox.LauncherIdentity().Uid) ||
+		!strings.Contains(log.String(), "cannot pass through "+filepath.Dir(kit)+" (mode -rwx------)") || !strings.Contains(log.String(), "reads a copy of the kit") {
+		t.Errorf("built %q as uid %q; want the kit's file, built as uid %d, and the copy named in the log:\n%s", got, uid, sandbox.LauncherIdentity().Uid, log.String())
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != 0 || fi.Mode().Perm()&0o022 != 0 {
+		t.Errorf("the built binary is %v, owned by uid %v: want root's, writable by root alone", fi.Mode(), fi.Sys())
+	}
+	rootsBin := filepath.Join(filepath.Dir(kit), "bin")
+	if err := os.Mkdir(rootsBin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d, _ = New(m, Paths{Kit: kit, Bin: rootsBin}, "")
+	if err := d.Build(context.Background(), io.Discard); err == nil || !strings.Contains(err.Error(), "the build step's {bin} is out of its reach: uid 65534") {
+		t.Errorf("a {bin} out of reach: %v; want it named", err)
 	}
 }

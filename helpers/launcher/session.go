@@ -94,7 +94,7 @@ func (l *Instance) writeProfile(profileEnv map[string]string, harnessArgs ...str
 		p.Env = map[string]string{}
 	}
 	b, _ := json.MarshalIndent(p, "", "  ")
-	return path, p.Name, report, os.WriteFile(path, b, 0o600)
+	return path, p.Name, report, l.WriteFile(path, b)
 }
 
 // StartSession asks the launcher for a session with the given profile env and waits for the

@@ -36,7 +36,7 @@ func (l *Instance) SendSpec(spec []byte) (string, error) {
 		return "", fmt.Errorf("spawn_spec: %w", ErrNotDeclared)
 	}
 	path := filepath.Join(l.Dir, fmt.Sprintf("spec-%d.json", l.n.Add(1)))
-	if err := os.WriteFile(path, spec, 0o600); err != nil {
+	if err := l.WriteFile(path, spec); err != nil {
 		return "", err
 	}
 	argv, out, err := l.run("spawn_spec", l.d.Manifest.SpawnSpec, map[string]string{"spec": path}, nil)

@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 )
@@ -33,6 +34,9 @@ func (d *Driver) start(ctx context.Context, set *proc.Set, role string, argv []s
 	if err := set.Contain(cmd); err != nil {
 		return nil, err
 	}
+	// A root kit's launcher runs as another user (sandbox.Identity): no root's power over the
+	// machine or the kit, whatever the sandbox allows it to write.
+	cmd.SysProcAttr.Credential = sandbox.LauncherIdentity().Credential()
 	// Hidden behind a plain writer, even an *os.File gets a pipe from os/exec (see exec.Cmd.Stdout).
 	cmd.Stdout = drained{out}
 	cmd.Stderr = cmd.Stdout
@@ -56,12 +60,20 @@ type confined struct {
 	sp  *sandbox.Spawner
 }
 
-// confine makes may's folders (a folder must exist to be allowed) and its spawner; the caller
-// closes c.sp.
+// confine makes may's folders (a folder must exist to be allowed), handing each it made to the
+// launcher's user, and its spawner; the caller closes c.sp. A folder that was there already is
+// left as it is: the kit made it for the launcher and handed it over (launcher.privateDir), or it
+// is the user's, declared under writes, and theirs to make writable for it.
 func confine(may sandbox.Policy) (*confined, error) {
 	for _, w := range may.Dirs {
-		if err := os.MkdirAll(w, 0o700); err != nil {
+		if _, err := os.Stat(w); err == nil {
+			continue
+		}
+		if err := os.MkdirAll(w, sandbox.LauncherIdentity().DirMode()); err != nil {
 			return nil, fmt.Errorf("making %s, which the launcher may write: %w", w, err)
+		}
+		if err := sandbox.LauncherIdentity().Give(w); err != nil {
+			return nil, err
 		}
 	}
 	return &confined{may: may, sp: sandbox.NewSpawner(may)}, nil
@@ -91,7 +103,23 @@ func (d *Driver) refused(output string, may sandbox.Policy, key string) string {
 			return "\nclassproof: " + why
 		}
 	}
-	paths := sandbox.Denied(output, may)
+	var paths, unreached []string
+	for _, p := range sandbox.Denied(output, may) {
+		// A root kit's launcher runs as another user: what it cannot reach, no key allows.
+		err := sandbox.LauncherIdentity().Reaches(p)
+		if errors.Is(err, os.ErrNotExist) {
+			err = sandbox.LauncherIdentity().Reaches(filepath.Dir(p)) // a file it would make
+		}
+		if err != nil {
+			unreached = append(unreached, err.Error())
+		} else {
+			paths = append(paths, p)
+		}
+	}
+	if len(unreached) > 0 {
+		return fmt.Sprintf("\nclassproof: %s: put what the launcher reads and writes where that user reaches it, or set %s=0 to run the launcher as root (run.json then says it held root)",
+			strings.Join(unreached, "; "), contract.LauncherUIDEnv)
+	}
 	if len(paths) == 0 {
 		return ""
 	}
@@ -101,4 +129,6 @@ func (d *Driver) refused(output string, may sandbox.Policy, key string) string {
 
 // BuildCache is {cache}: a folder kept between runs that a launcher's build step may write (a
 // compiler's cache), beside the kit's own cache folder, never inside it.
-func BuildCache() string { return filepath.Join(files.CacheBase(), "classproof-launcher") }
+func BuildCache() string {
+	return filepath.Join(sandbox.LauncherIdentity().CacheBase(), "classproof-launcher")
+}

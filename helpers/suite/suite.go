@@ -26,6 +26,7 @@ import (
 	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/launcher"
@@ -77,7 +78,7 @@ func (env *Env) buildOnce(ctx SpecContext) []byte {
 	Must(err)
 	if sh.Harness = contract.Current().Harness; sh.Harness == "" {
 		// Run by ginkgo or go test directly, without the CLI that builds it once per run.
-		dir, err := os.MkdirTemp("", "classproof-harness")
+		dir, err := sandbox.LauncherIdentity().TempDir("classproof-harness")
 		Must(err, "making a folder for the fixture harness")
 		env.ownHarness, sh.Harness = dir, filepath.Join(dir, "harness")
 		Must(binaries.GoBuild(ctx, sh.KitDir, binaries.HarnessPackage, sh.Harness), "building the fixture harness")
@@ -123,6 +124,7 @@ func (env *Env) openEach(b []byte) {
 		Must(err, "making the leak ledger")
 		f.Close()
 		env.ownLedger = f.Name()
+		Must(sandbox.LauncherIdentity().Give(env.ownLedger), "handing the leak ledger to the launcher's user")
 		os.Setenv(contract.LedgerEnv, env.ownLedger)
 	}
 }
@@ -136,7 +138,7 @@ func (env *Env) sweepEach() {
 	if env.ownLedger == "" {
 		return
 	}
-	leaks, refused, err := proc.Sweep(env.ownLedger, proc.RunToken(), proc.Contained().Cgroup)
+	leaks, refused, err := proc.Sweep(env.ownLedger, proc.RunToken(), proc.Contained().Cgroup, sandbox.LauncherIdentity().Uid)
 	os.Remove(env.ownLedger)
 	Must(err, "sweeping the leak ledger")
 	Expect(leaks).To(BeEmpty(), "leak scan: processes a spec started were still alive after the suite (now killed)")

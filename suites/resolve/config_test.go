@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -45,10 +44,10 @@ func at(m map[string]any, dotted string) (any, bool) {
 	return cur, true
 }
 
-func writeFile(path, content string) {
+// writeFile plants a config file as the launcher's user would find it (launcher.Instance.WriteFile).
+func writeFile(l *launcher.Instance, path, content string) {
 	GinkgoHelper()
-	Expect(os.MkdirAll(filepath.Dir(path), 0o700)).To(Succeed())
-	Expect(os.WriteFile(path, []byte(content), 0o600)).To(Succeed())
+	Expect(l.WriteFile(path, []byte(content))).To(Succeed())
 }
 
 var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.ConfigArea, label.NeedsConfig), func() {
@@ -124,7 +123,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 			seed[parent] = sibling
 		}
 		b, _ := json.MarshalIndent(seed, "", "  ")
-		writeFile(file, string(b))
+		writeFile(l, file, string(b))
 		want := readJSON(file)
 
 		_, err := l.ConfigSet(cfg.Key, "normal")
@@ -179,7 +178,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 	overMalformed := func() (bad []byte, setSaid string) {
 		GinkgoHelper()
 		bad = []byte("{\"session\": {\"cpuClass\": \"normal\",,}\n")
-		writeFile(file, string(bad))
+		writeFile(l, file, string(bad))
 		out, err := l.ConfigSet(cfg.Key, "background")
 		Expect(err).To(HaveOccurred(), "a --set over a malformed file")
 		Expect(strings.TrimSpace(out)).NotTo(BeEmpty(), "the --set refusal says why")
@@ -278,7 +277,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		m := readJSON(file)
 		m["classproofPadding"] = strings.Repeat("x", 3000)
 		b, _ := json.MarshalIndent(m, "", "  ")
-		writeFile(file, string(b))
+		writeFile(l, file, string(b))
 		before, _ := suite.ReadLauncherFile(file)
 		out, err := l.ConfigSetLimited(cfg.Key, "normal", 2048)
 		Expect(err).To(HaveOccurred(), "config --set under a 2048-byte file size limit reported success; it said %q", out)

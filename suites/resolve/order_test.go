@@ -160,7 +160,7 @@ func setAt(at, value string) (*launcher.Instance, map[string]string) {
 		setLeaf(cfg, m.Config.FileKey, value)
 		b, err := json.Marshal(cfg)
 		suite.Must(err)
-		writeFile(file, string(b))
+		writeFile(l, file, string(b))
 	}
 	return l, profileEnv
 }

@@ -35,6 +35,10 @@ const (
 	// "abiN" (Linux) enforces at most Landlock ABI N, what an older kernel gives (GitHub's hosted
 	// runners: 4 or 5), and the run says what that leaves out.
 	SandboxEnv = Prefix + "SANDBOX"
+	// Set by the user: who a root kit's launcher processes run as on Linux, "UID" or "UID:GID"
+	// (unset: 65534:65534, nobody); "0" keeps root, which the run says and gate --require-sandbox
+	// blocks (helpers/base/sandbox, LauncherIdentity).
+	LauncherUIDEnv = Prefix + "LAUNCHER_UID"
 	// Set by the CLI for the suites, and by the suites for the launcher: the run's token, which
 	// every process of the run carries (proc.Tied).
 	TokenEnv = Prefix + "RUN"
@@ -72,6 +76,8 @@ type Run struct {
 	Token      string
 	Scale      string // as the user wrote it; lane.Scale reads it
 	Sandbox    string // "off" or empty (helpers/base/sandbox)
+	// LauncherUID is the user's choice of a root kit's launcher identity (helpers/base/sandbox).
+	LauncherUID string
 }
 
 // Environ is r as NAME=VALUE strings, for a child's environment; empty fields are left out.
@@ -94,6 +100,7 @@ func (r Run) Environ() []string {
 	add(TokenEnv, r.Token)
 	add(ScaleEnv, r.Scale)
 	add(SandboxEnv, r.Sandbox)
+	add(LauncherUIDEnv, r.LauncherUID)
 	return out
 }
 
@@ -127,7 +134,7 @@ func Current() Run {
 		Target: os.Getenv(TargetEnv), Bin: os.Getenv(BinEnv), Repo: os.Getenv(RepoEnv),
 		Kit: os.Getenv(KitEnv), Harness: os.Getenv(HarnessEnv), Ledger: os.Getenv(LedgerEnv),
 		Supervisor: os.Getenv(SupervisorEnv), Cgroup: os.Getenv(CgroupEnv), Token: os.Getenv(TokenEnv), Scale: os.Getenv(ScaleEnv),
-		Sandbox: os.Getenv(SandboxEnv),
+		Sandbox: os.Getenv(SandboxEnv), LauncherUID: os.Getenv(LauncherUIDEnv),
 	}
 }
 

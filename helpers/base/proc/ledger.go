@@ -50,8 +50,8 @@ func appendLedger(path string, e Entry) {
 // had to kill, each a leak, and one per line it refused, each naming why. A line without a start
 // time names a process that was gone when it was recorded; its pid is never signalled.
 // Within the run's cgroup (scope, nil where there is none) the kernel says what is the run's.
-func Sweep(path, token string, scope *Cgroup) (leaks, refused []string, err error) {
-	if err := files.Private(path, false); errors.Is(err, os.ErrNotExist) {
+func Sweep(path, token string, scope *Cgroup, handedTo int) (leaks, refused []string, err error) {
+	if err := files.Private(path, false, handedTo); errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
 	} else if err != nil {
 		return nil, nil, fmt.Errorf("pid ledger: %w; not swept (a planted ledger could name any process)", err)

@@ -60,7 +60,7 @@ func TestSweepKillsWhatTheLedgerNamesAndSaysSo(t *testing.T) {
 	}
 	go cmd.Wait()
 	NewSet().Track("leaky sleep", cmd.Process.Pid)
-	leaks, refused, err := Sweep(ledger, "", nil)
+	leaks, refused, err := Sweep(ledger, "", nil, -1)
 	if err != nil || len(leaks) != 1 || !strings.Contains(leaks[0], "leaky sleep pid") || len(refused) != 0 {
 		t.Fatalf("leaks %v refused %v err %v", leaks, refused, err)
 	}
@@ -71,7 +71,7 @@ func TestSweepKillsWhatTheLedgerNamesAndSaysSo(t *testing.T) {
 	if Alive(cmd.Process.Pid) {
 		t.Fatal("swept process still alive")
 	}
-	if leaks, _, _ := Sweep(ledger, "", nil); len(leaks) != 0 {
+	if leaks, _, _ := Sweep(ledger, "", nil, -1); len(leaks) != 0 {
 		t.Errorf("a dead process reported again: %v", leaks)
 	}
 }
@@ -187,7 +187,7 @@ func TestSweepLeavesAStrangerOnARecordedPid(t *testing.T) {
 	if err := os.WriteFile(ledger, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	leaks, _, err := Sweep(ledger, "", nil)
+	leaks, _, err := Sweep(ledger, "", nil, -1)
 	if err != nil || len(leaks) != 0 {
 		t.Errorf("sweep reported %v (err %v) for a stranger", leaks, err)
 	}
@@ -209,13 +209,13 @@ func TestLedgerIsNotTrustedWhenShared(t *testing.T) {
 	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
 		t.Errorf("the ledger symlink was written through: %q", b)
 	}
-	if _, _, err := Sweep(link, "", nil); err == nil || !strings.Contains(err.Error(), "is a symlink") {
+	if _, _, err := Sweep(link, "", nil, -1); err == nil || !strings.Contains(err.Error(), "is a symlink") {
 		t.Errorf("a symlinked ledger was swept: %v", err)
 	}
 	open := filepath.Join(dir, "open")
 	os.WriteFile(open, nil, 0o666)
 	os.Chmod(open, 0o666)
-	if _, _, err := Sweep(open, "", nil); err == nil || !strings.Contains(err.Error(), "writable by others") {
+	if _, _, err := Sweep(open, "", nil, -1); err == nil || !strings.Contains(err.Error(), "writable by others") {
 		t.Errorf("a world-writable ledger was swept: %v", err)
 	}
 }

@@ -82,7 +82,7 @@ func TestSweepRefusesWhatItCannotTie(t *testing.T) {
 	if err := os.WriteFile(ledger, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	leaks, refused, err := Sweep(ledger, "cp-test", nil)
+	leaks, refused, err := Sweep(ledger, "cp-test", nil, -1)
 	if err != nil || len(leaks) != 0 {
 		t.Fatalf("leaks %v err %v", leaks, err)
 	}

@@ -2,32 +2,87 @@ package sandbox
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/files"
 )
 
-// Identity is who launcher processes run as: the kit starts them with its own credentials, so a
-// root kit (a container job, a docker CI executor) gives its launcher root. A root process can
-// write /proc/sys (the kernel checks the uid: kernel/sysctl.c, test_perm) and the kit's own
-// /proc entries, and change the kit's class (kernel/sched/syscalls.c, check_same_owner), which no
-// write sandbox refuses: run.json records it, and gate --require-sandbox blocks such a lane.
+// Identity is who launcher processes run as. A root process can write /proc/sys (the kernel checks
+// the uid: kernel/sysctl.c, test_perm) and the kit's own /proc entries, and change the kit's class
+// (kernel/sched/syscalls.c, check_same_owner), which no write sandbox refuses; neither a dropped
+// capability set nor a user namespace mapping root to root changes the uid those checks see. So a
+// root kit on Linux starts its launcher processes as another user (DefaultLauncherUID unless
+// contract.LauncherUIDEnv says otherwise): setuid in the child before exec, which also empties its
+// capabilities (kernel/capability rules for a uid change away from 0, capabilities(7)). That user
+// may still set its own children's classes: SCHED_IDLE, I/O class idle and a higher autogroup
+// nice need no privilege for one's own processes.
 type Identity struct {
 	Uid, Gid int
 	// CapEff is the effective capability set (Linux, /proc/self/status), as hex; "" elsewhere.
 	CapEff string
+	kit    int // the kit's own euid: a launcher identity that differs from it is another user
 }
 
-// LauncherIdentity is who this process's launcher processes run as.
+// DefaultLauncherUID is nobody (and nogroup) on Debian, Ubuntu and Fedora alike.
+const DefaultLauncherUID = 65534
+
+var identity struct {
+	once sync.Once
+	id   Identity
+	err  error
+}
+
+// LauncherIdentity is who this process's launcher processes run as. A malformed
+// contract.LauncherUIDEnv never gives root: the identity is then the default, and
+// CheckLauncherIdentity says what was wrong (a run refuses to start on it).
 func LauncherIdentity() Identity {
-	id := Identity{Uid: os.Geteuid(), Gid: os.Getegid()}
+	identity.once.Do(func() { identity.id, identity.err = chooseIdentity(contract.Current().LauncherUID) })
+	return identity.id
+}
+
+// CheckLauncherIdentity is the error in the user's choice of a launcher identity, if any.
+func CheckLauncherIdentity() error {
+	LauncherIdentity()
+	return identity.err
+}
+
+func chooseIdentity(choice string) (Identity, error) {
+	kit := Identity{Uid: os.Geteuid(), Gid: os.Getegid(), kit: os.Geteuid()}
 	if runtime.GOOS == "linux" {
 		if b, err := os.ReadFile("/proc/self/status"); err == nil {
-			id.CapEff = capEff(string(b))
+			kit.CapEff = capEff(string(b))
 		}
 	}
-	return id
+	// Only a root kit has another user to become; on macOS a root kit keeps its identity (run.json
+	// says root, and gate --require-sandbox blocks the lane).
+	if kit.Uid != 0 || runtime.GOOS != "linux" || choice == "0" {
+		return kit, nil
+	}
+	other := Identity{Uid: DefaultLauncherUID, Gid: DefaultLauncherUID, CapEff: "0000000000000000", kit: kit.Uid}
+	if choice == "" {
+		return other, nil
+	}
+	u, g, two := strings.Cut(choice, ":")
+	uid, uerr := strconv.ParseUint(u, 10, 31)
+	gid := uid
+	var gerr error
+	if two {
+		gid, gerr = strconv.ParseUint(g, 10, 31)
+	}
+	if uerr != nil || gerr != nil || uid == 0 || (two && gid == 0) {
+		return other, fmt.Errorf("$%s=%q: expected UID or UID:GID, numbers above 0 (e.g. 65534 or 1001:1001), or 0 to keep root (the run then says the launcher held root, and gate --require-sandbox blocks the lane)",
+			contract.LauncherUIDEnv, choice)
+	}
+	other.Uid, other.Gid = int(uid), int(gid)
+	return other, nil
 }
 
 // capEff is the CapEff field of a /proc/PID/status text.
@@ -49,6 +104,9 @@ func (id Identity) Root() bool {
 	return err == nil && caps != 0
 }
 
+// Other says whether launcher processes run as another user than the kit.
+func (id Identity) Other() bool { return id.Uid != id.kit }
+
 func (id Identity) String() string {
 	s := fmt.Sprintf("uid %d gid %d", id.Uid, id.Gid)
 	if id.CapEff != "" {
@@ -56,6 +114,157 @@ func (id Identity) String() string {
 	}
 	if id.Root() {
 		s += " (root: launcher processes may write /proc/sys and the kit's own /proc entries and change the kit's class; no sandbox refuses that)"
+	} else if id.Other() {
+		s += fmt.Sprintf(" (the kit runs as uid %d; launcher processes run as this user, set in each before exec)", id.kit)
 	}
 	return s
+}
+
+// Credential is what a launcher process starts with (syscall.SysProcAttr.Credential): nil, the
+// kit's own, or the other user's uid and gid with no supplementary groups (root's would follow
+// it through setuid otherwise).
+func (id Identity) Credential() *syscall.Credential {
+	if !id.Other() {
+		return nil
+	}
+	return &syscall.Credential{Uid: uint32(id.Uid), Gid: uint32(id.Gid), Groups: []uint32{}}
+}
+
+// Give hands folders and files the kit made for launcher processes (their private folder, a
+// profile, a spawn spec, the ledger) to the launcher's user, never through a symlink.
+func (id Identity) Give(paths ...string) error {
+	if !id.Other() {
+		return nil
+	}
+	for _, p := range paths {
+		if err := os.Lchown(p, id.Uid, id.Gid); err != nil {
+			return fmt.Errorf("handing %s to the launcher's user (uid %d): %w", p, id.Uid, err)
+		}
+	}
+	return nil
+}
+
+// Reclaim takes dir and everything below it back from the launcher's user, writable by the kit
+// alone: what a build step made there (the binaries every later launcher process runs) is then
+// out of reach of those processes.
+func (id Identity) Reclaim(dir string) error {
+	if !id.Other() {
+		return nil
+	}
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := os.Lchown(p, id.kit, os.Getegid()); err != nil {
+			return fmt.Errorf("taking %s back from the launcher's user: %w", p, err)
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.Chmod(p, fi.Mode().Perm()&^0o022)
+	})
+}
+
+// CacheBase is where the kit keeps what launcher processes run or write between runs (the
+// harness, the launcher's binaries, {cache}): the user's cache folder, when launcher processes can
+// pass through to it; else (they run as another user, and root's home is 0700) root's folder in
+// the temp folder, whose trust files.TrustedPath checks as for any user without a home.
+func (id Identity) CacheBase() string {
+	base := files.CacheBase()
+	if id.Other() && id.Passes(existing(base)) != nil {
+		return files.TempCacheBase()
+	}
+	return base
+}
+
+// existing is the longest part of path that exists.
+func existing(path string) string {
+	for {
+		if _, err := os.Lstat(path); err == nil || path == filepath.Dir(path) {
+			return path
+		}
+		path = filepath.Dir(path)
+	}
+}
+
+// DirMode is the mode of a folder of the kit's that launcher processes must pass through (the
+// cache holding the harness and the launcher's binaries): the kit's alone, and, when they run as
+// another user, open to pass through (never to list or write).
+func (id Identity) DirMode() os.FileMode {
+	if id.Other() {
+		return 0o711
+	}
+	return 0o700
+}
+
+// Reaches says whether the launcher's user can reach path and read it: every folder on the way
+// open to pass through, for it as owner, group or other (by the mode bits; ACLs are not read).
+func (id Identity) Reaches(path string) error { return id.passes(path, false) }
+
+// Passes says whether the launcher's user can pass through the folder dir and each on the way
+// (it need not list it: a folder the kit hands it next, a cache folder of 0711).
+func (id Identity) Passes(dir string) error { return id.passes(dir, true) }
+
+// passes is Reaches, or with through, whether the user can pass through path itself (a folder it
+// never lists).
+func (id Identity) passes(path string, through bool) error {
+	if !id.Other() {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	for p, last := real, !through; ; p, last = filepath.Dir(p), false {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		need := os.FileMode(0o1) // pass through
+		if last {
+			need = 0o4 // read
+			if fi.IsDir() {
+				need = 0o5
+			}
+		}
+		if !id.may(fi, need) {
+			return fmt.Errorf("uid %d, which launcher processes run as, cannot %s %s (mode %v)", id.Uid,
+				map[bool]string{true: "read", false: "pass through"}[last], p, fi.Mode().Perm())
+		}
+		if p == filepath.Dir(p) {
+			return nil
+		}
+	}
+}
+
+// may says whether the mode bits of fi grant id every right in need (r=4, w=2, x=1).
+func (id Identity) may(fi os.FileInfo, need os.FileMode) bool {
+	perm := fi.Mode().Perm()
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		switch {
+		case int(st.Uid) == id.Uid:
+			perm >>= 6
+		case int(st.Gid) == id.Gid:
+			perm >>= 3
+		}
+	}
+	return perm&need == need
+}
+
+// TempDir makes a temporary folder of the kit's (os.MkdirTemp) that launcher processes pass
+// through: the harness, the launcher's binaries or a red/green worktree sit below it.
+func (id Identity) TempDir(pattern string) (string, error) {
+	dir, err := os.MkdirTemp("", pattern)
+	if err != nil {
+		return "", err
+	}
+	if err := os.Chmod(dir, id.DirMode()); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
 }

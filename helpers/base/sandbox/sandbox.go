@@ -8,7 +8,7 @@
 // binary starts the launcher), on macOS a Seatbelt profile given to sandbox-exec. Reading and
 // executing stay as they were.
 //
-// It imports nothing of the kit but contract (ci/layers.rules).
+// It imports nothing of the kit but contract and files (ci/layers.rules).
 package sandbox
 
 import (

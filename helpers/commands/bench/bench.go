@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/oracle"
@@ -110,7 +111,7 @@ func Bench(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	work, err := os.MkdirTemp("", "classproof-bench")
+	work, err := sandbox.LauncherIdentity().TempDir("classproof-bench")
 	if err != nil {
 		return nil, err
 	}

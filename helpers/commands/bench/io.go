@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/commands/runner"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/oracle"
@@ -95,7 +96,7 @@ func IOBench(ctx context.Context, o IOOptions) (*IOResult, error) {
 		// The load's folder reaches the harness as --tool-args, split on spaces.
 		return nil, fmt.Errorf("--out %q: the I/O bench needs a folder path without spaces", o.OutDir)
 	}
-	work, err := os.MkdirTemp("", "classproof-iobench")
+	work, err := sandbox.LauncherIdentity().TempDir("classproof-iobench")
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
 // ioFS is where the I/O bench runs.
@@ -81,6 +83,14 @@ func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 		return f, err
 	}
 	f.dir = dir
+	// The loads the harness starts, as the launcher's user, write there.
+	id := sandbox.LauncherIdentity()
+	if err := id.Give(dir); err != nil {
+		return f, err
+	}
+	if err := id.Reaches(dir); err != nil {
+		return f, fmt.Errorf("the I/O bench's work folder %s: %w; the loads run there as the launcher's user: pass an --out it can reach", dir, err)
+	}
 	f.undo = append(f.undo, func() error { return os.RemoveAll(f.dir) })
 	f.why = why
 	f.describe, f.scheduler = describeDir(f.dir)

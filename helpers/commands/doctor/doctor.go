@@ -65,7 +65,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	work, err := os.MkdirTemp("", "classproof-doctor")
+	work, err := sandbox.LauncherIdentity().TempDir("classproof-doctor")
 	if err != nil {
 		return nil, err
 	}

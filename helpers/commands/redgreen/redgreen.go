@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/commands/runner"
 	"github.com/classproof/classproof/helpers/launcher"
@@ -124,7 +125,7 @@ func newProof(o Options, start time.Time) (*Proof, string, error) {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, "", err
 	}
-	work, err := os.MkdirTemp("", "classproof-redgreen")
+	work, err := sandbox.LauncherIdentity().TempDir("classproof-redgreen")
 	if err != nil {
 		return nil, "", err
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/commands/runner"
 	"github.com/classproof/classproof/helpers/lane"
@@ -64,6 +65,16 @@ func marked(t *testing.T, seconds string) []int {
 		}
 	})
 	return pids
+}
+
+// TestMain runs a root kit's launcher as root (contract.LauncherUIDEnv=0), the kit's own user, as
+// on an unprivileged runner: each test here proves one defence (the sandbox, the cgroup, the
+// ledger's checks) by itself, never helped by the other uid a root kit gives its launcher by
+// default. TestARootKitsLauncherHasNoRoot, make verify and the other commands' tests run it as
+// nobody.
+func TestMain(m *testing.M) {
+	os.Setenv(contract.LauncherUIDEnv, "0")
+	os.Exit(m.Run())
 }
 
 // runCLI runs the CLI with args in the kit's folder and returns its exit code, output and time.

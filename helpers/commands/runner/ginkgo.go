@@ -13,6 +13,7 @@ import (
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/interrupt"
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
 // ginkgoCommand is the ginkgo CLI at the version go.mod pins, over the binaries.Compiled suites, with the
@@ -55,7 +56,7 @@ func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg 
 	t := o.Target
 	run := contract.Run{Target: t.Spec, Vars: t.Vars, Bin: pr.bin, Repo: t.Repo, Kit: t.Kit, Harness: c.Harness,
 		Ledger: ledger, Supervisor: proc.Supervisor(), Token: token, Scale: contract.Current().Scale,
-		Sandbox: contract.Current().Sandbox}
+		Sandbox: contract.Current().Sandbox, LauncherUID: contract.Current().LauncherUID}
 	if runCg != nil {
 		run.Cgroup = runCg.Path
 	} else if contract.Current().Cgroup == proc.Off {
@@ -93,7 +94,7 @@ func runCgroup(res *Result, token string) *proc.Cgroup {
 // the run's token leaked.
 func sweep(res *Result, ledger, token string, runCg *proc.Cgroup) error {
 	var err error
-	res.Leaks, res.Refused, err = proc.Sweep(ledger, token, runCg)
+	res.Leaks, res.Refused, err = proc.Sweep(ledger, token, runCg, sandbox.LauncherIdentity().Uid)
 	if err != nil {
 		return fmt.Errorf("sweeping the pid ledger %s: %w", ledger, err)
 	}

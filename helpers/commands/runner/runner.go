@@ -58,6 +58,10 @@ type Options struct {
 type plan struct {
 	lane, filter string
 	out          string // the --out folder, absolute
+	// ledger is the run's pid ledger: in out, or, where the launcher's user cannot reach out (a
+	// root kit's --out below a folder of root's), in a folder of the run's it can (ledgerDir).
+	ledger    string
+	ledgerDir string // that folder, removed once the ledger is swept; "" for out
 }
 
 // prepared is what the run has once the suites are compiled and the launcher is built.
@@ -130,7 +134,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	ledger := filepath.Join(pl.out, "pids.ledger")
+	ledger := pl.ledger
+	defer os.RemoveAll(pl.ledgerDir) // "": the ledger is in out, and stays
 	pr, stopped, err := prepare(ctx, o, res, start)
 	defer pr.cleanup()
 	if stopped || err != nil {
@@ -199,14 +204,29 @@ func begin(o Options) (*Result, plan, error) {
 	}
 	res := &Result{Lane: pl.lane, Filter: pl.filter, Target: o.Target.Manifest, Sandbox: sandbox.Current(), Identity: sandbox.LauncherIdentity(),
 		ReportPath: filepath.Join(pl.out, "report.json"), JUnitPath: filepath.Join(pl.out, "junit.xml"), Phases: map[string]float64{}}
+	if err := sandbox.CheckLauncherIdentity(); err != nil {
+		return nil, pl, err
+	}
 	// Nothing of an earlier run in this folder may be read as this one's.
-	ledger := filepath.Join(pl.out, "pids.ledger")
-	for _, stale := range []string{res.ReportPath, res.JUnitPath, filepath.Join(pl.out, "run.json"), ledger} {
+	pl.ledger = filepath.Join(pl.out, "pids.ledger")
+	for _, stale := range []string{res.ReportPath, res.JUnitPath, filepath.Join(pl.out, "run.json"), pl.ledger} {
 		if err := os.Remove(stale); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, pl, fmt.Errorf("removing %s, left by an earlier run: %w", stale, err)
 		}
 	}
-	return res, pl, proc.NewLedger(ledger)
+	id := sandbox.LauncherIdentity()
+	if id.Passes(pl.out) != nil {
+		if pl.ledgerDir, err = id.TempDir("classproof-ledger-"); err != nil {
+			return nil, pl, err
+		}
+		pl.ledger = filepath.Join(pl.ledgerDir, "pids.ledger")
+	}
+	// The harness, as the launcher's user, appends to it.
+	if err := errors.Join(proc.NewLedger(pl.ledger), id.Give(pl.ledger)); err != nil {
+		os.RemoveAll(pl.ledgerDir)
+		return nil, pl, err
+	}
+	return res, pl, nil
 }
 
 // phase records how long a step of the run took, in ms (see Meta.Phases).

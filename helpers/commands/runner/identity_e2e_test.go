@@ -1,0 +1,94 @@
+//go:build e2e
+
+package runner_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/classproof/classproof/helpers/report"
+)
+
+// reachable is a temporary folder a root kit's launcher user (uid 65534) can read and write:
+// t.TempDir's are 0700 on the way, root's alone.
+func reachable(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, p := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(dir, 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// A root kit gives its launcher no root (issue 42): a daemon that writes a sysctl and the kit's
+// own oom_score_adj, each with its current value, and sets the kit's scheduling policy to the one
+// it has, is refused all three; it holds no capability; its sessions still start at background
+// class (the class specs pass); run.json names the launcher's user. Before, as root inside the
+// sandbox, every write went through (what CLASSPROOF_LAUNCHER_UID=0 still gives, and says).
+func TestARootKitsLauncherHasNoRoot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts runs")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs a root kit: run as root (make test does, on this machine and in container jobs)")
+	}
+	dir := reachable(t)
+	// Each attempt says what the kernel answered; the kit process is the daemon's parent (the
+	// suite's test binary, run as root).
+	daemon := `kit=$PPID
+try() { what=$1; shift; if "$@" 2>/dev/null; then echo "$what: written"; else echo "$what: refused"; fi >>"` + dir + `/said"; }
+try core_pattern sh -c 'v=$(cat /proc/sys/kernel/core_pattern) && printf "%s\n" "$v" >/proc/sys/kernel/core_pattern'
+try oom_score_adj sh -c "v=\$(cat /proc/$kit/oom_score_adj) && echo \$v >/proc/$kit/oom_score_adj"
+try sched_setscheduler sh -c "chrt -p $kit | grep -q SCHED_OTHER && chrt -o -p 0 $kit"
+grep -E '^(Uid|CapEff):' /proc/self/status >>"` + dir + `/said"
+exec "$@"`
+	if err := os.WriteFile(filepath.Join(dir, "daemon.sh"), []byte(daemon+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := hostile(t, `  run: ["{bin}/refmux", daemon,`, `  run: [sh, "`+dir+`/daemon.sh", "{bin}/refmux", daemon,`,
+		"name: refmux\n", "name: refmux\nwrites: [\""+dir+"\"]\n")
+	for _, c := range []struct {
+		name, env, says string
+		root            bool
+	}{
+		{"dropped", "CLASSPROOF_LAUNCHER_UID=", "uid 65534 gid 65534, capabilities 0000000000000000", false},
+		{"kept root by choice", "CLASSPROOF_LAUNCHER_UID=0", "uid 0 gid 0", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			os.Remove(filepath.Join(dir, "said"))
+			out := t.TempDir()
+			code, log, _ := runCLI(t, strings.Fields(c.env), "run", "--target", m, "--suite", "./suites/cpuclass", "--out", out)
+			said, _ := os.ReadFile(filepath.Join(dir, "said"))
+			var meta report.Meta
+			b, _ := os.ReadFile(filepath.Join(out, "run.json"))
+			jerr := json.Unmarshal(b, &meta)
+			if code != 0 || !regexp.MustCompile(`specs: [1-9]\d* ran, [1-9]\d* passed, 0 failed`).MatchString(log) {
+				t.Errorf("the class specs with a hostile daemon: exit %d, want 0, all passed:\n%s", code, log)
+			}
+			if jerr != nil || !strings.HasPrefix(meta.LauncherIdentity, c.says) || meta.LauncherRoot != c.root {
+				t.Errorf("run.json: launcher_identity %q, launcher_root %v (%v); want %q..., root %v", meta.LauncherIdentity, meta.LauncherRoot, jerr, c.says, c.root)
+			}
+			want := "refused"
+			if c.root {
+				want = "written" // root inside the sandbox: what a root kit gave its launcher before
+			}
+			for _, what := range []string{"core_pattern", "oom_score_adj", "sched_setscheduler"} {
+				if !strings.Contains(string(said), what+": "+want) {
+					t.Errorf("%s: the daemon's %s write was not %s; it said:\n%s", c.name, what, want, said)
+				}
+			}
+			if !c.root && !regexp.MustCompile(`(?m)^Uid:\s+65534\s.*\nCapEff:\s+0+$`).MatchString(string(said)) {
+				t.Errorf("the daemon's own status: want uid 65534 and no capability; it said:\n%s", said)
+			}
+		})
+	}
+}

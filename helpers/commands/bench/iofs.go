@@ -72,7 +72,7 @@ func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 	if why == "" {
 		var err error
 		if why, err = f.loopDisk(ctx, out); err != nil || why == "" {
-			return f, err
+			return f, errors.Join(err, f.handOver())
 		}
 	}
 	// A folder under out on the filesystem it is on, labelled with why it is not the loop disk:
@@ -83,18 +83,23 @@ func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 		return f, err
 	}
 	f.dir = dir
-	// The loads the harness starts, as the launcher's user, write there.
-	id := sandbox.LauncherIdentity()
-	if err := id.Give(dir); err != nil {
-		return f, err
-	}
-	if err := id.Reaches(dir); err != nil {
-		return f, fmt.Errorf("the I/O bench's work folder %s: %w; the loads run there as the launcher's user: pass an --out it can reach", dir, err)
-	}
 	f.undo = append(f.undo, func() error { return os.RemoveAll(f.dir) })
 	f.why = why
 	f.describe, f.scheduler = describeDir(f.dir)
-	return f, nil
+	return f, f.handOver()
+}
+
+// handOver gives the work folder (the loop disk's root, or the folder under out) to the
+// launcher's user: the loads the harness starts write there as that user.
+func (f *ioFS) handOver() error {
+	id := sandbox.LauncherIdentity()
+	if err := id.Give(f.dir); err != nil {
+		return err
+	}
+	if err := id.Reaches(f.dir); err != nil {
+		return fmt.Errorf("the I/O bench's work folder %s: %w; the loads run there as the launcher's user: pass an --out it can reach", f.dir, err)
+	}
+	return nil
 }
 
 // loopUnavailable says why this machine cannot make the loop disk; "" when it can try.

@@ -36,6 +36,8 @@ type Instance struct {
 	timeout   time.Duration
 	n         atomic.Int32
 	c         *confined
+	mu        sync.Mutex
+	handed    []string // report paths handed out (hand)
 }
 
 // Close ends what the kit kept for this instance (its sandbox's spawner) and removes its folder;

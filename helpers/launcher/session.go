@@ -90,6 +90,7 @@ func (l *Instance) writeProfile(profileEnv map[string]string, harnessArgs ...str
 		p.Command = append(p.Command, "--run", token)
 	}
 	p.Command = append(p.Command, harnessArgs...)
+	l.hand(report)
 	if p.Env == nil {
 		p.Env = map[string]string{}
 	}
@@ -137,7 +138,7 @@ func (s *Session) isTheHarness() error {
 	pid := s.Report.HarnessPid
 	args, aerr := proc.Args(pid)
 	exe, eerr := proc.Exe(pid)
-	ok := aerr == nil && eerr == nil && hasPair(args, "--report", s.report) && sameFile(exe, s.l.d.Harness)
+	ok := aerr == nil && eerr == nil && after(args, "--report") == s.report && sameFile(exe, s.l.d.Harness)
 	if ok {
 		return nil
 	}
@@ -147,15 +148,6 @@ func (s *Session) isTheHarness() error {
 	}
 	return fmt.Errorf("%s harness report %s claims pid %d is the harness; that pid runs %s, not the harness the kit handed out (%s --report %s)",
 		s.Mode, s.report, pid, runs, s.l.d.Harness, s.report)
-}
-
-func hasPair(args []string, flag, value string) bool {
-	for i := 0; i+1 < len(args); i++ {
-		if args[i] == flag && args[i+1] == value {
-			return true
-		}
-	}
-	return false
 }
 
 // sameFile compares by the file itself: the harness path may be reached through a symlink. A
@@ -265,7 +257,7 @@ func namedPids(output, report string) string {
 			out = append(out, fmt.Sprintf("the launcher named pid %d, which is not running: it exited before it became the harness", pid))
 		case aerr != nil:
 			out = append(out, fmt.Sprintf("the launcher named pid %d, whose arguments the kit cannot read (%v)", pid, aerr))
-		case !hasPair(args, "--report", report):
+		case after(args, "--report") != report:
 			out = append(out, fmt.Sprintf("the launcher named pid %d, which runs %q, not this session's harness", pid, args))
 		}
 	}

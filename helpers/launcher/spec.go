@@ -22,6 +22,7 @@ func (l *Instance) RenderSpec(tmpl []byte) ([]byte, string) {
 		"harness": l.d.Harness, "report": report, "ledger": contract.Current().Ledger, "run": l.set.Token(),
 		"dir": l.Dir, "path": os.Getenv("PATH"),
 	}
+	l.hand(report)
 	out := specPlaceholderRE.ReplaceAllFunc(tmpl, func(p []byte) []byte {
 		b, _ := json.Marshal(vals[string(p[1:len(p)-1])])
 		return b[1 : len(b)-1] // inside the template's own quotes

@@ -38,6 +38,9 @@ func WatchLife(sessions []*launcher.Session, m types.GomegaMatcher) {
 	}
 	sample := func() ([]oracle.Observation, error) {
 		defer timed("observe", time.Now())
+		if err := live.account(); err != nil {
+			return nil, err
+		}
 		return oracle.Observe(subjects...)
 	}
 	when := func() string {

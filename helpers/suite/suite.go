@@ -200,6 +200,7 @@ func (e *Env) launch(opts launcher.LaunchOptions) (*launcher.Instance, error) {
 		checkOwn("after the cleanup of spec " + CurrentSpecReport().FullText())
 	})
 	l, err := e.Driver.Launch(set, opts, GinkgoWriter, e.Timeout)
+	live.add(l)
 	return l, err
 }
 
@@ -254,9 +255,14 @@ func (e *Env) Control() oracle.Observation {
 	return o
 }
 
-// Observe reads the subjects with the oracle, failing the spec if any is gone.
+// Observe reads the subjects with the oracle, failing the spec if any is gone, or if a launcher
+// of the spec runs a harness the kit handed out no session for (launcher.Instance.Account).
 func Observe(subjects ...oracle.Subject) []oracle.Observation {
+	GinkgoHelper()
 	defer timed("observe", time.Now())
+	if err := live.account(); err != nil {
+		Fail(err.Error())
+	}
 	obs, err := oracle.Observe(subjects...)
 	Must(err, "observing with ps")
 	return obs

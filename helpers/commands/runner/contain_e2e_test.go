@@ -439,3 +439,36 @@ printf '{"harness_pid":%s,"harness_start":%s,"tools":[{"pid":%s,"start":%s}]}' "
 		t.Logf("%s", m)
 	}
 }
+
+// A launcher that starts the harness twice for one session (issue 44): the session command asks
+// the daemon first for the profile's harness at normal, its report path changed, then for the
+// real one, which reports and is at background. The kit judged only the one the report names, and
+// the lane passed; every harness of the session is now accounted for, and the stray one at normal
+// fails the spec, named with its class; the gate blocks the lane.
+func TestASecondHarnessAtNormalIsCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts a run")
+	}
+	dir := reachable(t)
+	twice := `bin=$1 sock=$2 profile=$3
+jq '.command |= map(if endswith(".json") then . + ".unseen" else . end) | .env.REFMUX_SESSION_CPU_CLASS = "normal"' "$profile" >"$profile.unseen.json" || exit 9
+"$bin" session --socket "$sock" --profile "$profile.unseen.json" >/dev/null || exit 9
+exec "$bin" session --socket "$sock" --profile "$profile"`
+	if err := os.WriteFile(filepath.Join(dir, "twice.sh"), []byte(twice+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := hostile(t, `direct: ["{bin}/refmux", session, --socket, "{socket}", --profile, "{profile}"]`,
+		`direct: [sh, "`+dir+`/twice.sh", "{bin}/refmux", "{socket}", "{profile}"]`)
+	for _, env := range []string{"", "CLASSPROOF_CGROUP=off"} { // the cgroup's members, or the tree
+		out := t.TempDir()
+		code, log, _ := runCLI(t, strings.Fields(env), "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", out)
+		if code != 1 || !regexp.MustCompile(`every harness accounted for: refmux started the kit's harness where the kit handed out no session for it`).MatchString(log) ||
+			!regexp.MustCompile(`harness pid \d+: ps cls TS [^;]*; .*report-\d+\.json\.unseen.*: its --report \S+\.unseen is no path the kit handed out`).MatchString(log) {
+			t.Errorf("%s: a launcher that starts a second harness at normal: exit %d, want 1 naming it and its class:\n%s", env, code, log)
+		}
+		code, verdict, _ := runCLI(t, nil, "gate", "--reports", out, "--required", "", "--lanes", "linux-idle")
+		if code != 1 || !strings.Contains(verdict, "classproof gate: BLOCKED") {
+			t.Errorf("%s: the gate over that lane: exit %d, want 1, blocked:\n%s", env, code, verdict)
+		}
+	}
+}

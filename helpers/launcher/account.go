@@ -1,0 +1,114 @@
+package launcher
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/oracle"
+)
+
+// hand records a report path the kit hands out (a session's profile, a spawn spec): the one
+// harness each may start (Account).
+func (l *Instance) hand(report string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.handed = append(l.handed, report)
+}
+
+// Account checks, from the kernel, every process of this instance that runs the kit's harness
+// executable: exactly one for each report path the kit handed out, none for a path it did not.
+// A report names the process the launcher points at; a launcher that starts the harness twice
+// (a retry, a fallback path, or a second harness at normal beside a decoy at background) breaks
+// the seed's promise in the one the kit would not look at otherwise. The error names each such
+// process with its class as ps reads it.
+func (l *Instance) Account() error {
+	pids, err := l.candidates()
+	if err != nil {
+		return fmt.Errorf("listing the processes of %s to account for every harness: %w", l.d.Manifest.Name, err)
+	}
+	l.mu.Lock()
+	handed := slices.Clone(l.handed)
+	l.mu.Unlock()
+	byReport := map[string][]int{}
+	var wrong []string
+	for _, pid := range pids {
+		exe, eerr := proc.Exe(pid)
+		args, aerr := proc.Args(pid)
+		if eerr != nil || aerr != nil || !sameFile(exe, l.d.Harness) {
+			continue // gone, or not the harness
+		}
+		report := after(args, "--report")
+		if !slices.Contains(handed, report) {
+			wrong = append(wrong, harnessLine(pid, args, "its --report "+quoteOr(report)+" is no path the kit handed out"))
+			continue
+		}
+		byReport[report] = append(byReport[report], pid)
+	}
+	for report, ps := range byReport {
+		if len(ps) > 1 {
+			for _, pid := range ps {
+				args, _ := proc.Args(pid)
+				wrong = append(wrong, harnessLine(pid, args, fmt.Sprintf("one of %d harnesses for the one report %s", len(ps), report)))
+			}
+		}
+	}
+	if len(wrong) == 0 {
+		return nil
+	}
+	slices.Sort(wrong)
+	return fmt.Errorf("every harness accounted for: %s started the kit's harness where the kit handed out no session for it, and the kit judges only the one a report names:\n  %s",
+		l.d.Manifest.Name, strings.Join(wrong, "\n  "))
+}
+
+// candidates are the processes that may be this instance's harnesses: its cgroup's members, or,
+// without one, what descends from the suite process (a subreaper: what the launcher double-forks
+// comes back to it) that is below the launcher's own processes or names this instance's folder.
+func (l *Instance) candidates() ([]int, error) {
+	if cg := l.set.Cgroup(); cg != nil {
+		return cg.Members()
+	}
+	mine, err := proc.Descendants(l.Roots()...)
+	if err != nil {
+		return nil, err
+	}
+	all, err := proc.Descendants(os.Getpid())
+	if err != nil {
+		return nil, err
+	}
+	for _, pid := range all {
+		if args, err := proc.Args(pid); err == nil && !slices.Contains(mine, pid) && strings.HasPrefix(after(args, "--report"), l.Dir+string(filepath.Separator)) {
+			mine = append(mine, pid)
+		}
+	}
+	return mine, nil
+}
+
+// after is the argument after flag in args, "" when there is none.
+func after(args []string, flag string) string {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == flag {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+func quoteOr(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// harnessLine names a harness process for a receipt: pid, class as ps reads it, arguments, why.
+func harnessLine(pid int, args []string, why string) string {
+	o, err := oracle.ObserveOne("harness", pid)
+	if err != nil {
+		return fmt.Sprintf("harness pid %d (class unread: %v) %q: %s", pid, err, args, why)
+	}
+	return fmt.Sprintf("%s; %q: %s", o, args, why)
+}

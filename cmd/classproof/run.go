@@ -31,6 +31,7 @@ func runCmd(ctx context.Context, args []string) int {
 	fs.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "the whole run: the launcher's build, compiling the suites, the suites")
 	fs.StringVar(&repo, "repo", "", "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository you are in, else this folder)")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "list what the lane would run, running nothing (any OS: a rehearsal of another OS's lane)")
+	fs.StringVar(&o.Inject, "inject", "", "Linux: make one class system call of every launcher process a silent success (sched_setscheduler, sched_setattr, ioprio_set or setpriority): does the lane catch it?")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}

@@ -81,6 +81,7 @@ func (d *Driver) Launch(set *proc.Set, opts LaunchOptions, log io.Writer, timeou
 	if l.c, err = confine(may); err != nil {
 		return l, err
 	}
+	l.c.sp.InjectFault() // the run's injected fault, if any, in every process of the instance
 	if h := d.Manifest.Host; h != nil {
 		l.HostPid, err = l.startService("agent host", "host", *h, nil, log)
 		if err != nil {

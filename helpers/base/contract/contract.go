@@ -39,6 +39,11 @@ const (
 	// (unset: 65534:65534, nobody); "0" keeps root, which the run says and gate --require-sandbox
 	// blocks (helpers/base/sandbox, LauncherIdentity).
 	LauncherUIDEnv = Prefix + "LAUNCHER_UID"
+	// Set by the CLI for the suites (classproof mutants --inject): a class system call that every
+	// process of a launcher instance sees succeed without effect, and the file each call is
+	// recorded in (helpers/base/sandbox, Faults).
+	InjectEnv    = Prefix + "INJECT"
+	InjectLogEnv = Prefix + "INJECT_LOG"
 	// Set by the CLI for the suites, and by the suites for the launcher: the run's token, which
 	// every process of the run carries (proc.Tied).
 	TokenEnv = Prefix + "RUN"
@@ -78,6 +83,8 @@ type Run struct {
 	Sandbox    string // "off" or empty (helpers/base/sandbox)
 	// LauncherUID is the user's choice of a root kit's launcher identity (helpers/base/sandbox).
 	LauncherUID string
+	// Inject and InjectLog are a fault and its record (helpers/base/sandbox, Faults).
+	Inject, InjectLog string
 }
 
 // Environ is r as NAME=VALUE strings, for a child's environment; empty fields are left out.
@@ -101,6 +108,8 @@ func (r Run) Environ() []string {
 	add(ScaleEnv, r.Scale)
 	add(SandboxEnv, r.Sandbox)
 	add(LauncherUIDEnv, r.LauncherUID)
+	add(InjectEnv, r.Inject)
+	add(InjectLogEnv, r.InjectLog)
 	return out
 }
 
@@ -135,6 +144,7 @@ func Current() Run {
 		Kit: os.Getenv(KitEnv), Harness: os.Getenv(HarnessEnv), Ledger: os.Getenv(LedgerEnv),
 		Supervisor: os.Getenv(SupervisorEnv), Cgroup: os.Getenv(CgroupEnv), Token: os.Getenv(TokenEnv), Scale: os.Getenv(ScaleEnv),
 		Sandbox: os.Getenv(SandboxEnv), LauncherUID: os.Getenv(LauncherUIDEnv),
+		Inject: os.Getenv(InjectEnv), InjectLog: os.Getenv(InjectLogEnv),
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+
+	"github.com/classproof/classproof/helpers/base/contract"
 )
 
 // writes are the rights Landlock handles here: every way to change the file system. Reading
@@ -46,14 +48,21 @@ type Spawner struct {
 	mu   sync.Mutex
 	reqs chan *exec.Cmd
 	errs chan error
+	// fault says its processes get the run's injected fault (InjectFault); in answers it.
+	fault bool
+	in    *injector
 }
+
+// InjectFault gives every process s starts the fault the run injects (contract.InjectEnv), if
+// any: a launcher instance's, never a build step's. Call it before the first Start.
+func (s *Spawner) InjectFault() { s.fault = contract.Current().Inject != "" }
 
 // NewSpawner is a Spawner for p; its thread is made on the first Start.
 func NewSpawner(p Policy) *Spawner { return &Spawner{p: p} }
 
 // Start starts cmd in the Spawner's domain.
 func (s *Spawner) Start(cmd *exec.Cmd) error {
-	if !Current().On() || cmd.Err != nil {
+	if (!Current().On() && !s.fault) || cmd.Err != nil {
 		return cmd.Start()
 	}
 	s.mu.Lock()
@@ -93,9 +102,19 @@ func (s *Spawner) serve(ready chan<- error, reqs <-chan *exec.Cmd, errs chan<- e
 	if abi == 0 {
 		abi = Current().ABI
 	}
-	if err := restrictThread(s.p, abi); err != nil {
-		ready <- fmt.Errorf("classproof sandbox: %w", err)
-		return
+	if Current().On() {
+		if err := restrictThread(s.p, abi); err != nil {
+			ready <- fmt.Errorf("classproof sandbox: %w", err)
+			return
+		}
+	}
+	if s.fault {
+		in, err := installFault()
+		if err != nil {
+			ready <- err
+			return
+		}
+		s.in = in
 	}
 	ready <- nil
 	for c := range reqs {
@@ -111,6 +130,7 @@ func (s *Spawner) Close() {
 		close(s.reqs)
 		s.reqs = nil
 	}
+	s.in.close()
 }
 
 // restrictThread enforces p on the calling thread only (no LANDLOCK_RESTRICT_SELF_TSYNC), with

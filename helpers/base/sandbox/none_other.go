@@ -19,3 +19,6 @@ func (s *Spawner) Start(cmd *exec.Cmd) error { return cmd.Start() }
 func (s *Spawner) Close() {}
 
 var kernelDirs []string
+
+// InjectFault does nothing here: faults are injected on Linux only (CheckFault says so first).
+func (s *Spawner) InjectFault() {}

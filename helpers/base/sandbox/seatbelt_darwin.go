@@ -97,3 +97,6 @@ func real(path string) string {
 func quote(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
+
+// InjectFault does nothing here: faults are injected on Linux only (CheckFault says so first).
+func (s *Spawner) InjectFault() {}

@@ -19,6 +19,7 @@ import (
 // a folder no launcher process could write (helpers/base/sandbox): the reports it reads here are the
 // ones it judges, and run.json records their digests, which the gate checks.
 func finish(res *Result, m *launcher.Manifest, o Options, out string) error {
+	res.Injected = injected(o, out)
 	digests := map[string]string{}
 	for _, name := range report.Finalised {
 		b, err := os.ReadFile(filepath.Join(out, name))

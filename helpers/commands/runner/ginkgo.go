@@ -57,6 +57,9 @@ func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg 
 	run := contract.Run{Target: t.Spec, Vars: t.Vars, Bin: pr.bin, Repo: t.Repo, Kit: t.Kit, Harness: c.Harness,
 		Ledger: ledger, Supervisor: proc.Supervisor(), Token: token, Scale: contract.Current().Scale,
 		Sandbox: contract.Current().Sandbox, LauncherUID: contract.Current().LauncherUID}
+	if o.Inject != "" {
+		run.Inject, run.InjectLog = o.Inject, injectLog(pl.out)
+	}
 	if runCg != nil {
 		run.Cgroup = runCg.Path
 	} else if contract.Current().Cgroup == proc.Off {

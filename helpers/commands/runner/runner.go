@@ -51,6 +51,9 @@ type Options struct {
 	// at run time, and run.json says forced; only the gate's own tests use it, to make the report
 	// a misconfigured lane would make.
 	ForeignLane bool
+	// Inject is a class system call every launcher process sees succeed without effect (a
+	// sandbox.Faults name; classproof mutants --inject), "" for none.
+	Inject string
 }
 
 // plan is what a run was decided to be before anything runs: returned, never written back into
@@ -97,6 +100,8 @@ type Result struct {
 	Sandbox sandbox.State
 	// Identity is who its launcher processes ran as.
 	Identity sandbox.Identity
+	// Injected is how many calls of Options.Inject were answered: 0, the fault never fired.
+	Injected int
 }
 
 // Passed is true when Ginkgo passed, nothing leaked and the lane ran its platform's specs.
@@ -207,9 +212,14 @@ func begin(o Options) (*Result, plan, error) {
 	if err := sandbox.CheckLauncherIdentity(); err != nil {
 		return nil, pl, err
 	}
+	if o.Inject != "" {
+		if err := sandbox.CheckFault(o.Inject); err != nil {
+			return nil, pl, err
+		}
+	}
 	// Nothing of an earlier run in this folder may be read as this one's.
 	pl.ledger = filepath.Join(pl.out, "pids.ledger")
-	for _, stale := range []string{res.ReportPath, res.JUnitPath, filepath.Join(pl.out, "run.json"), pl.ledger} {
+	for _, stale := range []string{res.ReportPath, res.JUnitPath, filepath.Join(pl.out, "run.json"), pl.ledger, injectLog(pl.out)} {
 		if err := os.Remove(stale); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, pl, fmt.Errorf("removing %s, left by an earlier run: %w", stale, err)
 		}
@@ -227,6 +237,25 @@ func begin(o Options) (*Result, plan, error) {
 		return nil, pl, err
 	}
 	return res, pl, nil
+}
+
+// injectLog is where the suites record each call of an injected fault (contract.InjectLogEnv).
+func injectLog(out string) string { return filepath.Join(out, "injected.log") }
+
+// injected counts the calls of the run's injected fault the suites answered, and says so in the
+// log: 0 is a fault that never fired, which the run cannot call caught or missed.
+func injected(o Options, out string) int {
+	if o.Inject == "" {
+		return 0
+	}
+	b, _ := files.ReadClaim(injectLog(out), 16<<20)
+	n := strings.Count(string(b), "\n")
+	never := ""
+	if n == 0 {
+		never = " (it never fired: the launcher never made that call)"
+	}
+	fmt.Fprintf(o.Log, "classproof: fault injected: %s made a silent success, %d calls answered%s\n", o.Inject, n, never)
+	return n
 }
 
 // phase records how long a step of the run took, in ms (see Meta.Phases).

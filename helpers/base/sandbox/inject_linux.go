@@ -1,0 +1,164 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/classproof/classproof/helpers/base/contract"
+)
+
+// Faults are the class system calls a fault can be injected into: each made a silent success
+// that does nothing (seccomp, SECCOMP_RET_USER_NOTIF answered with 0), one at a time, in every
+// process a launcher instance starts. Whatever language the launcher is written in, its class
+// step is these calls; a write to /proc/PID/autogroup is a plain write(2) a filter cannot tell
+// apart from any other, so it has no fault here.
+var Faults = map[string]uintptr{
+	"sched_setscheduler": unix.SYS_SCHED_SETSCHEDULER,
+	"sched_setattr":      unix.SYS_SCHED_SETATTR,
+	"ioprio_set":         unix.SYS_IOPRIO_SET,
+	"setpriority":        unix.SYS_SETPRIORITY,
+}
+
+// CheckFault says whether name is a fault the kit can inject here.
+func CheckFault(name string) error {
+	if _, ok := Faults[name]; ok && nativeArch() != 0 {
+		return nil
+	}
+	names := make([]string, 0, len(Faults))
+	for n := range Faults {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return fmt.Errorf("fault %q: expected one of %s (on linux/amd64 or linux/arm64)", name, strings.Join(names, ", "))
+}
+
+func nativeArch() uint32 {
+	switch runtime.GOARCH {
+	case "amd64":
+		return unix.AUDIT_ARCH_X86_64
+	case "arm64":
+		return unix.AUDIT_ARCH_AARCH64
+	}
+	return 0
+}
+
+// seccomp_data offsets (include/uapi/linux/seccomp.h).
+const (
+	offNr   = 0
+	offArch = 4
+)
+
+// notif and notifResp are struct seccomp_notif and seccomp_notif_resp (80 and 24 bytes: the
+// sizes SECCOMP_IOCTL_NOTIF_RECV and _SEND encode).
+type notif struct {
+	id    uint64
+	pid   uint32
+	flags uint32
+	nr    int32
+	arch  uint32
+	ip    uint64
+	args  [6]uint64
+}
+
+type notifResp struct {
+	id    uint64
+	val   int64
+	error int32
+	flags uint32
+}
+
+// injector answers one fault's calls for a Spawner's processes and records that it fired.
+type injector struct {
+	name, log string
+	fd        int
+	fired     atomic.Int64
+	closed    atomic.Bool
+}
+
+// installFault puts the fault named by contract.InjectEnv on the calling thread (the Spawner's,
+// which forks every process of a launcher instance: seccomp filters are per thread, inherited by
+// fork and kept across exec) and answers its calls from a goroutine of its own.
+func installFault() (*injector, error) {
+	run := contract.Current()
+	nr, ok := Faults[run.Inject]
+	if !ok || nativeArch() == 0 {
+		return nil, CheckFault(run.Inject)
+	}
+	prog := []unix.SockFilter{
+		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offArch},
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 1, Jf: 0, K: nativeArch()},
+		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
+		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offNr},
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 1, K: uint32(nr)},
+		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_USER_NOTIF},
+		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return nil, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	fd, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&fprog)))
+	if e != 0 {
+		return nil, fmt.Errorf("injecting fault %s: seccomp with a listener: %w (the kernel needs user notification, Linux 5.0)", run.Inject, e)
+	}
+	in := &injector{name: run.Inject, log: run.InjectLog, fd: int(fd)}
+	go in.answer()
+	return in, nil
+}
+
+// answer makes each call a success that did nothing, until close; it polls, so that close is
+// seen without a call to wake it.
+func (in *injector) answer() {
+	defer unix.Close(in.fd)
+	for !in.closed.Load() {
+		fds := []unix.PollFd{{Fd: int32(in.fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 200)
+		switch {
+		case errors.Is(err, unix.EINTR), err == nil && n == 0:
+			continue
+		case err != nil, fds[0].Revents&unix.POLLNVAL != 0:
+			return
+		case fds[0].Revents&unix.POLLIN == 0:
+			// POLLHUP: no process holds the filter this moment (the Spawner's thread ended).
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		var req notif
+		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(in.fd), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&req))); e != 0 {
+			continue // the caller died, or a signal: nothing to answer
+		}
+		in.record(int(req.pid))
+		resp := notifResp{id: req.id} // val 0, error 0: "it worked"
+		_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(in.fd), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+	}
+}
+
+// record appends one line per call to the run's injection log: the cell's proof that the fault
+// fired (a fault the launcher never calls is neither caught nor missed).
+func (in *injector) record(pid int) {
+	in.fired.Add(1)
+	if in.log == "" {
+		return
+	}
+	f, err := os.OpenFile(in.log, os.O_WRONLY|os.O_APPEND|os.O_CREATE|unix.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s pid %d\n", in.name, pid)
+}
+
+func (in *injector) close() {
+	if in != nil {
+		in.closed.Store(true)
+	}
+}

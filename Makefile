@@ -191,14 +191,17 @@ red: bin/classproof
 ## gate's yes/no, sooner); SHARD=K/N runs share K of N of each matrix and writes its parts
 ## (out/mutants*/part-K-of-N.json), which make mutants-merge PARTS=DIR joins (docs/results.md)
 MUTANT_TARGETS := --target embedded:refmux.yaml
+MUTANTS_INJECT :=
 ifeq ($(shell uname -s),Linux)
 MUTANT_TARGETS += --target embedded:refmux-seed.yaml
+## (on Linux a row per injected fault too: each class system call made a silent success)
+MUTANTS_INJECT := --inject all
 endif
 MUTANTS_FLAGS ?=
 ## (under --until-caught each variant tries first, on each lane, the spec ci/mutants-first.tsv names
 ## for it: a full table's first.tsv, remade by make mutants-first; a variant it misses meets every spec)
 MUTANTS_FIRST ?= ci/mutants-first.tsv
-MUTANTS_ALL := $(MUTANTS_FLAGS) $(if $(SHARD),--shard $(SHARD)) $(if $(findstring --until-caught,$(MUTANTS_FLAGS)),--first $(MUTANTS_FIRST))
+MUTANTS_ALL := $(MUTANTS_INJECT) $(MUTANTS_FLAGS) $(if $(SHARD),--shard $(SHARD)) $(if $(findstring --until-caught,$(MUTANTS_FLAGS)),--first $(MUTANTS_FIRST))
 ## (on Linux refmux's matrix and shmux's run side by side, each --jobs 2, each printing its log
 ## when it ends; four lanes on a 2-core machine once made shmux's reference miss its 10 s session
 ## answer, a false red, so the side-by-side run doubles the timeouts unless

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/commands/mutants"
@@ -39,6 +40,7 @@ func mutantsCmd(ctx context.Context, args []string) int {
 	fs.StringVar(&o.Focus, "focus", "", "a Ginkgo focus regexp for every run: a partial table, to work on a spec (a release's matrix runs without it)")
 	first := fs.String("first", "", "with --until-caught: a full table's first.tsv; each variant tries first, on each lane, the spec it names for it, and the rest only if that misses")
 	shard := fs.String("shard", "", "K/N: run share K of N of the cells and write part-K-of-N.json in --out ('classproof mutants merge' joins the parts)")
+	inject := fs.String("inject", "", "Linux: also a row per injected fault, for any launcher without its source: 'all', or names from sched_setscheduler,sched_setattr,ioprio_set,setpriority (each made a silent success in every launcher process); with it --values-file may be left out")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -64,13 +66,9 @@ func mutantsCmd(ctx context.Context, args []string) int {
 		}
 		o.Targets = append(o.Targets, t)
 	}
-	b, err := os.ReadFile(*valuesFile)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "classproof mutants: --values-file:", err)
-		return exitUsage
-	}
-	if o.Values, err = mutants.ParseValues(*valuesFile, b); err != nil {
-		fmt.Fprintln(os.Stderr, "classproof mutants: --values-file:", err)
+	var err error
+	if o.Values, err = values(*valuesFile, *inject); err != nil {
+		fmt.Fprintln(os.Stderr, "classproof mutants:", err)
 		return exitUsage
 	}
 	o.Progress = os.Stderr
@@ -166,4 +164,26 @@ func mergeCmd(args []string) int {
 		return exitUsage
 	}
 	return verdict(m)
+}
+
+// values are the matrix's rows: the variants of --values-file, then the faults of --inject.
+func values(file, inject string) ([]mutants.Value, error) {
+	var out []mutants.Value
+	if file != "" || inject == "" {
+		b, err := os.ReadFile(file)
+		if err == nil {
+			out, err = mutants.ParseValues(file, b)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--values-file: %w", err)
+		}
+	}
+	if inject == "" {
+		return out, nil
+	}
+	faults, err := mutants.Injected(strings.Split(inject, ","))
+	if err != nil {
+		return nil, fmt.Errorf("--inject: %w", err)
+	}
+	return append(out, faults...), nil
 }

@@ -87,6 +87,9 @@ func summary(c Cell, untilCaught bool) string {
 	if c.NotRun != "" {
 		return "not run: " + c.NotRun
 	}
+	if c.NotFired {
+		return "never fired"
+	}
 	s := fmt.Sprintf("%d specs", len(c.CaughtBy))
 	if untilCaught {
 		s = "not caught"

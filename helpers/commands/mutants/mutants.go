@@ -122,6 +122,8 @@ type Cell struct {
 	// baseline is reported with.
 	Why    string `json:"why,omitempty"`
 	Timing Timing `json:"timing"`
+	// NotFired says the cell's injected fault was never called: neither caught nor missed.
+	NotFired bool `json:"not_fired,omitempty"`
 }
 
 // Row is one variant across targets.
@@ -210,7 +212,8 @@ func assemble(base []Cell, run []Value, leftOut []Row, targets int, cells []Cell
 		for _, c := range row.Cells {
 			row.Caught = row.Caught || len(c.CaughtBy) > 0
 		}
-		m.OK = m.OK && row.Caught
+		row.LeftOut = neverFired(row.Cells)
+		m.OK = m.OK && (row.Caught || row.LeftOut != "")
 		m.Rows = append(m.Rows, row)
 	}
 	m.Rows = append(m.Rows, leftOut...)
@@ -346,15 +349,16 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 	if o.Progress != nil {
 		fmt.Fprintf(o.Progress, "classproof mutants: %s on %s\n", name, t.Spec)
 	}
-	variant, err := t.WithVars(o.Var + "=" + value)
+	fault, build := splitFault(value)
+	variant, err := t.WithVars(o.Var + "=" + build)
 	if err != nil {
 		return Cell{}, nil, err
 	}
-	res, err := runner.Run(ctx, runner.Options{Target: variant, OutDir: dir, Procs: o.Procs, Log: logf, Focus: o.Focus, FailFast: failFast})
+	res, err := runner.Run(ctx, runner.Options{Target: variant, OutDir: dir, Procs: o.Procs, Log: logf, Focus: o.Focus, FailFast: failFast, Inject: fault})
 	if err != nil {
 		return Cell{}, nil, err
 	}
-	c := Cell{Target: t.Spec, Lane: res.Lane, Passed: res.Passed(), Timing: timing(res)}
+	c := Cell{Target: t.Spec, Lane: res.Lane, Passed: res.Passed(), Timing: timing(res), NotFired: fault != "" && res.Injected == 0}
 	if why := append(append(append([]string(nil), res.Problems...), res.Leaks...), res.Refused...); len(why) > 0 {
 		c.Why = why[0]
 	}

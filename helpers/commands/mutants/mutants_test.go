@@ -82,3 +82,29 @@ func TestTimingIsReadFromTheRunAndSummedPerTarget(t *testing.T) {
 		}
 	}
 }
+
+// An injected fault that no launcher process ever called is neither caught nor missed: its row
+// says it never fired and leaves the verdict alone; one that fired on a target counts as any
+// variant does, and one that fired and passed is not caught.
+func TestAFaultThatNeverFiredIsNeitherCaughtNorMissed(t *testing.T) {
+	run := []Value{{Name: InjectPrefix + "setpriority"}, {Name: InjectPrefix + "sched_setattr"}, {Name: InjectPrefix + "ioprio_set"}}
+	cells := []Cell{
+		{Lane: "linux-idle", Passed: true, NotFired: true}, {Lane: "linux-ignore", Passed: true, NotFired: true},
+		{Lane: "linux-idle", CaughtBy: []string{"a direct session"}}, {Lane: "linux-ignore", Passed: true, NotFired: true},
+		{Lane: "linux-idle", Passed: true}, {Lane: "linux-ignore", Passed: true, NotFired: true},
+	}
+	m := assemble(nil, run, nil, 2, cells)
+	caught, notCaught, leftOut := m.Counts()
+	if caught != 1 || notCaught != 1 || leftOut != 1 || m.OK || !strings.HasPrefix(m.Rows[0].LeftOut, "never fired") {
+		t.Errorf("rows %+v: caught %d, not caught %d, left out %d, ok %v; want 1, 1, 1 (never fired), not ok", m.Rows, caught, notCaught, leftOut, m.OK)
+	}
+	if md := Markdown(m); !strings.Contains(md, "never fired") {
+		t.Errorf("the table does not say which fault never fired:\n%s", md)
+	}
+	if f, b := splitFault(InjectPrefix + "ioprio_set"); f != "ioprio_set" || b != "" {
+		t.Errorf("an injected row runs fault %q on build %q; want ioprio_set on the reference", f, b)
+	}
+	if _, err := Injected([]string{"renice"}); err == nil || !strings.Contains(err.Error(), "renice") {
+		t.Errorf("an unknown fault: %v; want it named", err)
+	}
+}

@@ -1,0 +1,52 @@
+package mutants
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/classproof/classproof/helpers/base/sandbox"
+)
+
+// InjectPrefix names a value that is no build of the launcher but a fault injected into the
+// reference's processes (sandbox.Faults): "inject:sched_setattr".
+const InjectPrefix = "inject:"
+
+// Injected are the values for the named faults ("all": every one this OS has), each a row of
+// the matrix beside the hand-written variants.
+func Injected(names []string) ([]Value, error) {
+	if len(names) == 1 && names[0] == "all" {
+		names = names[:0]
+		for f := range sandbox.Faults {
+			names = append(names, f)
+		}
+		sort.Strings(names)
+	}
+	var out []Value
+	for _, f := range names {
+		if err := sandbox.CheckFault(f); err != nil {
+			return nil, err
+		}
+		out = append(out, Value{Name: InjectPrefix + f, Breaks: f + " made a silent success in every launcher process (seccomp, injected)", OnlyOn: []string{"linux"}, Why: "faults are injected with seccomp"})
+	}
+	return out, nil
+}
+
+// splitFault is the fault a value injects and the build it runs: an injected row runs the
+// reference build ("" for the var), its processes given the fault.
+func splitFault(value string) (fault, build string) {
+	if f, ok := strings.CutPrefix(value, InjectPrefix); ok {
+		return f, ""
+	}
+	return "", value
+}
+
+// neverFired is why a row is neither caught nor missed: its fault was injected on every target
+// and no launcher process ever made that call; "" for any other row.
+func neverFired(cells []Cell) string {
+	for _, c := range cells {
+		if !c.NotFired {
+			return ""
+		}
+	}
+	return "never fired: no launcher process made that call, on any target (neither caught nor missed)"
+}

@@ -123,7 +123,7 @@ func verdict(m *mutants.Matrix) int {
 	}
 	fmt.Printf("\nclassproof mutants: all %d variants caught", caught)
 	if leftOut > 0 {
-		fmt.Printf(" (%d left out on %s: they mean nothing there)", leftOut, runtime.GOOS)
+		fmt.Printf(" (%d neither caught nor missed: left out on %s, or an injected fault that never fired; see above)", leftOut, runtime.GOOS)
 	}
 	fmt.Println()
 	return exitPassed

@@ -107,7 +107,7 @@ func TestEveryCopyableExampleWorks(t *testing.T) {
 			claimed[b.marker] = true
 		}
 	}
-	for _, m := range []string{"session-adapter", "spawn-spec-adapter", "spawn-spec-adapter-manifest"} {
+	for _, m := range []string{"session-adapter", "spawn-spec-adapter", "spawn-spec-adapter-manifest", "spawn-spec-translator-manifest"} {
 		if !claimed[m] {
 			t.Errorf("no block is marked <!-- example: %s -->: the adapter this test runs is gone from the docs", m)
 		}
@@ -329,6 +329,8 @@ func runMarked(t *testing.T, dir string, b block) {
 		sessionAdapter(t, b)
 	case "spawn-spec-adapter":
 		spawnSpecAdapter(t, dir, b)
+	case "spawn-spec-translator-manifest":
+		spawnSpecTranslator(t, dir, b)
 	case "spawn-spec-adapter-manifest":
 		base := "name: myl\nclass_env: MYL_CLASS\nbackground: {darwin: darwinbg, linux: idle}\n" +
 			"daemon: {run: [\"{bin}/myl\", daemon]}\nsession: {direct: [\"{bin}/myl\", session, \"{profile}\"]}\n" +
@@ -424,6 +426,33 @@ func spawnSpecAdapter(t *testing.T, dir string, b block) {
 			t.Errorf("%s, %s: the host must get the bytes as they are; it got %d bytes: %.200q", b, c.name, len(got), got)
 		case c.want != "" && strings.TrimSpace(string(got)) != c.want:
 			t.Errorf("%s, %s: the host got %s, want %s", b, c.name, got, c.want)
+		}
+	}
+}
+
+// spawnSpecTranslator loads the translator's manifest lines and runs the translator, as the kit
+// would, on specs the kit writes: env strings become an object, a value's own = kept.
+func spawnSpecTranslator(t *testing.T, dir string, b block) {
+	base := "name: myl\nclass_env: MYL_CLASS\nbackground: {darwin: darwinbg, linux: idle}\n" +
+		"daemon: {run: [\"{bin}/myl\", daemon]}\nsession: {direct: [\"{bin}/myl\", session, \"{profile}\"]}\n" +
+		"host: {run: [\"{bin}/myl\", host]}\n"
+	m, err := launcher.Parse(b.String(), []byte(base+b.text))
+	if err != nil || len(m.SpawnSpecTranslate) == 0 {
+		t.Fatalf("%s: the translator's lines do not load in a manifest: %v", b, err)
+	}
+	for in, want := range map[string]string{
+		`{"argv":["h"],"env":["PATH=/usr/bin","X=a=b"],"cpu_class":"background"}`: `{"argv":["h"],"env":{"PATH":"/usr/bin","X":"a=b"},"cpu_class":"background"}`,
+		`{"argv":["h"]}`: `{"argv":["h"],"env":{}}`,
+	} {
+		f := filepath.Join(t.TempDir(), "spec.json")
+		os.WriteFile(f, []byte(in), 0o600)
+		var argv []string
+		for _, a := range m.SpawnSpecTranslate {
+			argv = append(argv, strings.ReplaceAll(strings.ReplaceAll(a, "{spec}", f), "{{", "{"))
+		}
+		out, err := exec.Command(argv[0], argv[1:]...).Output()
+		if err != nil || strings.TrimSpace(string(out)) != want {
+			t.Errorf("%s: the translator printed %s (%v), want %s", b, out, err, want)
 		}
 	}
 }

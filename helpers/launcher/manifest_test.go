@@ -548,3 +548,20 @@ func TestARootKitOutOfTheLaunchersReachBuildsFromACopy(t *testing.T) {
 		t.Errorf("a {bin} out of reach: %v; want it named", err)
 	}
 }
+
+// A translator needs the command that sends its bytes, and contradicts an adapter that rewrites.
+func TestASpawnSpecTranslatorIsChecked(t *testing.T) {
+	host := "host: {run: [\"{bin}/t\", host]}\n"
+	for extra, want := range map[string]string{
+		"spawn_spec_translate: [jq, -c, ., \"{spec}\"]\n":                                                                         "spawn_spec_translate: needs spawn_spec",
+		"spawn_spec_translate: [jq, -c, ., \"{spec}\"]\nspawn_spec: [\"{bin}/t\", send, \"{spec}\"]\nspawn_spec_rewrites: true\n": "spawn_spec_rewrites says the opposite",
+		"spawn_spec_translate: [jq, -c, ., \"{nope}\"]\nspawn_spec: [\"{bin}/t\", send, \"{spec}\"]\n":                            "nope",
+	} {
+		if _, err := Parse("m.yaml", []byte(good+host+extra)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v; want an error with %q", extra, err, want)
+		}
+	}
+	if _, err := Parse("m.yaml", []byte(good+host+"spawn_spec_translate: [jq, -c, ., \"{spec}\"]\nspawn_spec: [\"{bin}/t\", send, \"{spec}\"]\n")); err != nil {
+		t.Errorf("a translator and its sender: %v", err)
+	}
+}

@@ -30,14 +30,24 @@ func (l *Instance) RenderSpec(tmpl []byte) ([]byte, string) {
 	return out, report
 }
 
-// SendSpec hands the agent host a raw spec through the manifest's spawn_spec command. A refusal
-// comes back as *CommandError with the host's words.
+// SendSpec hands the agent host a spec the kit wrote, through the manifest's translator when it
+// has one (hostBytes). A refusal comes back as *CommandError with the host's words; a translator
+// that fails is an error of another kind, never taken for the host's refusal.
 func (l *Instance) SendSpec(spec []byte) (string, error) {
+	b, err := l.hostBytes(spec)
+	if err != nil {
+		return "", err
+	}
+	return l.SendBytes(b)
+}
+
+// SendBytes hands the agent host bytes as they are through the manifest's spawn_spec command.
+func (l *Instance) SendBytes(b []byte) (string, error) {
 	if len(l.d.Manifest.SpawnSpec) == 0 {
 		return "", fmt.Errorf("spawn_spec: %w", ErrNotDeclared)
 	}
 	path := filepath.Join(l.Dir, fmt.Sprintf("spec-%d.json", l.n.Add(1)))
-	if err := l.WriteFile(path, spec); err != nil {
+	if err := l.WriteFile(path, b); err != nil {
 		return "", err
 	}
 	argv, out, err := l.run("spawn_spec", l.d.Manifest.SpawnSpec, map[string]string{"spec": path}, nil)

@@ -143,6 +143,13 @@ func (v *validation) commands() {
 	if len(m.SpawnSpec) > 0 && m.Host == nil {
 		v.add("spawn_spec: needs a host (the agent host the spec is handed to)")
 	}
+	v.check("spawn_spec_translate", m.SpawnSpecTranslate, false, "spec")
+	switch {
+	case len(m.SpawnSpecTranslate) > 0 && len(m.SpawnSpec) == 0:
+		v.add("spawn_spec_translate: needs spawn_spec, the command that hands the host the translated bytes")
+	case len(m.SpawnSpecTranslate) > 0 && m.SpawnSpecRewrites:
+		v.add("spawn_spec_translate: with a translator spawn_spec passes bytes as they are; spawn_spec_rewrites says the opposite: declare one")
+	}
 }
 
 func (v *validation) optional() {

@@ -64,9 +64,9 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 
 	// expectRefusedAndServing checks a bad spec was refused, said why, started nothing, and that
 	// the host is still there and starts the next good spec.
-	expectRefusedAndServing := func(bad []byte, report string, mention ...string) {
+	expectRefusedAndServing := func(send func([]byte) (string, error), bad []byte, report string, mention ...string) {
 		GinkgoHelper()
-		out, err := l.SendSpec(bad)
+		out, err := send(bad)
 		var ce *launcher.CommandError
 		Expect(errors.As(err, &ce)).To(BeTrue(), "the host refuses the spec; the sender was told: %q (err %v)", out, err)
 		Expect(ce.Output).NotTo(BeEmpty(), "the refusal says why")
@@ -83,28 +83,45 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 
 	It("refuses an unknown cpu_class and keeps serving", Label(label.RefusesClass), func() {
 		bad, report := l.RenderSpec(spec("bad-unknown-cpu-class.json"))
-		expectRefusedAndServing(bad, report)
+		expectRefusedAndServing(l.SendSpec, bad, report)
 	})
 
 	It("refuses an unknown cpu_class, naming it, and keeps serving", suite.RefusalNames(launcher.MentionValue), Label(label.RefusesClass), func() {
 		bad, report := l.RenderSpec(spec("bad-unknown-cpu-class.json"))
-		expectRefusedAndServing(bad, report, "turbo")
+		expectRefusedAndServing(l.SendSpec, bad, report, "turbo")
 	})
 
+	// Bytes a host must refuse (kind, a launcher.Bad* kind) are, with a translator
+	// (spawn_spec_translate), built from a translated good spec, so that only the defect under
+	// test is wrong, and handed to the host as they are; without one, the fixture.
+	refuseBytes := func(kind, fixture string) {
+		GinkgoHelper()
+		var fx []byte
+		if fixture != "" {
+			fx = spec(fixture)
+		}
+		bad, report, err := l.BadSpec(kind, spec("daemon-cpu-class-background.json"), fx)
+		suite.Must(err)
+		expectRefusedAndServing(l.SendBytes, bad, report)
+	}
+
 	DescribeTable("refuses a bad spec with a clear error to the sender and keeps serving",
-		func(name string) {
+		func(name, kind string) {
+			if kind != "" {
+				refuseBytes(kind, name)
+				return
+			}
 			bad, report := l.RenderSpec(spec(name))
-			expectRefusedAndServing(bad, report)
+			expectRefusedAndServing(l.SendSpec, bad, report)
 		},
-		Entry("malformed JSON", Label(label.NeedsRawSpawnSpec), "bad-malformed-json.json"),
-		Entry("data after the object, on the next line", Label(label.NeedsRawSpawnSpec), "bad-data-after-object.json"),
-		Entry("no argv", "bad-missing-argv.json"),
-		Entry("an empty argv", "bad-empty-argv.json"),
-		Entry("a connection that closes halfway through the spec", Label(label.NeedsRawSpawnSpec), "bad-closed-halfway.json"),
+		Entry("malformed JSON", Label(label.NeedsRawSpawnSpec), "bad-malformed-json.json", launcher.BadMalformed),
+		Entry("data after the object, on the next line", Label(label.NeedsRawSpawnSpec), "bad-data-after-object.json", launcher.BadAfterObject),
+		Entry("no argv", "bad-missing-argv.json", ""),
+		Entry("an empty argv", "bad-empty-argv.json", ""),
+		Entry("a connection that closes halfway through the spec", Label(label.NeedsRawSpawnSpec), "bad-closed-halfway.json", launcher.BadCutShort),
 	)
 
 	It("refuses a spec over 1 MiB and keeps serving", Label(label.NeedsRawSpawnSpec), func() {
-		good, report := l.RenderSpec(spec("daemon-cpu-class-background.json"))
-		expectRefusedAndServing(launcher.Pad(good, 1<<20), report)
+		refuseBytes(launcher.BadOversize, "")
 	})
 })

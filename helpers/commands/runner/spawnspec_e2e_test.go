@@ -1,0 +1,70 @@
+//go:build e2e
+
+package runner_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// A host whose spawn specs take env as an object, and which reads only the first line of a spec
+// (a real regression: data after the object goes unseen), is in front of refmux's host here. Through
+// the docs' adapter, which passes what is not exactly one object through unchanged, "data after
+// the object" passed: refused for its env array (the kit's format on the first line), not for the
+// data after it. Through a translator (spawn_spec_translate), the kit builds that spec from a
+// translated good one: the host starts the first object's harness, and the spec fails (issue 44).
+// The same translator in front of a host that reads the whole spec passes every compat spec.
+func TestOneDefectPerBadSpecThroughATranslator(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts runs")
+	}
+	dir := reachable(t)
+	toRefmux := `.env = ((.env // {}) | if type == "object" then to_entries | map(.key + "=" + .value) else error("env must be an object, not \(type)") end)`
+	scripts := map[string]string{
+		// Our host, front half: env an object; only the first line read.
+		"firstline.sh": `refmux=$1 sock=$2 spec=$3
+head -n 1 "$spec" | jq -c '` + toRefmux + `' >"$spec.refmux" 2>"$spec.err" || { cat "$spec.err"; exit 1; }
+exec "$refmux" spawn-spec --socket "$sock" --file "$spec.refmux"`,
+		// The same host, mended: the whole spec read, one object or a refusal.
+		"whole.sh": `refmux=$1 sock=$2 spec=$3
+[ "$(wc -c <"$spec")" -le 1048576 ] || { echo "spec over 1 MiB"; exit 1; }
+jq -cse 'if length != 1 then error("data after the object") else .[0] end | ` + toRefmux + `' "$spec" >"$spec.refmux" 2>"$spec.err" || { cat "$spec.err"; exit 1; }
+exec "$refmux" spawn-spec --socket "$sock" --file "$spec.refmux"`,
+		// The docs' adapter (docs/manifest.md): one object rewritten, anything else passed as is.
+		"adapter.sh": `front=$1 refmux=$2 sock=$3 spec=$4
+if [ "$(wc -c <"$spec")" -le 1048576 ] && [ "$(jq -s length "$spec" 2>/dev/null)" = 1 ]; then
+  jq -c '.env = ((.env // []) | map(capture("(?<k>[^=]*)=(?<v>.*)") | {(.k): .v}) | add // {})' "$spec" >"$spec.host"
+else
+  cp "$spec" "$spec.host"
+fi
+exec sh "$front" "$refmux" "$sock" "$spec.host"`,
+	}
+	for name, body := range scripts {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := `spawn_spec: ["{bin}/refmux", spawn-spec, --socket, "{host_socket}", --file, "{spec}"]`
+	translate := `spawn_spec_translate: [jq, -c, '.env = ((.env // []) | map(capture("(?<k>[^=]*)=(?<v>.*)") | {{(.k): .v}) | add // {{})', "{spec}"]`
+	adapted := hostile(t, old, `spawn_spec: [sh, "`+dir+`/adapter.sh", "`+dir+`/firstline.sh", "{bin}/refmux", "{host_socket}", "{spec}"]`)
+	translated := hostile(t, old, translate+"\n"+`spawn_spec: [sh, "`+dir+`/firstline.sh", "{bin}/refmux", "{host_socket}", "{spec}"]`)
+	mended := hostile(t, old, translate+"\n"+`spawn_spec: [sh, "`+dir+`/whole.sh", "{bin}/refmux", "{host_socket}", "{spec}"]`)
+	const after = "data after the object, on the next line"
+	passed := regexp.MustCompile(`specs: [1-9]\d* ran, [1-9]\d* passed, 0 failed`)
+
+	code, log, _ := runCLI(t, nil, "run", "--target", adapted, "--suite", "./suites/compat", "--focus", after, "--out", t.TempDir())
+	if code != 0 || !passed.MatchString(log) {
+		t.Errorf("through the adapter: exit %d, want 0: the blind spot this test shows is gone, or the setup broke:\n%s", code, log)
+	}
+	code, log, _ = runCLI(t, nil, "run", "--target", translated, "--suite", "./suites/compat", "--focus", after, "--out", t.TempDir())
+	if code != 1 || !strings.Contains(log, "[FAILED]") || !strings.Contains(log, after) {
+		t.Errorf("through the translator, a host that reads one line: exit %d, want 1, %q failed:\n%s", code, after, log)
+	}
+	code, log, _ = runCLI(t, nil, "run", "--target", mended, "--suite", "./suites/compat", "--out", t.TempDir())
+	if code != 0 || !passed.MatchString(log) {
+		t.Errorf("through the translator, a host that reads the whole spec: exit %d, want 0, every compat spec passed:\n%s", code, log)
+	}
+}

@@ -1,0 +1,82 @@
+package launcher
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/classproof/classproof/helpers/base/files"
+)
+
+// The kinds of bytes an agent host must refuse (the compat suite's needs-raw-spawn-spec specs).
+const (
+	BadMalformed   = "malformed JSON"
+	BadAfterObject = "data after the object"
+	BadCutShort    = "a spec cut short (the connection closed halfway)"
+	BadOversize    = "a spec over 1 MiB"
+)
+
+// maxHostSpec bounds what the kit reads of a translator's output: a good spec, translated.
+const maxHostSpec = 1 << 20
+
+// hostBytes is spec as the agent host takes it: the stdout of the manifest's
+// spawn_spec_translate, read back from a file of the instance's (the kit's own shell words send
+// it there, so what the translator prints on stderr stays out of it), or spec as it is.
+func (l *Instance) hostBytes(spec []byte) ([]byte, error) {
+	t := l.d.Manifest.SpawnSpecTranslate
+	if len(t) == 0 {
+		return spec, nil
+	}
+	n := l.n.Add(1)
+	in, out := filepath.Join(l.Dir, fmt.Sprintf("kit-spec-%d.json", n)), filepath.Join(l.Dir, fmt.Sprintf("host-spec-%d", n))
+	if err := l.WriteFile(in, spec); err != nil {
+		return nil, err
+	}
+	argv, said, err := l.run("spawn_spec_translate", t, map[string]string{"spec": in}, nil, "sh", "-c", `exec "$@" >"$0"`, out)
+	if err != nil {
+		return nil, fmt.Errorf("target manifest %s: spawn_spec_translate %q failed on a spec the kit wrote (%v); it said:\n%s", l.d.Manifest.Source, strings.Join(argv, " "), err, said)
+	}
+	b, err := files.ReadClaim(out, maxHostSpec)
+	if err != nil {
+		return nil, fmt.Errorf("target manifest %s: spawn_spec_translate's output: %w", l.d.Manifest.Source, err)
+	}
+	return b, nil
+}
+
+// BadSpec is bytes of the given kind (Bad*) for the host to refuse, and the report path the
+// harness it must not start would write. With a translator they are built from a good spec
+// (good, a template), translated, so that only the defect under test is wrong: a host that reads
+// only the first line starts the harness of a translated object followed by data, where the
+// kit's own bytes (fixture) would be refused for their format. Without one they are fixture
+// rendered (the over-1-MiB kind: good, padded), which spawn_spec adapts as it adapts any spec.
+func (l *Instance) BadSpec(kind string, good, fixture []byte) ([]byte, string, error) {
+	if len(l.d.Manifest.SpawnSpecTranslate) == 0 {
+		if kind == BadOversize {
+			b, report := l.RenderSpec(good)
+			return Pad(b, 1<<20), report, nil
+		}
+		b, report := l.RenderSpec(fixture)
+		return b, report, nil
+	}
+	spec, report := l.RenderSpec(good)
+	t, err := l.hostBytes(spec)
+	if err != nil {
+		return nil, report, err
+	}
+	t = bytes.TrimRight(t, " \t\r\n")
+	if kind != BadAfterObject && kind != BadCutShort && !bytes.HasSuffix(t, []byte("}")) {
+		return nil, report, fmt.Errorf("target manifest %s: spawn_spec_translate printed no JSON object (%.80q): the kit cannot make %s from it", l.d.Manifest.Source, t, kind)
+	}
+	switch kind {
+	case BadMalformed:
+		return append(t[:len(t)-1:len(t)-1], ",}\n"...), report, nil // a trailing comma
+	case BadAfterObject:
+		return []byte(string(t) + "\n" + string(t) + "\n"), report, nil
+	case BadCutShort:
+		return t[:len(t)/2], report, nil
+	case BadOversize:
+		return Pad(append(t, '\n'), 1<<20), report, nil
+	}
+	return nil, report, fmt.Errorf("unknown kind of bad spec %q", kind)
+}

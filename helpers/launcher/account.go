@@ -35,12 +35,15 @@ func (l *Instance) Account() error {
 	l.mu.Unlock()
 	byReport := map[string][]int{}
 	var wrong []string
+	var harnesses, others []int
 	for _, pid := range pids {
 		exe, eerr := proc.Exe(pid)
 		args, aerr := proc.Args(pid)
 		if eerr != nil || aerr != nil || !sameFile(exe, l.d.Harness) {
-			continue // gone, or not the harness
+			others = append(others, pid) // gone, or not the harness
+			continue
 		}
+		harnesses = append(harnesses, pid)
 		report := after(args, "--report")
 		if !slices.Contains(handed, report) {
 			wrong = append(wrong, harnessLine(pid, args, "its --report "+quoteOr(report)+" is no path the kit handed out"))
@@ -56,12 +59,50 @@ func (l *Instance) Account() error {
 			}
 		}
 	}
+	l.note(others, harnesses)
 	if len(wrong) == 0 {
 		return nil
 	}
 	slices.Sort(wrong)
 	return fmt.Errorf("every harness accounted for: %s started the kit's harness where the kit handed out no session for it, and the kit judges only the one a report names:\n  %s",
 		l.d.Manifest.Name, strings.Join(wrong, "\n  "))
+}
+
+// note keeps, as evidence, each process of others seen for the first time that is neither the
+// launcher's own service nor a harness's tool: a launcher's helpers may run at normal, and a
+// receipt shows them with their class (TakeEvidence).
+func (l *Instance) note(others, harnesses []int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seen == nil {
+		l.seen = map[int]bool{}
+	}
+	others = slices.DeleteFunc(others, func(pid int) bool { return l.seen[pid] || slices.Contains(l.Roots(), pid) })
+	if len(others) == 0 {
+		return
+	}
+	tools, _ := proc.Descendants(harnesses...)
+	for _, pid := range others {
+		l.seen[pid] = true
+		if slices.Contains(tools, pid) {
+			continue
+		}
+		args, err := proc.Args(pid)
+		o, oerr := oracle.ObserveOne("launcher process", pid)
+		if err == nil && oerr == nil {
+			l.evidence = append(l.evidence, fmt.Sprintf("%s; %q", o, args))
+		}
+	}
+}
+
+// TakeEvidence is what note kept since the last call: the launcher's processes beside its
+// services, harnesses and tools, each with its class.
+func (l *Instance) TakeEvidence() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.evidence
+	l.evidence = nil
+	return out
 }
 
 // candidates are the processes that may be this instance's harnesses: its cgroup's members, or,

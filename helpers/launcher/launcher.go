@@ -38,6 +38,8 @@ type Instance struct {
 	c         *confined
 	mu        sync.Mutex
 	handed    []string // report paths handed out (hand)
+	seen      map[int]bool
+	evidence  []string // the launcher's other processes, with their class (note)
 }
 
 // Close ends what the kit kept for this instance (its sandbox's spawner) and removes its folder;

@@ -3,6 +3,7 @@ package suite
 import (
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -42,6 +43,9 @@ func (is *instances) account() error {
 	var errs []error
 	for _, l := range ls {
 		errs = append(errs, l.Account())
+		if seen := l.TakeEvidence(); len(seen) > 0 {
+			AddReportEntry("the launcher's other processes (evidence: a helper may run at normal)", strings.Join(seen, "\n"), ReportEntryVisibilityFailureOrVerbose)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -5,6 +5,7 @@ package runner_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -470,5 +471,41 @@ exec "$bin" session --socket "$sock" --profile "$profile"`
 		if code != 1 || !strings.Contains(verdict, "classproof gate: BLOCKED") {
 			t.Errorf("%s: the gate over that lane: exit %d, want 1, blocked:\n%s", env, code, verdict)
 		}
+	}
+}
+
+// A launcher's own helper beside the harness (here a sleep its session command leaves in the
+// spec's cgroup) is no harness and fails nothing: the report lists it, with its class, as evidence.
+func TestALaunchersHelperIsListedWithItsClass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts a run")
+	}
+	m := hostile(t, `direct: ["{bin}/refmux", session, --socket, "{socket}", --profile, "{profile}"]`,
+		`direct: [sh, -c, "sleep 77 & exec \"$@\"", sh, "{bin}/refmux", session, --socket, "{socket}", --profile, "{profile}"]`)
+	out := t.TempDir()
+	code, log, _ := runCLI(t, nil, "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", out)
+	b, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	var suites []struct {
+		SpecReports []struct {
+			ReportEntries []struct {
+				Name  string
+				Value struct{ Representation string }
+			}
+		}
+	}
+	err := json.Unmarshal(b, &suites)
+	var seen []string
+	for _, s := range suites {
+		for _, sp := range s.SpecReports {
+			for _, e := range sp.ReportEntries {
+				if strings.HasPrefix(e.Name, "the launcher's other processes") {
+					seen = append(seen, e.Value.Representation)
+				}
+			}
+		}
+	}
+	want := regexp.MustCompile(`^launcher process pid \d+: ps cls TS .*; \["sleep" "77"\]$`)
+	if code != 0 || err != nil || len(seen) != 1 || !want.MatchString(seen[0]) {
+		t.Errorf("a helper beside the harness: exit %d (%v), evidence %q; want 0 and the sleep listed once with its class:\n%s", code, err, seen, log)
 	}
 }

@@ -28,17 +28,19 @@ var Faults = map[string]uintptr{
 	"setpriority":        unix.SYS_SETPRIORITY,
 }
 
-// CheckFault says whether name is a fault the kit can inject here.
+// CheckFault says whether name (FAULT or FAULT:MODE, Modes) is a fault the kit can inject here.
 func CheckFault(name string) error {
-	if _, ok := Faults[name]; ok && nativeArch() != 0 {
-		return nil
-	}
+	_, _, err := parseFault(name)
+	return err
+}
+
+func faultError(name string) error {
 	names := make([]string, 0, len(Faults))
 	for n := range Faults {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	return fmt.Errorf("fault %q: expected one of %s (on linux/amd64 or linux/arm64)", name, strings.Join(names, ", "))
+	return fmt.Errorf("fault %q: expected one of %s, alone (silent) or followed by :%s (on linux/amd64 or linux/arm64)", name, strings.Join(names, ", "), strings.Join(Modes[1:], " or :"))
 }
 
 func nativeArch() uint32 {
@@ -78,10 +80,10 @@ type notifResp struct {
 
 // injector answers one fault's calls for a Spawner's processes and records that it fired.
 type injector struct {
-	name, log string
-	fd        int
-	fired     atomic.Int64
-	closed    atomic.Bool
+	name, mode, log string
+	fd              int
+	fired           atomic.Int64
+	closed          atomic.Bool
 }
 
 // installFault puts the fault named by contract.InjectEnv on the calling thread (the Spawner's,
@@ -89,9 +91,9 @@ type injector struct {
 // fork and kept across exec) and answers its calls from a goroutine of its own.
 func installFault() (*injector, error) {
 	run := contract.Current()
-	nr, ok := Faults[run.Inject]
-	if !ok || nativeArch() == 0 {
-		return nil, CheckFault(run.Inject)
+	nr, mode, err := parseFault(run.Inject)
+	if err != nil {
+		return nil, err
 	}
 	prog := []unix.SockFilter{
 		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offArch},
@@ -110,7 +112,7 @@ func installFault() (*injector, error) {
 	if e != 0 {
 		return nil, fmt.Errorf("injecting fault %s: seccomp with a listener: %w (the kernel needs user notification, Linux 5.0)", run.Inject, e)
 	}
-	in := &injector{name: run.Inject, log: run.InjectLog, fd: int(fd)}
+	in := &injector{name: run.Inject, mode: mode, log: run.InjectLog, fd: int(fd)}
 	go in.answer()
 	return in, nil
 }
@@ -136,16 +138,18 @@ func (in *injector) answer() {
 		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(in.fd), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&req))); e != 0 {
 			continue // the caller died, or a signal: nothing to answer
 		}
-		in.record(int(req.pid))
+		did := in.apply(&req)
 		resp := notifResp{id: req.id} // val 0, error 0: "it worked"
 		_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(in.fd), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+		in.fired.Add(1)
+		in.write(fmt.Sprintf("%s pid %d: %s\n", in.name, req.pid, did))
 	}
 }
 
-// record appends one line per call to the run's injection log: the cell's proof that the fault
-// fired (a fault the launcher never calls is neither caught nor missed).
-func (in *injector) record(pid int) {
-	in.fired.Add(1)
+// write appends a line to the run's injection log: one per call answered (the cell's proof that
+// the fault fired: a fault the launcher never calls is neither caught nor missed), and, starting
+// with #, what a late fault did later.
+func (in *injector) write(line string) {
 	if in.log == "" {
 		return
 	}
@@ -154,7 +158,7 @@ func (in *injector) record(pid int) {
 		return
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "%s pid %d\n", in.name, pid)
+	_, _ = f.WriteString(line)
 }
 
 func (in *injector) close() {

@@ -11,3 +11,9 @@ var Faults = map[string]uintptr{}
 func CheckFault(name string) error {
 	return fmt.Errorf("fault %q: fault injection needs Linux (seccomp user notification)", name)
 }
+
+// Modes of a fault: none off Linux.
+var Modes []string
+
+// DescribeFault is the fault's name: none is injected off Linux.
+func DescribeFault(name string) string { return name }

@@ -11,13 +11,16 @@ import (
 // reference's processes (sandbox.Faults): "inject:sched_setattr".
 const InjectPrefix = "inject:"
 
-// Injected are the values for the named faults ("all": every one this OS has), each a row of
-// the matrix beside the hand-written variants.
+// Injected are the values for the named faults ("all": every call in every mode this OS has,
+// sandbox.Faults and sandbox.Modes), each a row of the matrix beside the hand-written variants.
 func Injected(names []string) ([]Value, error) {
 	if len(names) == 1 && names[0] == "all" {
 		names = names[:0]
 		for f := range sandbox.Faults {
-			names = append(names, f)
+			names = append(names, f) // silent, the first mode
+			for _, m := range sandbox.Modes[1:] {
+				names = append(names, f+":"+m)
+			}
 		}
 		sort.Strings(names)
 	}
@@ -26,7 +29,7 @@ func Injected(names []string) ([]Value, error) {
 		if err := sandbox.CheckFault(f); err != nil {
 			return nil, err
 		}
-		out = append(out, Value{Name: InjectPrefix + f, Breaks: f + " made a silent success in every launcher process (seccomp, injected)", OnlyOn: []string{"linux"}, Why: "faults are injected with seccomp"})
+		out = append(out, Value{Name: InjectPrefix + f, Breaks: sandbox.DescribeFault(f), OnlyOn: []string{"linux"}, Why: "faults are injected with seccomp"})
 	}
 	return out, nil
 }

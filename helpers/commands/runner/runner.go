@@ -249,12 +249,12 @@ func injected(o Options, out string) int {
 		return 0
 	}
 	b, _ := files.ReadClaim(injectLog(out), 16<<20)
-	n := strings.Count(string(b), "\n")
+	n := strings.Count(string(b), "\n") - strings.Count(string(b), "\n#") - map[bool]int{true: 1}[strings.HasPrefix(string(b), "#")] // a call a line; # lines say what a late fault did later
 	never := ""
 	if n == 0 {
 		never = " (it never fired: the launcher never made that call)"
 	}
-	fmt.Fprintf(o.Log, "classproof: fault injected: %s made a silent success, %d calls answered%s\n", o.Inject, n, never)
+	fmt.Fprintf(o.Log, "classproof: fault injected: %s, %d calls answered%s\n", sandbox.DescribeFault(o.Inject), n, never)
 	return n
 }
 

@@ -1,0 +1,72 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/classproof/classproof/helpers/base/contract"
+)
+
+// Each mode of an injected fault, on a real class step (util-linux chrt, which calls
+// sched_setscheduler, in front of a sleep): silent leaves the sleep at SCHED_OTHER, wrong puts it
+// at SCHED_BATCH, late leaves it at SCHED_OTHER at first and at SCHED_IDLE LateBy later; each call
+// is in the log. A name outside the table is refused, naming what is accepted.
+func TestAnInjectedFaultInEachMode(t *testing.T) {
+	if _, err := exec.LookPath("chrt"); err != nil {
+		t.Fatalf("chrt (util-linux) is missing; ci/tools installs it: %v", err)
+	}
+	if err := CheckFault("renice:late"); err == nil || !strings.Contains(err.Error(), "sched_setscheduler") {
+		t.Errorf("an unknown fault: %v; want the accepted ones named", err)
+	}
+	policy := func(pid int) uint32 {
+		a, err := unix.SchedGetAttr(pid, 0)
+		if err != nil {
+			return 99
+		}
+		return a.Policy
+	}
+	for _, c := range []struct {
+		mode         string
+		first, final uint32
+	}{
+		{"", unix.SCHED_NORMAL, unix.SCHED_NORMAL},
+		{":wrong", unix.SCHED_BATCH, unix.SCHED_BATCH},
+		{":late", unix.SCHED_NORMAL, unix.SCHED_IDLE},
+	} {
+		log := filepath.Join(t.TempDir(), "injected.log")
+		t.Setenv(contract.InjectEnv, "sched_setscheduler"+c.mode)
+		t.Setenv(contract.InjectLogEnv, log)
+		sp := NewSpawner(Policy{Dirs: []string{t.TempDir()}})
+		sp.InjectFault()
+		cmd := exec.Command("chrt", "--idle", "0", "sleep", "5")
+		if err := sp.Start(cmd); err != nil {
+			t.Fatal(err)
+		}
+		pid := cmd.Process.Pid
+		// The class step is done once chrt has exec'd sleep.
+		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); strings.TrimSpace(string(b)) == "sleep" {
+				break
+			}
+		}
+		first := policy(pid)
+		final := first
+		for deadline := time.Now().Add(LateBy + 2*time.Second); final != c.final && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			final = policy(pid)
+		}
+		b, _ := os.ReadFile(log)
+		cmd.Process.Kill()
+		cmd.Wait()
+		sp.Close()
+		if first != c.first || final != c.final || !strings.HasPrefix(string(b), "sched_setscheduler"+c.mode+" pid ") {
+			t.Errorf("sched_setscheduler%s: policy %d at first, %d at last; want %d, then %d; the log says %q", c.mode, first, final, c.first, c.final, b)
+		}
+	}
+}

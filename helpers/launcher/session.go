@@ -150,9 +150,9 @@ func (s *Session) isTheHarness() error {
 		s.Mode, s.report, pid, runs, s.l.d.Harness, s.report)
 }
 
-// sameFile compares by the file itself: the harness path may be reached through a symlink. A
-// relative exec path (macOS reports the path as exec'd) cannot be resolved from here, and is
-// only compared by its name.
+// sameFile compares by the file itself: the harness path may be reached through a symlink. Both
+// platforms give the kernel's absolute path (proc.Exe); a relative one, which neither should,
+// cannot be resolved from here, and is only compared by its name.
 func sameFile(exe, harness string) bool {
 	if !filepath.IsAbs(exe) {
 		return filepath.Base(exe) == filepath.Base(harness)

@@ -37,32 +37,51 @@ func Table() (map[int]Info, error) {
 func childrenTable() (map[int]Info, error) { return Table() }
 
 // Args is a process's argument vector (sysctl kern.procargs2), for telling which session a process
-// belongs to; an error when the process is gone or not ours to read.
+// belongs to; an error when the process is gone or not ours to read. One sysctl into a buffer of
+// kern.argmax bytes, the most XNU copies (bsd/kern/kern_sysctl.c sysctl_procargsx caps the
+// answer at argmax), so no second call meets arguments changed since a size query.
 func Args(pid int) ([]string, error) {
-	b, err := unix.SysctlRaw("kern.procargs2", pid)
+	argmax, err := unix.SysctlUint32("kern.argmax")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sysctl kern.argmax: %w", err)
 	}
-	return parseProcArgs(b)
+	mib := [3]int32{unix.CTL_KERN, kernProcArgs2, int32(pid)}
+	buf := make([]byte, argmax)
+	size := uintptr(argmax)
+	// A direct trap, as TaskInfoOf's (see there): x/sys has no libSystem wrapper for a raw mib.
+	if _, _, e := unix.Syscall6(unix.SYS_SYSCTL, uintptr(unsafe.Pointer(&mib[0])), uintptr(len(mib)),
+		uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&size)), 0, 0); e != 0 {
+		return nil, fmt.Errorf("sysctl kern.procargs2 %d: %w", pid, e)
+	}
+	return parseProcArgs(buf[:size])
 }
 
-// Exe is the path a process was exec'd with (sysctl kern.procargs2): absolute when the kit handed
-// an absolute path out, as it does for the harness.
+// kernProcArgs2 is KERN_PROCARGS2 (XNU bsd/sys/sysctl.h).
+const kernProcArgs2 = 49
+
+// Exe is the kernel's path of a process's executable (proc_pidpath: proc_info PROC_PIDPATHINFO,
+// XNU bsd/kern/proc_info.c proc_pidpathinfo, vn_getpath of p_textvp), never the exec path in
+// kern.procargs2, which the process can rewrite.
 func Exe(pid int) (string, error) {
-	b, err := unix.SysctlRaw("kern.procargs2", pid)
-	if err != nil {
-		return "", err
+	var buf [procPidPathInfoMaxSize]byte
+	if _, _, e := unix.Syscall6(unix.SYS_PROC_INFO, procInfoCallPidinfo, uintptr(pid), procPidPathInfo, 0,
+		uintptr(unsafe.Pointer(&buf[0])), procPidPathInfoMaxSize); e != 0 {
+		return "", fmt.Errorf("proc_pidpath(%d): %w", pid, e)
 	}
-	return parseExecPath(b)
+	return parsePidPath(buf[:])
 }
 
 // proc_info(2) call numbers (XNU bsd/sys/proc_info.h): PROC_INFO_CALL_PIDINFO, and its flavors
-// PROC_PIDTASKINFO, PROC_PIDTHREADINFO (arg: a thread handle), PROC_PIDLISTTHREADS.
+// PROC_PIDTASKINFO, PROC_PIDTHREADINFO (arg: a thread handle), PROC_PIDLISTTHREADS,
+// PROC_PIDPATHINFO.
 const (
 	procInfoCallPidinfo = 2
 	procPidTaskInfo     = 4
 	procPidThreadInfo   = 5
 	procPidListThreads  = 6
+	// PROC_PIDPATHINFO and PROC_PIDPATHINFO_MAXSIZE (4 * MAXPATHLEN), proc_pidpath's.
+	procPidPathInfo        = 11
+	procPidPathInfoMaxSize = 4096
 )
 
 // TaskInfoOf is proc_pidinfo(pid, PROC_PIDTASKINFO), allowed for a caller of the same uid (XNU

@@ -40,12 +40,22 @@ func TestParseProcArgs(t *testing.T) {
 	if _, err := parseProcArgs([]byte{1}); err == nil {
 		t.Error("a short buffer accepted")
 	}
-	// The executable path heads the buffer: macOS's Exe, the harness identity check.
-	if exe, err := parseExecPath(b); err != nil || exe != "/usr/bin/harness" {
-		t.Errorf("exec path %q %v", exe, err)
+}
+
+// macOS's Exe reads proc_pidpath's buffer: the kernel's path of the executable's vnode, then NULs
+// (XNU bsd/kern/proc_info.c proc_pidpathinfo: vn_getpath into a zeroed buffer). A process may
+// rewrite its own kern.procargs2 strings, never that path.
+func TestParsePidPath(t *testing.T) {
+	buf := make([]byte, 4096)
+	copy(buf, "/private/var/folders/x/classproof/harness")
+	if exe, err := parsePidPath(buf); err != nil || exe != "/private/var/folders/x/classproof/harness" {
+		t.Errorf("path %q %v", exe, err)
 	}
-	if _, err := parseExecPath([]byte{1, 0, 0, 0}); err == nil {
-		t.Error("a buffer with no exec path accepted")
+	if _, err := parsePidPath(make([]byte, 4096)); err == nil {
+		t.Error("an empty path accepted")
+	}
+	if _, err := parsePidPath(append(make([]byte, 0, 8), "harness"...)); err == nil {
+		t.Error("a relative path accepted")
 	}
 }
 

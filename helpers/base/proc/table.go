@@ -63,19 +63,17 @@ func parseProcArgs(b []byte) ([]string, error) {
 	return args, nil
 }
 
-// parseExecPath reads the executable path at the head of a KERN_PROCARGS2 buffer: the path the
-// process was exec'd with (XNU bsd/kern/kern_sysctl.c sysctl_procargsx copies p->p_argslen bytes
-// of the exec'd image's strings, the exec path first).
-func parseExecPath(b []byte) (string, error) {
-	if len(b) < 5 {
-		return "", errShortArgs
+// parsePidPath reads proc_pidpath's buffer (macOS's Exe): the executable's absolute path, up to
+// the first NUL.
+func parsePidPath(b []byte) (string, error) {
+	n := 0
+	for n < len(b) && b[n] != 0 {
+		n++
 	}
-	rest := b[4:]
-	i := 0
-	for i < len(rest) && rest[i] != 0 {
-		i++
+	if n == 0 || b[0] != '/' {
+		return "", errorString(fmt.Sprintf("proc_pidpath: %q is no absolute path", b[:n]))
 	}
-	return string(rest[:i]), nil
+	return string(b[:n]), nil
 }
 
 var errShortArgs = errorString("process arguments: buffer too short")

@@ -3,11 +3,14 @@ package runner
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/report"
@@ -48,4 +51,28 @@ func finish(res *Result, m *launcher.Manifest, o Options, out string) error {
 		LauncherIdentity: res.Identity.String(), LauncherRoot: res.Identity.Root(), Digests: digests}
 	b, _ := json.MarshalIndent(meta, "", "  ")
 	return files.WriteFile(filepath.Join(out, "run.json"), b, 0o644)
+}
+
+// injectLog is where the suites record each call of an injected fault (contract.InjectLogEnv).
+func injectLog(out string) string { return filepath.Join(out, "injected.log") }
+
+// injected counts the calls of the run's injected fault the suites answered, and says so in the
+// log: 0 is a fault that never fired, which the run cannot call caught or missed.
+func injected(o Options, out string) int {
+	if o.Inject == "" {
+		return 0
+	}
+	b, _ := files.ReadClaim(injectLog(out), 16<<20)
+	n := 0 // a line a call; a line starting with # says what a late fault did later
+	for _, line := range strings.Split(string(b), "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") {
+			n++
+		}
+	}
+	never := ""
+	if n == 0 {
+		never = " (it never fired: the launcher never made that call)"
+	}
+	fmt.Fprintf(o.Log, "classproof: fault injected: %s, %d calls answered%s\n", sandbox.DescribeFault(o.Inject), n, never)
+	return n
 }

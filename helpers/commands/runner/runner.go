@@ -239,25 +239,6 @@ func begin(o Options) (*Result, plan, error) {
 	return res, pl, nil
 }
 
-// injectLog is where the suites record each call of an injected fault (contract.InjectLogEnv).
-func injectLog(out string) string { return filepath.Join(out, "injected.log") }
-
-// injected counts the calls of the run's injected fault the suites answered, and says so in the
-// log: 0 is a fault that never fired, which the run cannot call caught or missed.
-func injected(o Options, out string) int {
-	if o.Inject == "" {
-		return 0
-	}
-	b, _ := files.ReadClaim(injectLog(out), 16<<20)
-	n := strings.Count(string(b), "\n") - strings.Count(string(b), "\n#") - map[bool]int{true: 1}[strings.HasPrefix(string(b), "#")] // a call a line; # lines say what a late fault did later
-	never := ""
-	if n == 0 {
-		never = " (it never fired: the launcher never made that call)"
-	}
-	fmt.Fprintf(o.Log, "classproof: fault injected: %s, %d calls answered%s\n", sandbox.DescribeFault(o.Inject), n, never)
-	return n
-}
-
 // phase records how long a step of the run took, in ms (see Meta.Phases).
 func (r *Result) phase(name string, since time.Time) {
 	r.Phases[name] = float64(time.Since(since).Microseconds()) / 1e3

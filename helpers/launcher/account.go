@@ -105,9 +105,10 @@ func (l *Instance) TakeEvidence() []string {
 	return out
 }
 
-// candidates are the processes that may be this instance's harnesses: its cgroup's members, or,
-// without one, what descends from the suite process (a subreaper: what the launcher double-forks
-// comes back to it) that is below the launcher's own processes or names this instance's folder.
+// candidates are the processes that may be this instance's: its cgroup's members, or, without
+// one, what descends from its daemon and host, what is in a process group it started (a client
+// command's leftovers), and what descends from the suite process (a subreaper: what the launcher
+// double-forks comes back to it) and names this instance's folder after --report.
 func (l *Instance) candidates() ([]int, error) {
 	if cg := l.set.Cgroup(); cg != nil {
 		return cg.Members()
@@ -116,12 +117,25 @@ func (l *Instance) candidates() ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
+	table, err := proc.Table()
+	if err != nil {
+		return nil, err
+	}
+	groups := map[int]bool{}
+	for _, e := range l.set.Entries() {
+		if e.Owned { // started by the kit, in a group of its own (launcher.start)
+			groups[e.Pid] = true
+		}
+	}
 	all, err := proc.Descendants(os.Getpid())
 	if err != nil {
 		return nil, err
 	}
 	for _, pid := range all {
-		if args, err := proc.Args(pid); err == nil && !slices.Contains(mine, pid) && strings.HasPrefix(after(args, "--report"), l.Dir+string(filepath.Separator)) {
+		if slices.Contains(mine, pid) {
+			continue
+		}
+		if args, err := proc.Args(pid); groups[table[pid].Pgid] || err == nil && strings.HasPrefix(after(args, "--report"), l.Dir+string(filepath.Separator)) {
 			mine = append(mine, pid)
 		}
 	}

@@ -482,8 +482,15 @@ func TestALaunchersHelperIsListedWithItsClass(t *testing.T) {
 	}
 	m := hostile(t, `direct: ["{bin}/refmux", session, --socket, "{socket}", --profile, "{profile}"]`,
 		`direct: [sh, -c, "sleep 77 & exec \"$@\"", sh, "{bin}/refmux", session, --socket, "{socket}", --profile, "{profile}"]`)
+	for _, env := range []string{"", "CLASSPROOF_CGROUP=off"} { // the cgroup's members, or the groups the kit started
+		helperListed(t, m, env)
+	}
+}
+
+func helperListed(t *testing.T, m, env string) {
+	t.Helper()
 	out := t.TempDir()
-	code, log, _ := runCLI(t, nil, "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", out)
+	code, log, _ := runCLI(t, strings.Fields(env), "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", out)
 	b, _ := os.ReadFile(filepath.Join(out, "report.json"))
 	var suites []struct {
 		SpecReports []struct {
@@ -506,6 +513,6 @@ func TestALaunchersHelperIsListedWithItsClass(t *testing.T) {
 	}
 	want := regexp.MustCompile(`^launcher process pid \d+: ps cls TS .*; \["sleep" "77"\]$`)
 	if code != 0 || err != nil || len(seen) != 1 || !want.MatchString(seen[0]) {
-		t.Errorf("a helper beside the harness: exit %d (%v), evidence %q; want 0 and the sleep listed once with its class:\n%s", code, err, seen, log)
+		t.Errorf("%s: a helper beside the harness: exit %d (%v), evidence %q; want 0 and the sleep listed once with its class:\n%s", env, code, err, seen, log)
 	}
 }

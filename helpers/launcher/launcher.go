@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/contract"
-	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 )
@@ -371,20 +370,4 @@ func privateDir() (string, error) {
 		return dir, err
 	}
 	return dir, sandbox.LauncherIdentity().Give(dir)
-}
-
-// WriteFile writes a file the launcher's processes read, and may rewrite (a profile, a spawn
-// spec, a config file a spec plants), below this instance's folder, making the folders on the way:
-// all of it the launcher's user's. That folder is theirs: nothing in it is followed (a symlink
-// planted for a root kit to write through), see files.WriteBeneath.
-func (l *Instance) WriteFile(path string, data []byte) error {
-	rel, err := filepath.Rel(l.Dir, path)
-	if err != nil {
-		return err
-	}
-	uid, gid := -1, -1
-	if id := sandbox.LauncherIdentity(); id.Other() {
-		uid, gid = id.Uid, id.Gid
-	}
-	return files.WriteBeneath(l.Dir, rel, data, uid, gid)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/oracle"
 )
 
@@ -96,6 +97,33 @@ func (l *Instance) writeProfile(profileEnv map[string]string, harnessArgs ...str
 	}
 	b, _ := json.MarshalIndent(p, "", "  ")
 	return path, p.Name, report, l.WriteFile(path, b)
+}
+
+// WriteFile writes a file the launcher's processes read, and may rewrite (a profile, a spawn
+// spec, a config file a spec plants), below this instance's folder, making the folders on the way:
+// all of it the launcher's user's. That folder is theirs: nothing in it is followed (a symlink
+// planted for a root kit to write through), see files.WriteBeneath.
+func (l *Instance) WriteFile(path string, data []byte) error {
+	rel, err := filepath.Rel(l.Dir, path)
+	if err != nil {
+		return err
+	}
+	id := sandbox.LauncherIdentity()
+	if rel == ".." || strings.HasPrefix(rel, "../") { // a config file a manifest put elsewhere
+		if id.Other() {
+			return fmt.Errorf("target manifest %s: %s is outside the launcher's folder %s: a root kit writes a file for a launcher that runs as uid %d only below that folder; put it under {dir} or {home}",
+				l.d.Manifest.Source, path, l.Dir, id.Uid)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return err
+		}
+		return files.WriteFile(path, data, 0o600)
+	}
+	uid, gid := -1, -1
+	if id.Other() {
+		uid, gid = id.Uid, id.Gid
+	}
+	return files.WriteBeneath(l.Dir, rel, data, uid, gid)
 }
 
 // StartSession asks the launcher for a session with the given profile env and waits for the

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
 // A session with no report tells a pid the launcher named that is gone (a class step that failed
@@ -29,5 +32,28 @@ func TestNamedPidsSaysWhatBecameOfEachPid(t *testing.T) {
 	}
 	if got := namedPids("session started, class background", "/x/report-1.json"); got != "" {
 		t.Errorf("an answer naming no pid: got %q, want nothing", got)
+	}
+}
+
+// A file the kit writes for a launcher goes below the instance's folder (files.WriteBeneath); one a
+// manifest puts elsewhere is written as before by a kit whose launcher is its own user, and
+// refused, naming the way out, by a root kit whose launcher runs as another.
+func TestAFileForTheLauncherIsWrittenBelowItsFolder(t *testing.T) {
+	l := &Instance{d: &Driver{Manifest: &Manifest{Source: "m.yaml"}}, Dir: t.TempDir()}
+	inside := filepath.Join(l.Dir, "home", "myl", "config.json")
+	if err := l.WriteFile(inside, []byte("{}")); err != nil {
+		t.Fatalf("below the folder: %v", err)
+	}
+	if b, _ := os.ReadFile(inside); string(b) != "{}" {
+		t.Errorf("below the folder: wrote %q", b)
+	}
+	outside := filepath.Join(t.TempDir(), "elsewhere.json")
+	err := l.WriteFile(outside, []byte("{}"))
+	if sandbox.LauncherIdentity().Other() {
+		if err == nil || !strings.Contains(err.Error(), "outside the launcher's folder") {
+			t.Errorf("a root kit, outside the folder: %v; want a refusal naming it", err)
+		}
+	} else if b, _ := os.ReadFile(outside); err != nil || string(b) != "{}" {
+		t.Errorf("outside the folder, the launcher the kit's own user: %q, %v", b, err)
 	}
 }

@@ -5,10 +5,12 @@ import (
 	"flag"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/classproof/classproof/helpers/binaries"
+	"github.com/classproof/classproof/helpers/gate"
 )
 
 // An unknown command or flag is one line naming the closest valid one.
@@ -83,5 +85,25 @@ func TestMutantsMergeNeedsNoGo(t *testing.T) {
 	}
 	if code := dispatch(context.Background(), []string{"mutants", "merge", "--help"}); code != exitPassed {
 		t.Errorf("mutants merge --help: exit %d", code)
+	}
+}
+
+// required-specs exits 1 only when a list and the suites (or a lane's dry run) disagree, as its
+// help says; a list or a run it cannot read is 2, never taken for a disagreement.
+func TestRequiredSpecsTellsDisagreeingFromUnreadable(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "required.yaml")
+	if err := os.WriteFile(bad, []byte("lanes: [this is not a map\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--check", "--file", bad},
+		{"--rehearsal", filepath.Join(t.TempDir(), "no-such-run"), "--file", "../../ci/required-specs.yaml"},
+	} {
+		if code := requiredCmd(context.Background(), args); code != exitUsage {
+			t.Errorf("required-specs %q: exit %d, want %d (cannot be read)", args, code, exitUsage)
+		}
+	}
+	if code := disagreeOr(gate.Disagreement("a spec missing")); code != exitFailed {
+		t.Errorf("a disagreement: exit %d, want %d", code, exitFailed)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,7 +17,7 @@ import (
 )
 
 var requiredCommand = command{"required-specs", "make (or --check) ci/required-specs.yaml from a dry run of every lane",
-	"classproof required-specs --check", "0 agrees or written; 1 disagrees; 2 bad flags", requiredCmd}
+	"classproof required-specs --check", "0 agrees or written; 1 disagrees; 2 bad flags, or a list, run or suite that cannot be read", requiredCmd}
 
 func requiredCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("required-specs", flag.ContinueOnError)
@@ -36,11 +37,11 @@ func requiredCmd(ctx context.Context, args []string) int {
 			}
 		}
 		fmt.Fprintln(os.Stderr, "classproof required-specs:", err)
-		return exitFailed
+		return disagreeOr(err)
 	}
 	if err := writeOrCheck(ctx, *path, *check); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof required-specs:", err)
-		return exitFailed
+		return disagreeOr(err)
 	}
 	if *check {
 		fmt.Printf("classproof required-specs: %s agrees with the suites\n", *path)
@@ -83,6 +84,16 @@ func generate(ctx context.Context, workDir string, previous *gate.Required) (*ga
 	return r, nil
 }
 
+// disagreeOr is the exit code for err: 1 for a list and suites that disagree (the help's "1
+// disagrees"), 2 for a check that could not be made.
+func disagreeOr(err error) int {
+	var d gate.Disagreement
+	if errors.As(err, &d) {
+		return exitFailed
+	}
+	return exitUsage
+}
+
 // writeOrCheck makes the file at path, or with check only compares and returns an error naming
 // every difference.
 func writeOrCheck(ctx context.Context, path string, check bool) error {
@@ -101,7 +112,7 @@ func writeOrCheck(ctx context.Context, path string, check bool) error {
 	}
 	if check {
 		if d := gate.Diff(previous, want); d != "" || previous == nil {
-			return fmt.Errorf("%s disagrees with the suites (run 'make required-specs' and review):\n%s", path, d)
+			return gate.Disagreement(fmt.Sprintf("%s disagrees with the suites (run 'make required-specs' and review):\n%s", path, d))
 		}
 		return nil
 	}

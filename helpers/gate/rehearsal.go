@@ -52,9 +52,15 @@ func Rehearse(dir string, req *Required) (string, error) {
 		diff = append(diff, "  the required list names no spec for lane "+meta.Lane)
 	}
 	if len(diff) > 0 {
-		return "", fmt.Errorf("rehearsal of lane %s (filter %q): the dry run and the required list disagree:\n%s",
-			meta.Lane, meta.Filter, strings.Join(diff, "\n"))
+		return "", Disagreement(fmt.Sprintf("rehearsal of lane %s (filter %q): the dry run and the required list disagree:\n%s",
+			meta.Lane, meta.Filter, strings.Join(diff, "\n")))
 	}
 	return fmt.Sprintf("rehearsal of lane %s: its command selected %d specs (filter %q), as the required list names; dry run on %s/%s, nothing executed",
 		meta.Lane, len(selected), meta.Filter, meta.GOOS, meta.GOARCH), nil
 }
+
+// Disagreement is a required-spec list and the suites (or a lane's dry run) that disagree: the
+// answer to a check, told apart from a check that could not be made (an unreadable list or run).
+type Disagreement string
+
+func (d Disagreement) Error() string { return string(d) }

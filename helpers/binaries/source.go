@@ -1,4 +1,4 @@
-// Package build gives the kit's own source and builds: where the kit is (a checkout or the module
+// Package binaries gives the kit's own source and builds: where the kit is (a checkout or the module
 // cache), its version, the user's cache folder, and the binaries built there once and shared under
 // a hash of what they are built from: the suites' test binaries, the fixture harness, the ginkgo
 // CLI, and an embedded manifest's launcher. It is about the kit, not a target or a run.

@@ -1,4 +1,4 @@
-// Package target is the contract between the suites and a launcher: a manifest says how to
+// Package launcher is the contract between the suites and a launcher: a manifest says how to
 // build, start and drive one launcher, and the driver does it. The suites talk to launchers only
 // through this package, so a launcher in any language plugs in with a manifest.
 //

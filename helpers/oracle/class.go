@@ -1,4 +1,4 @@
-// Package class is the oracle: it reads a process's CPU class with the real ps (plus /proc and
+// Package oracle is the oracle: it reads a process's CPU class with the real ps (plus /proc and
 // ioprio_get on Linux, proc_pidinfo on macOS) and says whether that class is what the launcher
 // promised, and why not. It never asks the launcher; it only looks at the processes.
 //

@@ -1,4 +1,4 @@
-// Package kit wires a Ginkgo suite to its target: it loads and checks the manifest once, builds
+// Package suite wires a Ginkgo suite to its target: it loads and checks the manifest once, builds
 // the fixture harness and the launcher once (on Ginkgo's first process), and gives each spec a
 // fresh launcher instance and a control process, both killed in DeferCleanup.
 //

@@ -37,11 +37,14 @@ func (l *Instance) Account() error {
 	var wrong []string
 	var harnesses, others []int
 	for _, pid := range pids {
-		exe, eerr := proc.Exe(pid)
-		args, aerr := proc.Args(pid)
-		if eerr != nil || aerr != nil || !sameFile(exe, l.d.Harness) {
+		exe, err := proc.Exe(pid)
+		if err != nil || !sameFile(exe, l.d.Harness) {
 			others = append(others, pid) // gone, or not the harness
 			continue
+		}
+		args, err := proc.Args(pid)
+		if err != nil {
+			continue // gone since
 		}
 		harnesses = append(harnesses, pid)
 		report := after(args, "--report")
@@ -113,25 +116,18 @@ func (l *Instance) candidates() ([]int, error) {
 	if cg := l.set.Cgroup(); cg != nil {
 		return cg.Members()
 	}
-	mine, err := proc.Descendants(l.Roots()...)
+	table, err := proc.Table() // read once: this runs at every observation
 	if err != nil {
 		return nil, err
 	}
-	table, err := proc.Table()
-	if err != nil {
-		return nil, err
-	}
+	mine := proc.DescendantsIn(table, l.Roots()...)
 	groups := map[int]bool{}
 	for _, e := range l.set.Entries() {
 		if e.Owned { // started by the kit, in a group of its own (launcher.start)
 			groups[e.Pid] = true
 		}
 	}
-	all, err := proc.Descendants(os.Getpid())
-	if err != nil {
-		return nil, err
-	}
-	for _, pid := range all {
+	for _, pid := range proc.DescendantsIn(table, os.Getpid()) {
 		if slices.Contains(mine, pid) {
 			continue
 		}

@@ -33,9 +33,14 @@ func Descendants(roots ...int) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
+	return DescendantsIn(all, roots...), nil
+}
+
+// DescendantsIn is Descendants in a table already read (Table): one read for several questions.
+func DescendantsIn(all map[int]Info, roots ...int) []int {
 	var out []int
 	walk(all, roots, func(_ int, child Info) { out = append(out, child.Pid) })
-	return out, nil
+	return out
 }
 
 // Started lists the live descendants of roots whose arguments mention marker: the processes a

@@ -144,10 +144,11 @@ func launchers(stage string, goEnv map[string]string) error {
 		return err
 	}
 	for _, n := range names {
-		m, err := launcher.LoadFS(targets.FS, n)
+		t, err := launcher.Resolve(targets.Catalog(), launcher.EmbeddedPrefix+n, nil, kit, "")
 		if err != nil {
 			return err
 		}
+		m := t.Manifest
 		if m.Build == nil || (m.Build.Dir != "" && m.Build.Dir != "{kit}") {
 			continue
 		}
@@ -166,7 +167,6 @@ func launchers(stage string, goEnv map[string]string) error {
 			env[k] = v
 		}
 		m.Build.Env = env
-		t := &launcher.Resolved{Manifest: m, Spec: launcher.EmbeddedPrefix + n, Kit: kit}
 		if _, _, err := binaries.Launcher(context.Background(), t, binaries.Where{Dir: dir}, io.Discard); err != nil {
 			return fmt.Errorf("building %s's launcher: %w", n, err)
 		}

@@ -19,9 +19,9 @@ var benchCommand = command{"bench", "does the class keep a foreground probe on t
 func benchCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	o := bench.Defaults()
-	var spec string
+	var ref string
 	var vars, classes multi
-	fs.StringVar(&spec, "target", "", "manifest (default: the embedded refmux.yaml)")
+	fs.StringVar(&ref, "target", "", "manifest (default: the embedded refmux.yaml)")
 	fs.Var(&vars, "var", "NAME=VALUE for the manifest (repeatable)")
 	fs.IntVar(&o.N, "n", o.N, "CPU-busy load processes")
 	fs.IntVar(&o.Runs, "runs", o.Runs, "runs per class, interleaved")
@@ -40,7 +40,7 @@ func benchCmd(ctx context.Context, args []string) int {
 	}
 	o.Classes = classes
 	var err error
-	if o.Target, err = targets.Resolve(spec, "", vars, ""); err != nil {
+	if o.Target, err = targets.Resolve(ref, "", vars, ""); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof bench:", err)
 		return exitUsage
 	}

@@ -17,9 +17,9 @@ var doctorCommand = command{"doctor", "try a launcher once, for a first manifest
 func doctorCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	o := doctor.Options{Out: os.Stdout, Timeout: 10 * time.Second}
-	var spec, repo string
+	var ref, repo string
 	var vars multi
-	fs.StringVar(&spec, "target", "", "target manifest (default: the embedded refmux.yaml)")
+	fs.StringVar(&ref, "target", "", "target manifest (default: the embedded refmux.yaml)")
 	fs.StringVar(&repo, "repo", "", "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository you are in, else this folder)")
 	fs.Var(&vars, "var", "NAME=VALUE for the manifest (repeatable)")
 	if code, ok := parse(fs, args); !ok {
@@ -27,7 +27,7 @@ func doctorCmd(ctx context.Context, args []string) int {
 	}
 	var err error
 	if repo, err = repoDir(repo); err == nil {
-		o.Target, err = targets.Resolve(spec, "", vars, repo)
+		o.Target, err = targets.Resolve(ref, "", vars, repo)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "classproof doctor:", err)

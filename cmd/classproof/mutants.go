@@ -58,8 +58,8 @@ func mutantsCmd(ctx context.Context, args []string) int {
 	if len(targetsFlag) == 0 {
 		targetsFlag = multi{"embedded:refmux.yaml"}
 	}
-	for _, spec := range targetsFlag {
-		t, err := targets.Resolve(spec, "", nil, "")
+	for _, ref := range targetsFlag {
+		t, err := targets.Resolve(ref, "", nil, "")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "classproof mutants:", err)
 			return exitUsage

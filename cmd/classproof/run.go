@@ -18,9 +18,9 @@ var runCommand = command{"run", "run the suites for this machine's lane against 
 func runCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var o runner.Options
-	var spec, repo string
+	var ref, repo string
 	var vars, suites multi
-	fs.StringVar(&spec, "target", "", "target manifest (default: the embedded refmux.yaml)")
+	fs.StringVar(&ref, "target", "", "target manifest (default: the embedded refmux.yaml)")
 	fs.Var(&vars, "var", "NAME=VALUE: set a var the manifest declares (repeatable), e.g. variant=noclass")
 	fs.StringVar(&o.Lane, "lane", "", "darwin, linux-idle or linux-ignore (default: this OS's lane for the target; another is refused)")
 	fs.Var(&suites, "suite", "a suite to run, e.g. ./suites/cpuclass (repeatable; default: all)")
@@ -38,7 +38,7 @@ func runCmd(ctx context.Context, args []string) int {
 	o.Suites, o.Log = suites, os.Stdout
 	var err error
 	if repo, err = repoDir(repo); err == nil {
-		o.Target, err = targets.Resolve(spec, o.Lane, vars, repo)
+		o.Target, err = targets.Resolve(ref, o.Lane, vars, repo)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)

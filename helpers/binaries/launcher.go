@@ -69,7 +69,7 @@ func Launcher(ctx context.Context, t *launcher.Resolved, w Where, log io.Writer)
 			return "", cleanup, err
 		}
 		if built {
-			mustBuild, complete = false, ""
+			return binDir, cleanup, nil // cached found every binary the manifest names
 		}
 	case binDir == "":
 		dir, err := sandbox.LauncherIdentity().TempDir("classproof-bin")

@@ -56,7 +56,7 @@ func (l *Instance) config(field string, pick func(*Config) []string, key, value 
 	if c == nil {
 		return "", fmt.Errorf("config: %w", ErrNotDeclared)
 	}
-	argv, out, err := l.run(field, pick(c), map[string]string{"key": key, "value": value}, c.Env, prefix...)
+	argv, out, err := l.run(field, pick(c), map[string]string{"key": key, "value": value}, "config.env", c.Env, prefix...)
 	if err != nil {
 		return out, &CommandError{Field: field, Argv: argv, Output: out, Err: err}
 	}
@@ -68,11 +68,7 @@ func (l *Instance) ConfigFile() (string, error) {
 	if l.d.Manifest.Config == nil {
 		return "", fmt.Errorf("config: %w", ErrNotDeclared)
 	}
-	p, err := expand([]string{l.d.Manifest.Config.File}, l.vals)
-	if err != nil {
-		return "", err
-	}
-	return p[0], nil
+	return l.d.Manifest.ExpandOne("config.file", l.d.Manifest.Config.File, l.vals)
 }
 
 // Explained is what the explain command said.
@@ -90,7 +86,7 @@ func (l *Instance) Explain(profileEnv map[string]string) (Explained, error) {
 	if err != nil {
 		return Explained{}, err
 	}
-	argv, out, err := l.run("explain.run", e.Run, map[string]string{"profile": profile}, nil)
+	argv, out, err := l.run("explain.run", e.Run, map[string]string{"profile": profile}, "", nil)
 	if err != nil {
 		return Explained{Output: out}, &CommandError{Field: "explain.run", Argv: argv, Output: out, Err: err}
 	}

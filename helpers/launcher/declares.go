@@ -3,6 +3,7 @@ package launcher
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -72,11 +73,11 @@ var (
 
 func (c Conventions) validate(m *Manifest, add func(string, ...any)) {
 	for _, k := range c.RefusalsName {
-		if !contains(mentionKinds, k) {
+		if !slices.Contains(mentionKinds, k) {
 			add("conventions.refusals_name: %q is not known; accepted: %s", k, strings.Join(mentionKinds, ", "))
 		}
 	}
-	if contains(c.RefusalsName, MentionSource) && c.RefusalSources["daemon"] == "" {
+	if slices.Contains(c.RefusalsName, MentionSource) && c.RefusalSources["daemon"] == "" {
 		add("conventions.refusal_sources.daemon: needed with refusals_name: source (a regexp for how a refusal names the daemon's env)")
 	}
 	for k, p := range c.RefusalSources {
@@ -95,10 +96,10 @@ func (c Conventions) validate(m *Manifest, add func(string, ...any)) {
 	if c.ConfigGetUnset != "" && m.Config == nil {
 		add("conventions.config_get_unset: declared, but the target has no config commands")
 	}
-	if c.BadDaemonEnv != "" && !contains(badDaemonEnvWays, c.BadDaemonEnv) {
+	if c.BadDaemonEnv != "" && !slices.Contains(badDaemonEnvWays, c.BadDaemonEnv) {
 		add("conventions.bad_daemon_env: %q is not known; accepted: %s", c.BadDaemonEnv, strings.Join(badDaemonEnvWays, ", "))
 	}
-	if c.MalformedConfig != "" && !contains(malformedConfigWays, c.MalformedConfig) {
+	if c.MalformedConfig != "" && !slices.Contains(malformedConfigWays, c.MalformedConfig) {
 		add("conventions.malformed_config: %q is not known; accepted: %s", c.MalformedConfig, strings.Join(malformedConfigWays, ", "))
 	}
 	if c.MalformedConfig != "" && m.Config == nil {
@@ -110,7 +111,7 @@ func (c Conventions) validate(m *Manifest, add func(string, ...any)) {
 }
 
 // Names says whether refusals name this kind (a Mention* constant).
-func (c Conventions) Names(kind string) bool { return contains(c.RefusalsName, kind) }
+func (c Conventions) Names(kind string) bool { return slices.Contains(c.RefusalsName, kind) }
 
 // LeftOut is, for each label whose specs this target cannot run in a lane where background means
 // meaning, why: a capability it lacks or a convention it does not declare.
@@ -171,10 +172,11 @@ func (m *Manifest) LeftOut(meaning oracle.Meaning) map[string]string {
 	return out
 }
 
-// LeftOutFilter is the label filter that leaves those specs out ("" when none is).
-func (m *Manifest) LeftOutFilter(meaning oracle.Meaning) string {
+// LeftOutFilter is the label filter that leaves out the specs of leftOut (LeftOut's labels and
+// reasons; "" when none is).
+func LeftOutFilter(leftOut map[string]string) string {
 	var labels []string
-	for l := range m.LeftOut(meaning) {
+	for l := range leftOut {
 		labels = append(labels, "!"+l)
 	}
 	sort.Strings(labels)

@@ -1,10 +1,12 @@
 package launcher
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -131,17 +133,11 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 // user cannot reach is an error naming what stops it.
 func (d *Driver) buildCommand(vals map[string]string) (argv []string, dir string, err error) {
 	b := d.Manifest.Build
-	if argv, err = expand(b.Run, vals); err != nil {
-		return nil, "", fmt.Errorf("target manifest %s: build.run: %w", d.Manifest.Source, err)
+	x, err := d.Manifest.Expand("build.run", b.Run, "build.env", nil, "build.dir", b.Dir, vals)
+	if err != nil {
+		return nil, "", err
 	}
-	dir = vals["kit"]
-	if b.Dir != "" {
-		ds, err := expand([]string{b.Dir}, vals)
-		if err != nil {
-			return nil, "", fmt.Errorf("target manifest %s: build.dir: %w", d.Manifest.Source, err)
-		}
-		dir = ds[0]
-	}
+	argv, dir = x.Argv, cmp.Or(x.Dir, vals["kit"])
 	// {bin} is handed to the launcher's user for the build: it must pass the folders on the way.
 	id := sandbox.LauncherIdentity()
 	for what, err := range map[string]error{"folder": id.Reaches(dir), "{bin}": id.Passes(filepath.Dir(vals["bin"]))} {
@@ -232,13 +228,11 @@ func (d *Driver) buildWrites(vals map[string]string) (may sandbox.Policy, env ma
 		env["HOME"] = filepath.Join(vals["cache"], "home")
 		may.Dirs = append(may.Dirs, env["HOME"])
 	}
-	for k, v := range d.Manifest.Build.Env {
-		vs, err := expand([]string{v}, vals)
-		if err != nil {
-			return may, nil, tmp, fmt.Errorf("target manifest %s: build.env %s: %w", d.Manifest.Source, k, err)
-		}
-		env[k] = vs[0]
+	x, err := d.Manifest.Expand("build.run", nil, "build.env", d.Manifest.Build.Env, "", "", vals)
+	if err != nil {
+		return may, nil, tmp, err
 	}
+	maps.Copy(env, x.Env)
 	return may, env, tmp, nil
 }
 

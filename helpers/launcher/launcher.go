@@ -33,6 +33,7 @@ type Instance struct {
 	HostPid   int
 	set       *proc.Set
 	timeout   time.Duration
+	ctx       context.Context // the caller's, from Launch: every process of the instance starts under it
 	n         atomic.Int32
 	c         *confined
 	mu        sync.Mutex
@@ -52,12 +53,15 @@ func (l *Instance) Close() {
 
 // Launch starts the host (if the target has one), then the daemon, and waits until both are
 // ready. Every process is tracked in set; the caller kills the set and removes l.Dir.
-func (d *Driver) Launch(set *proc.Set, opts LaunchOptions, log io.Writer, timeout time.Duration) (*Instance, error) {
+//
+// Every launcher process of the instance starts under ctx: its end (an interrupt, the spec's
+// cleanup) kills the daemon and host and stops a client command mid-answer.
+func (d *Driver) Launch(ctx context.Context, set *proc.Set, opts LaunchOptions, log io.Writer, timeout time.Duration) (*Instance, error) {
 	dir, err := privateDir()
 	if err != nil {
 		return nil, err
 	}
-	l := &Instance{d: d, Dir: dir, set: set, timeout: timeout}
+	l := &Instance{d: d, Dir: dir, set: set, timeout: timeout, ctx: ctx}
 	l.vals = map[string]string{
 		"dir":         dir,
 		"home":        filepath.Join(dir, "home"),
@@ -102,22 +106,14 @@ type service struct {
 }
 
 func (l *Instance) startService(role, field string, s Service, extraEnv map[string]string, log io.Writer) (int, error) {
-	argv, err := expand(s.Run, l.vals)
+	x, err := l.d.Manifest.Expand(field+".run", s.Run, field+".env", s.Env, "", "", l.vals)
 	if err != nil {
-		return 0, fmt.Errorf("target manifest %s: %s.run: %w", l.d.Manifest.Source, field, err)
-	}
-	env := map[string]string{}
-	for k, v := range s.Env {
-		vs, err := expand([]string{v}, l.vals)
-		if err != nil {
-			return 0, fmt.Errorf("target manifest %s: %s.env.%s: %w", l.d.Manifest.Source, field, k, err)
-		}
-		env[k] = vs[0]
+		return 0, err
 	}
 	svc := &service{exited: make(chan struct{})}
 	// Its own process group (in start): the kit kills the group, and a signal meant for the kit
 	// (^C) does not reach the launcher before the kit has cleaned up.
-	cmd, err := l.d.start(context.Background(), l.set, role, argv, l.Dir, l.d.env(l.set.Token(), l.tmpdir(), env, extraEnv),
+	cmd, err := l.d.start(l.ctx, l.set, role, x.Argv, l.Dir, l.d.env(l.set.Token(), l.tmpdir(), x.Env, extraEnv),
 		io.MultiWriter(&svc.out, Capped(log, LogBytes, l.d.Manifest.Name+" "+role)), l.c)
 	if err != nil {
 		return 0, err
@@ -163,29 +159,29 @@ func (l *Instance) waitReady(role, field string, pid int, svc *service, r Ready)
 	var probe func() error
 	switch {
 	case r.Socket != "":
-		sock, err := expand([]string{r.Socket}, l.vals)
+		sock, err := l.d.Manifest.ExpandOne(field+".ready.socket", r.Socket, l.vals)
 		if err != nil {
-			return fmt.Errorf("target manifest %s: %s.ready.socket: %w", l.d.Manifest.Source, field, err)
+			return err
 		}
-		what = sock[0] + " accepted a connection"
+		what = sock + " accepted a connection"
 		probe = func() error {
-			c, err := net.Dial("unix", sock[0])
+			c, err := net.Dial("unix", sock)
 			if err == nil {
 				c.Close()
 			}
 			return err
 		}
 	case r.Path != "":
-		path, err := expand([]string{r.Path}, l.vals)
+		path, err := l.d.Manifest.ExpandOne(field+".ready.path", r.Path, l.vals)
 		if err != nil {
-			return fmt.Errorf("target manifest %s: %s.ready.path: %w", l.d.Manifest.Source, field, err)
+			return err
 		}
-		what = path[0] + " existed"
-		probe = func() error { _, err := os.Stat(path[0]); return err }
+		what = path + " existed"
+		probe = func() error { _, err := os.Stat(path); return err }
 	case len(r.Exec) > 0:
 		what = strings.Join(r.Exec, " ") + " exited 0"
 		probe = func() error {
-			argv, out, err := l.run(field+".ready.exec", r.Exec, nil, nil)
+			argv, out, err := l.run(field+".ready.exec", r.Exec, nil, "", nil)
 			if err != nil {
 				return fmt.Errorf("%q: %v: %s", strings.Join(argv, " "), err, strings.TrimSpace(out))
 			}
@@ -300,7 +296,7 @@ func (c *capped) Write(p []byte) (int, error) {
 
 // run runs one of the target's client commands with extra placeholder values and env. prefix, the
 // kit's own words (helpers/base/fsize), goes before the expanded command and is never expanded itself.
-func (l *Instance) run(field string, tmpl []string, extra map[string]string, env map[string]string, prefix ...string) (argv []string, out string, err error) {
+func (l *Instance) run(field string, tmpl []string, extra map[string]string, envField string, env map[string]string, prefix ...string) (argv []string, out string, err error) {
 	vals := map[string]string{}
 	for k, v := range l.vals {
 		vals[k] = v
@@ -308,21 +304,14 @@ func (l *Instance) run(field string, tmpl []string, extra map[string]string, env
 	for k, v := range extra {
 		vals[k] = v
 	}
-	argv, err = expand(tmpl, vals)
+	x, err := l.d.Manifest.Expand(field, tmpl, envField, env, "", "", vals)
 	if err != nil {
-		return nil, "", fmt.Errorf("target manifest %s: %s: %w", l.d.Manifest.Source, field, err)
+		return nil, "", err
 	}
-	expEnv := map[string]string{}
-	for k, v := range env {
-		vs, err := expand([]string{v}, vals)
-		if err != nil {
-			return argv, "", fmt.Errorf("target manifest %s: %s env %s: %w", l.d.Manifest.Source, field, k, err)
-		}
-		expEnv[k] = vs[0]
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), l.timeout)
+	expEnv := x.Env
+	ctx, cancel := context.WithTimeout(l.ctx, l.timeout)
 	defer cancel()
-	argv = append(append([]string(nil), prefix...), argv...)
+	argv = append(append([]string(nil), prefix...), x.Argv...)
 	var said TailWriter // a client that prints without end costs a tail
 	cmd, err := l.d.start(ctx, l.set, field, argv, l.Dir, l.d.env(l.set.Token(), l.tmpdir(), expEnv), &said, l.c)
 	if err != nil {

@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"fmt"
+	"io/fs"
 	"maps"
 	"path/filepath"
 	"strings"
@@ -13,44 +14,58 @@ import (
 // suites, other processes, read it once each from Spec and Vars, which the run contract carries.)
 type Resolved struct {
 	Manifest *Manifest
-	// Spec names the manifest as the suites load it: an absolute path, "embedded:NAME", or ""
+	// Ref names the manifest as the suites load it: an absolute path, "embedded:NAME", or ""
 	// for the catalog's default.
-	Spec string
+	Ref  string
 	Vars []string // NAME=VALUE, as set on Manifest
 	Kit  string   // {kit}: the classproof module root (where suites/ is)
 	Repo string   // {repo}: the launcher's source tree
 }
 
-// Resolve reads the manifest spec names (a path, relative to the current folder; "embedded:NAME";
-// or "" for the catalog's default) and sets vars on it. Errors name the manifest and the var, so
-// the CLI reports them once, before anything runs.
-func Resolve(c Catalog, spec string, vars []string, kit, repo string) (*Resolved, error) {
-	if spec != "" && !strings.HasPrefix(spec, EmbeddedPrefix) {
+// Resolve reads the manifest ref names (a path, relative to the current folder; "embedded:NAME";
+// or "" for the catalog's default) and sets vars on it. It is the one maker of a Resolved: the
+// CLI calls it at its edge and every suite process calls it again on what the run contract
+// carries. Errors name the manifest and the var, so they are reported once, before anything runs.
+func Resolve(c Catalog, ref string, vars []string, kit, repo string) (*Resolved, error) {
+	if ref != "" && !strings.HasPrefix(ref, EmbeddedPrefix) {
 		// Absolute from here on: the suites run in their own folders, and reports are read
 		// elsewhere.
-		abs, err := filepath.Abs(spec)
+		abs, err := filepath.Abs(ref)
 		if err != nil {
 			return nil, err
 		}
-		spec = abs
+		ref = abs
 	}
-	m, err := LoadSpec(spec, c.FS, c.Default)
+	m, err := LoadRef(ref, c.FS, c.Default)
 	if err != nil {
 		return nil, err
 	}
 	if err := m.SetVars(vars); err != nil {
 		return nil, err
 	}
-	return &Resolved{Manifest: m, Spec: spec, Vars: append([]string(nil), vars...), Kit: kit, Repo: repo}, nil
+	return &Resolved{Manifest: m, Ref: ref, Vars: append([]string(nil), vars...), Kit: kit, Repo: repo}, nil
 }
 
-// SpecFor is the manifest a command runs: the one named, else the catalog's own for the lane
+// Catalog is the set of manifests a run can name as embedded:NAME, the one it uses when it names
+// none, and the kit's own target for each lane. helpers/ knows no launcher by name: the catalog
+// is made at the edge (cmd/classproof, the suites' bootstrap, tests) from fixtures/targets and
+// passed down in each command's options; there is no package-level one.
+type Catalog struct {
+	FS      fs.FS
+	Default string
+	ForLane func(lane string) string
+}
+
+// EmbeddedPrefix names a manifest inside the kit's embedded set: "embedded:refmux-seed.yaml".
+const EmbeddedPrefix = "embedded:"
+
+// RefFor is the manifest a command runs: the one named, else the catalog's own for the lane
 // asked for (each lane has one), else "" (the default).
-func (c Catalog) SpecFor(spec, lane string) string {
-	if spec == "" && lane != "" && c.ForLane != nil {
+func (c Catalog) RefFor(ref, lane string) string {
+	if ref == "" && lane != "" && c.ForLane != nil {
 		return c.ForLane(lane)
 	}
-	return spec
+	return ref
 }
 
 // WithVars is r with more vars set, later ones winning (a kill-matrix cell's variant); its

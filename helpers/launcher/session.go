@@ -143,7 +143,7 @@ func (l *Instance) StartSessionWith(mode Mode, profileEnv map[string]string, har
 	if mode == Hosted {
 		tmpl = l.d.Manifest.Session.Hosted
 	}
-	argv, out, err := l.run("session."+string(mode), tmpl, map[string]string{"profile": profile}, nil)
+	argv, out, err := l.run("session."+string(mode), tmpl, map[string]string{"profile": profile}, "", nil)
 	if err != nil {
 		return nil, &SessionError{Mode: mode, Profile: name, Report: report, Argv: argv, Output: out, Err: err}
 	}

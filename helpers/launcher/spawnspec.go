@@ -2,12 +2,85 @@ package launcher
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
+	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/files"
 )
+
+var spawnSpecPlaceholderRE = regexp.MustCompile(`\{(harness|report|ledger|run|dir|path)\}`)
+
+// RenderSpawnSpec fills a spawn spec template (fixtures/spawnspecs) for this launcher instance: the
+// harness, a fresh report path, the run's ledger and token, the private dir and the kit's PATH, each
+// JSON-escaped. It returns the spec and the report path the harness will write.
+func (l *Instance) RenderSpawnSpec(tmpl []byte) ([]byte, string) {
+	report := filepath.Join(l.Dir, fmt.Sprintf("report-spec-%d.json", l.n.Add(1)))
+	vals := map[string]string{
+		"harness": l.d.Harness, "report": report, "ledger": contract.Current().Ledger, "run": l.set.Token(),
+		"dir": l.Dir, "path": os.Getenv("PATH"),
+	}
+	l.hand(report)
+	out := spawnSpecPlaceholderRE.ReplaceAllFunc(tmpl, func(p []byte) []byte {
+		b, _ := json.Marshal(vals[string(p[1:len(p)-1])])
+		return b[1 : len(b)-1] // inside the template's own quotes
+	})
+	return out, report
+}
+
+// SendSpawnSpec hands the agent host a spec the kit wrote, through the manifest's translator when it
+// has one (hostBytes). A refusal comes back as *CommandError with the host's words; a translator
+// that fails is an error of another kind, never taken for the host's refusal.
+func (l *Instance) SendSpawnSpec(spec []byte) (string, error) {
+	b, err := l.hostBytes(spec)
+	if err != nil {
+		return "", err
+	}
+	return l.SendBytes(b)
+}
+
+// SendBytes hands the agent host bytes as they are through the manifest's spawn_spec command.
+func (l *Instance) SendBytes(b []byte) (string, error) {
+	if len(l.d.Manifest.SpawnSpec) == 0 {
+		return "", fmt.Errorf("spawn_spec: %w", ErrNotDeclared)
+	}
+	path := filepath.Join(l.Dir, fmt.Sprintf("spec-%d.json", l.n.Add(1)))
+	if err := l.WriteFile(path, b); err != nil {
+		return "", err
+	}
+	argv, out, err := l.run("spawn_spec", l.d.Manifest.SpawnSpec, map[string]string{"spec": path}, "", nil)
+	if err != nil {
+		return out, &CommandError{Field: "spawn_spec", Argv: argv, Output: out, Err: err}
+	}
+	return out, nil
+}
+
+// SpawnFromSpawnSpec renders and sends a spec that should start a harness, and waits for its report.
+func (l *Instance) SpawnFromSpawnSpec(name string, tmpl []byte) (*Session, error) {
+	spec, report := l.RenderSpawnSpec(tmpl)
+	out, err := l.SendSpawnSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{Mode: Hosted, Profile: "spec " + name, Output: out, report: report, l: l}
+	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > 0 }); err != nil {
+		return nil, err
+	}
+	s.track()
+	return s, nil
+}
+
+// Pad returns a copy of a spec grown past size bytes with a field nobody reads, for a spec
+// that is too large to accept.
+func Pad(spec []byte, size int) []byte {
+	s := strings.TrimRight(string(spec), "\n")
+	s = strings.TrimSuffix(s, "}")
+	return []byte(s + `, "padding": "` + strings.Repeat("x", size) + `"}` + "\n")
+}
 
 // The kinds of bytes an agent host must refuse (the compat suite's needs-raw-spawn-spec specs).
 const (
@@ -33,7 +106,7 @@ func (l *Instance) hostBytes(spec []byte) ([]byte, error) {
 	if err := l.WriteFile(in, spec); err != nil {
 		return nil, err
 	}
-	argv, said, err := l.run("spawn_spec_translate", t, map[string]string{"spec": in}, nil, "sh", "-c", `exec "$@" >"$0"`, out)
+	argv, said, err := l.run("spawn_spec_translate", t, map[string]string{"spec": in}, "", nil, "sh", "-c", `exec "$@" >"$0"`, out)
 	if err != nil {
 		return nil, fmt.Errorf("target manifest %s: spawn_spec_translate %q failed on a spec the kit wrote (%v); it said:\n%s", l.d.Manifest.Source, strings.Join(argv, " "), err, said)
 	}
@@ -44,22 +117,22 @@ func (l *Instance) hostBytes(spec []byte) ([]byte, error) {
 	return b, nil
 }
 
-// BadSpec is bytes of the given kind (Bad*) for the host to refuse, and the report path the
+// BadSpawnSpec is bytes of the given kind (Bad*) for the host to refuse, and the report path the
 // harness it must not start would write. With a translator they are built from a good spec
 // (good, a template), translated, so that only the defect under test is wrong: a host that reads
 // only the first line starts the harness of a translated object followed by data, where the
 // kit's own bytes (fixture) would be refused for their format. Without one they are fixture
 // rendered (the over-1-MiB kind: good, padded), which spawn_spec adapts as it adapts any spec.
-func (l *Instance) BadSpec(kind string, good, fixture []byte) ([]byte, string, error) {
+func (l *Instance) BadSpawnSpec(kind string, good, fixture []byte) ([]byte, string, error) {
 	if len(l.d.Manifest.SpawnSpecTranslate) == 0 {
 		if kind == BadOversize {
-			b, report := l.RenderSpec(good)
+			b, report := l.RenderSpawnSpec(good)
 			return Pad(b, 1<<20), report, nil
 		}
-		b, report := l.RenderSpec(fixture)
+		b, report := l.RenderSpawnSpec(fixture)
 		return b, report, nil
 	}
-	spec, report := l.RenderSpec(good)
+	spec, report := l.RenderSpawnSpec(good)
 	t, err := l.hostBytes(spec)
 	if err != nil {
 		return nil, report, err

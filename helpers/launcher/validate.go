@@ -3,6 +3,7 @@ package launcher
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -60,7 +61,7 @@ func (v *validation) background() {
 // placeholder, no cycle).
 func (v *validation) vars() {
 	for k := range v.m.Vars {
-		if contains(reservedNames, k) {
+		if slices.Contains(reservedNames, k) {
 			v.add("vars.%s: %q is a built-in placeholder; a var cannot shadow it (use another name)", k, k)
 		}
 	}
@@ -81,7 +82,7 @@ func (v *validation) check(field string, values []string, required bool, extra .
 	allowed := append(append(append([]string{}, commonPlaceholders...), v.m.varNames()...), extra...)
 	for i, a := range values {
 		for _, sub := range placeholderRE.FindAllStringSubmatch(a, -1) {
-			if sub[0] != literalBrace && !contains(allowed, sub[1]) {
+			if sub[0] != literalBrace && !slices.Contains(allowed, sub[1]) {
 				sort.Strings(allowed)
 				v.add("%s[%d] %q: unknown placeholder {%s}; known here: {%s} (write {{ for a literal {)", field, i, a, sub[1], strings.Join(allowed, "}, {"))
 			}
@@ -181,7 +182,7 @@ func (v *validation) optional() {
 			v.add("explain.pattern %q: needs a named group (?P<class>...)", e.Pattern)
 		}
 		for k, p := range e.Sources {
-			if !contains([]string{"profile", "daemon", "config", "default"}, k) {
+			if !slices.Contains([]string{"profile", "daemon", "config", "default"}, k) {
 				v.add("explain.sources.%s: unknown source; accepted: profile, daemon, config, default", k)
 			}
 			if _, err := regexp.Compile(p); err != nil {

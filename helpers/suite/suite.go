@@ -7,13 +7,13 @@
 package suite
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -35,8 +35,10 @@ import (
 
 // Env is what a suite's specs use.
 type Env struct {
-	// Manifest is read when the suite's tree is built, so that tables can have an entry per
-	// item the manifest lists; its error, if any, fails the suite once in BeforeSuite.
+	// Target is resolved (launcher.Resolve, as the CLI does) when the suite's tree is built, so
+	// that tables can have an entry per item the manifest lists; its error, if any, fails the
+	// suite once in BeforeSuite. Manifest is Target's.
+	Target   *launcher.Resolved
 	Manifest *launcher.Manifest
 	Driver   *launcher.Driver
 	Platform lane.Platform
@@ -49,11 +51,10 @@ type Env struct {
 	loadErr    error // the manifest's, from Setup: it fails BeforeSuite, once
 }
 
+// shared is what the first process hands every other: the folders it built into.
 type shared struct {
-	Manifest string `json:"manifest"`
-	KitDir   string `json:"kit_dir"`
-	BinDir   string `json:"bin_dir"`
-	Harness  string `json:"harness"`
+	BinDir  string `json:"bin_dir"`
+	Harness string `json:"harness"`
 }
 
 // Setup registers the suite-level nodes. Call it at the top level of the suite's test file.
@@ -61,8 +62,11 @@ type shared struct {
 // unset.
 func Setup(defaults fs.FS, defaultName string) *Env {
 	env := &Env{Timeout: lane.Scale(10 * time.Second), cleanBin: func() {}}
-	// Read once per process, here: buildOnce and openEach use what this read.
-	env.Manifest, env.shared, env.loadErr = loadManifest(defaults, defaultName)
+	// Resolved once per process, here: buildOnce and openEach use what this read.
+	env.Target, env.loadErr = resolve(launcher.Catalog{FS: defaults, Default: defaultName})
+	if env.Target != nil {
+		env.Manifest = env.Target.Manifest
+	}
 	SynchronizedBeforeSuite(env.buildOnce, env.openEach)
 	SynchronizedAfterSuite(env.sweepEach, env.cleanOnce)
 	return env
@@ -71,22 +75,19 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 // buildOnce runs on Ginkgo's first process: it builds the fixture harness and, unless the CLI
 // built it already, the launcher, and hands the paths to every process.
 func (env *Env) buildOnce(ctx SpecContext) []byte {
-	m, sh := env.Manifest, env.shared
 	Must(env.loadErr, "the target manifest is not usable; no spec can run")
+	var sh shared
 	var err error
-	sh.KitDir, err = binaries.KitDir()
-	Must(err)
 	if sh.Harness = contract.Current().Harness; sh.Harness == "" {
 		// Run by ginkgo or go test directly, without the CLI that builds it once per run.
-		dir, err := sandbox.LauncherIdentity().TempDir("classproof-harness")
+		env.ownHarness, err = sandbox.LauncherIdentity().TempDir("classproof-harness")
 		Must(err, "making a folder for the fixture harness")
-		env.ownHarness, sh.Harness = dir, filepath.Join(dir, "harness")
-		Must(binaries.GoBuild(ctx, sh.KitDir, binaries.HarnessPackage, sh.Harness), "building the fixture harness")
+		sh.Harness, err = binaries.Harness(ctx, env.Target.Kit, env.ownHarness)
+		Must(err, "building the fixture harness")
 	}
 	if sh.BinDir = contract.Current().Bin; sh.BinDir == "" {
 		// Run without the CLI: the launcher is made ready the one way the CLI does it.
-		t := &launcher.Resolved{Manifest: m, Spec: sh.Manifest, Kit: sh.KitDir, Repo: contract.Current().Repo}
-		sh.BinDir, env.cleanBin, err = binaries.Launcher(ctx, t, binaries.Where{}, GinkgoWriter)
+		sh.BinDir, env.cleanBin, err = binaries.Launcher(ctx, env.Target, binaries.Where{}, GinkgoWriter)
 		Must(err, "making the target ready (its build step, then its binaries)")
 	}
 	b, _ := json.Marshal(sh)
@@ -107,7 +108,7 @@ func (env *Env) openEach(b []byte) {
 	Expect(json.Unmarshal(b, &sh)).To(Succeed())
 	Must(env.loadErr, "the target manifest")
 	var err error
-	env.Driver, err = launcher.Open(env.Manifest, paths(sh), sh.Harness)
+	env.Driver, err = launcher.Open(env.Manifest, env.Target.Paths(sh.BinDir), sh.Harness)
 	Must(err, "the target")
 	env.Platform, err = lane.Current(env.Driver.Meaning)
 	Must(err, "this OS's lane")
@@ -153,25 +154,22 @@ func (env *Env) cleanOnce() {
 	env.cleanBin()
 }
 
-func paths(sh shared) launcher.Paths {
-	return launcher.Paths{Kit: sh.KitDir, Bin: sh.BinDir, Repo: contract.Current().Repo}
-}
-
-func loadManifest(defaults fs.FS, defaultName string) (*launcher.Manifest, shared, error) {
-	sh := shared{Manifest: contract.Current().Target}
-	m, err := launcher.LoadSpec(sh.Manifest, defaults, defaultName)
-	if err != nil {
-		return nil, sh, err
-	}
+// resolve is this process's target, as the CLI resolved it: the manifest and vars the run
+// contract names, through launcher.Resolve.
+func resolve(c launcher.Catalog) (*launcher.Resolved, error) {
 	run, err := contract.FromEnv()
-	pairs := run.Vars
-	if err == nil {
-		err = m.SetVars(pairs)
-	}
 	if err != nil {
-		return nil, sh, fmt.Errorf("%s: %w", contract.VarsEnv, err)
+		return nil, fmt.Errorf("%s: %w", contract.VarsEnv, err)
 	}
-	return m, sh, nil
+	kit, err := binaries.KitDir()
+	if err != nil {
+		return nil, err
+	}
+	t, err := launcher.Resolve(c, run.Target, run.Vars, kit, run.Repo)
+	if err != nil {
+		return nil, fmt.Errorf("the run's target (%s %q, %s %q): %w", contract.TargetEnv, run.Target, contract.VarsEnv, strings.Join(run.Vars, " "), err)
+	}
+	return t, nil
 }
 
 // Launch starts a fresh instance of the target for the running spec. Everything it and its
@@ -199,7 +197,10 @@ func (e *Env) launch(opts launcher.LaunchOptions) (*launcher.Instance, error) {
 		Must(err, "cleanup")
 		checkOwn("after the cleanup of spec " + CurrentSpecReport().FullText())
 	})
-	l, err := e.Driver.Launch(set, opts, GinkgoWriter, e.Timeout)
+	// The instance lives as long as the spec: its context ends in the cleanup, with its processes.
+	ctx, cancel := context.WithCancel(context.Background())
+	DeferCleanup(cancel)
+	l, err := e.Driver.Launch(ctx, set, opts, GinkgoWriter, e.Timeout)
 	live.add(l)
 	return l, err
 }

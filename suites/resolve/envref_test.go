@@ -23,7 +23,7 @@ var _ = Describe("resolve: env references in a profile's env", Label(label.Resol
 			Skip("target " + env.Driver.Manifest.Name + " declares no env_ref: it has no env references to test")
 		}
 		control = env.Control()
-		classEnv, ref = env.Driver.Manifest.ClassEnv, env.Driver.Manifest.Ref
+		classEnv, ref = env.Driver.Manifest.ClassEnv, env.Driver.Manifest.DaemonEnvRef
 	})
 
 	It("opts out when the profile's reference resolves to normal", Label(label.ReadsResolved), func() {

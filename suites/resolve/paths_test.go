@@ -71,7 +71,7 @@ func (r sourceRow) launch() (*launcher.Instance, map[string]string) {
 	switch r.profile {
 	case "":
 	case "{ref}":
-		profileEnv[m.ClassEnv] = m.Ref("CP_REF")
+		profileEnv[m.ClassEnv] = m.DaemonEnvRef("CP_REF")
 	default:
 		profileEnv[m.ClassEnv] = r.profile
 	}
@@ -144,7 +144,7 @@ var _ = Describe("resolve: every source on every path", Label(label.ResolveArea,
 func refText(v string) string {
 	if rest, ok := strings.CutPrefix(v, "{ref:"); ok {
 		if name, ok := strings.CutSuffix(rest, "}"); ok {
-			return env.Driver.Manifest.Ref(name)
+			return env.Driver.Manifest.DaemonEnvRef(name)
 		}
 	}
 	return v

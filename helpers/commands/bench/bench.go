@@ -234,7 +234,7 @@ func calibrate(probe string, ms float64) (int, error) {
 
 func oneRun(ctx context.Context, o Options, d *launcher.Driver, c Class, probe string, units int, work string) (run Sample, err error) {
 	run = Sample{Class: c.Name}
-	ls, err := startLoads(d, c, probe, o.N, "load")
+	ls, err := startLoads(ctx, d, c, probe, o.N, "load")
 	defer func() { err = errors.Join(err, ls.stop()) }()
 	if err == nil {
 		err = ls.allRun(c.Name)
@@ -270,7 +270,7 @@ func oneRun(ctx context.Context, o Options, d *launcher.Driver, c Class, probe s
 
 func costRun(ctx context.Context, d *launcher.Driver, c Class, probe string, units int, work string) (ms float64, err error) {
 	out := filepath.Join(work, "jobs", fmt.Sprintf("job-%s-%d.json", c.Name, time.Now().UnixNano()))
-	ls, err := startLoads(d, c, probe, 1, "job", "--work", strconv.Itoa(units), "--out", out)
+	ls, err := startLoads(ctx, d, c, probe, 1, "job", "--work", strconv.Itoa(units), "--out", out)
 	defer func() { err = errors.Join(err, ls.stop()) }()
 	if err != nil {
 		return 0, err

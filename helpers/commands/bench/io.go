@@ -141,7 +141,7 @@ func oneIORun(ctx context.Context, o IOOptions, d *launcher.Driver, c Class, pro
 	if c.Name == "alone" {
 		n = 0
 	}
-	ls, err := startLoads(d, c, probe, n, "ioload", "--dir", dir)
+	ls, err := startLoads(ctx, d, c, probe, n, "ioload", "--dir", dir)
 	defer func() {
 		err = errors.Join(err, ls.stop())
 		// A killed load leaves its file: the next run starts on an empty disk. Remove takes a

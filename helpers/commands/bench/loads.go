@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -26,12 +27,12 @@ type loads struct {
 }
 
 // startLoads starts n processes of the probe (probe ARGS...) at class c.
-func startLoads(d *launcher.Driver, c Class, probe string, n int, args ...string) (*loads, error) {
+func startLoads(ctx context.Context, d *launcher.Driver, c Class, probe string, n int, args ...string) (*loads, error) {
 	ls := &loads{probe: probe, kit: proc.NewSet()}
 	var l *launcher.Instance
 	if c.Launcher != "" {
 		var err error
-		if l, ls.stopL, err = launch(d); err != nil {
+		if l, ls.stopL, err = launch(ctx, d); err != nil {
 			return ls, err
 		}
 	}
@@ -121,9 +122,9 @@ func probes(probe string) ([]int, error) {
 
 // launch starts an instance of the target; stop kills it and everything it started, then removes
 // its folder, and says what would not die.
-func launch(d *launcher.Driver) (*launcher.Instance, func() error, error) {
+func launch(ctx context.Context, d *launcher.Driver) (*launcher.Instance, func() error, error) {
 	set := proc.NewSet()
-	l, err := d.Launch(set, launcher.LaunchOptions{}, io.Discard, 10*time.Second)
+	l, err := d.Launch(ctx, set, launcher.LaunchOptions{}, io.Discard, 10*time.Second)
 	stop := func() error {
 		err := set.KillAll(10 * time.Second)
 		if l != nil {

@@ -80,7 +80,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	r := &Report{}
 	set := proc.NewSet()
-	l, err := d.Launch(set, launcher.LaunchOptions{}, io.Discard, o.Timeout)
+	l, err := d.Launch(ctx, set, launcher.LaunchOptions{}, io.Discard, o.Timeout)
 	if l != nil {
 		defer l.Close()
 	}

@@ -144,8 +144,8 @@ func firstSpecs(ctx context.Context, o Options, base []Cell) (map[string]string,
 	}
 	var ref []job
 	for i, t := range o.Targets {
-		if len(want[t.Spec]) == 0 {
-			o.say("classproof mutants: %s lists no first specs for %s in %s", o.FirstSource, t.Spec, base[i].Lane)
+		if len(want[t.Ref]) == 0 {
+			o.say("classproof mutants: %s lists no first specs for %s in %s", o.FirstSource, t.Ref, base[i].Lane)
 			continue
 		}
 		ref = append(ref, job{Index: -1, Target: i})
@@ -153,12 +153,12 @@ func firstSpecs(ctx context.Context, o Options, base []Cell) (map[string]string,
 	var mu sync.Mutex
 	passed := map[string]int{}
 	check := func(ctx context.Context, o Options, t *launcher.Resolved, _ string) (Cell, error) {
-		o.Focus = focusOf(want[t.Spec])
+		o.Focus = focusOf(want[t.Ref])
 		c, res, err := attempt(ctx, o, t, "", false, "first")
 		mu.Lock()
 		defer mu.Unlock()
 		if res != nil {
-			passed[t.Spec] = res.Count().Passed
+			passed[t.Ref] = res.Count().Passed
 		}
 		return c, err
 	}
@@ -169,13 +169,13 @@ func firstSpecs(ctx context.Context, o Options, base []Cell) (map[string]string,
 	out := map[string]string{}
 	for i, j := range ref {
 		t := o.Targets[j.Target]
-		if n := passed[t.Spec]; !got[i].Passed || n != len(want[t.Spec]) {
+		if n := passed[t.Ref]; !got[i].Passed || n != len(want[t.Ref]) {
 			o.say("classproof mutants: %s's first specs on %s: %d of %d ran and passed on the reference (%s); the lane runs without them",
-				o.FirstSource, t.Spec, n, len(want[t.Spec]), got[i].Why)
+				o.FirstSource, t.Ref, n, len(want[t.Ref]), got[i].Why)
 			continue
 		}
-		for _, f := range byVariant[t.Spec] {
-			out[firstKey(t.Spec, f.Variant)] = focusOf([]string{f.Spec})
+		for _, f := range byVariant[t.Ref] {
+			out[firstKey(t.Ref, f.Variant)] = focusOf([]string{f.Spec})
 		}
 	}
 	return out, nil
@@ -191,12 +191,12 @@ func firstWanted(o Options, base []Cell) (want map[string][]string, byVariant ma
 	want, byVariant = map[string][]string{}, map[string][]FirstSpec{}
 	for i, t := range o.Targets {
 		for _, f := range o.First {
-			if f.Target != t.Spec || f.Lane != base[i].Lane || !focus.MatchString(f.Spec) {
+			if f.Target != t.Ref || f.Lane != base[i].Lane || !focus.MatchString(f.Spec) {
 				continue
 			}
-			byVariant[t.Spec] = append(byVariant[t.Spec], f)
-			if !slices.Contains(want[t.Spec], f.Spec) {
-				want[t.Spec] = append(want[t.Spec], f.Spec)
+			byVariant[t.Ref] = append(byVariant[t.Ref], f)
+			if !slices.Contains(want[t.Ref], f.Spec) {
+				want[t.Ref] = append(want[t.Ref], f.Spec)
 			}
 		}
 	}

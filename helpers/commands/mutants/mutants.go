@@ -197,7 +197,7 @@ func baseline(ctx context.Context, o Options) ([]Cell, error) {
 	for i, c := range base {
 		if !c.Passed {
 			return base, fmt.Errorf("the reference build fails on %s (%d specs failed, %d broke setup; first: %s; its log is in %s): fix that before reading a kill matrix",
-				o.Targets[i].Spec, len(c.CaughtBy), len(c.Broken), c.Why, o.OutDir)
+				o.Targets[i].Ref, len(c.CaughtBy), len(c.Broken), c.Why, o.OutDir)
 		}
 	}
 	return base, nil
@@ -337,7 +337,7 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 	if name == "" {
 		name = "reference"
 	}
-	dir := filepath.Join(o.OutDir, strings.TrimSuffix(filepath.Base(strings.TrimPrefix(t.Spec, launcher.EmbeddedPrefix)), ".yaml"), name, sub)
+	dir := filepath.Join(o.OutDir, strings.TrimSuffix(filepath.Base(strings.TrimPrefix(t.Ref, launcher.EmbeddedPrefix)), ".yaml"), name, sub)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Cell{}, nil, err
 	}
@@ -347,7 +347,7 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 	}
 	defer logf.Close()
 	if o.Progress != nil {
-		fmt.Fprintf(o.Progress, "classproof mutants: %s on %s\n", name, t.Spec)
+		fmt.Fprintf(o.Progress, "classproof mutants: %s on %s\n", name, t.Ref)
 	}
 	fault, build := splitFault(value)
 	variant, err := t.WithVars(o.Var + "=" + build)
@@ -358,7 +358,7 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 	if err != nil {
 		return Cell{}, nil, err
 	}
-	c := Cell{Target: t.Spec, Lane: res.Lane, Passed: res.Passed(), Timing: timing(res), NotFired: fault != "" && res.Injected == 0}
+	c := Cell{Target: t.Ref, Lane: res.Lane, Passed: res.Passed(), Timing: timing(res), NotFired: fault != "" && res.Injected == 0}
 	if why := append(append(append([]string(nil), res.Problems...), res.Leaks...), res.Refused...); len(why) > 0 {
 		c.Why = why[0]
 	}

@@ -63,7 +63,7 @@ type Plan struct {
 func (o Options) plan() Plan {
 	p := Plan{GOOS: runtime.GOOS, Var: o.Var, Values: o.Values, UntilCaught: o.UntilCaught, Focus: o.Focus, First: o.First}
 	for _, t := range o.Targets {
-		p.Targets = append(p.Targets, t.Spec)
+		p.Targets = append(p.Targets, t.Ref)
 	}
 	return p
 }

@@ -31,16 +31,16 @@ func laneAfter(ctx context.Context, o Options, t *launcher.Resolved, value strin
 	if len(first.Broken) == 0 {
 		return laneUntilCaught(ctx, o, t, value)
 	}
-	o.say("classproof mutants: %s on %s broke setup on its first spec; running the lane whole", value, t.Spec)
+	o.say("classproof mutants: %s on %s broke setup on its first spec; running the lane whole", value, t.Ref)
 	c, _, err := attempt(ctx, o, t, value, false, "")
 	return c, err
 }
 
 // firstOnly runs value on its first spec on t; a cell without one runs nothing.
 func firstOnly(ctx context.Context, o Options, t *launcher.Resolved, value string) (Cell, error) {
-	focus := o.firstFocus[firstKey(t.Spec, value)]
+	focus := o.firstFocus[firstKey(t.Ref, value)]
 	if focus == "" {
-		return Cell{Target: t.Spec}, nil
+		return Cell{Target: t.Ref}, nil
 	}
 	o.Focus = focus
 	c, _, err := attempt(ctx, o, t, value, false, "first")
@@ -56,7 +56,7 @@ func laneUntilCaught(ctx context.Context, o Options, t *launcher.Resolved, value
 	if err != nil || len(c.CaughtBy) > 0 || c.Passed {
 		return c, err
 	}
-	o.say("classproof mutants: %s on %s stopped at a failure that is not a catch (%s); running the lane whole", value, t.Spec, c.Why)
+	o.say("classproof mutants: %s on %s stopped at a failure that is not a catch (%s); running the lane whole", value, t.Ref, c.Why)
 	full, _, err := attempt(ctx, o, t, value, false, "")
 	full.Timing.add(c.Timing)
 	return full, err
@@ -117,7 +117,7 @@ func untilRow(ctx context.Context, o Options, value string, base []Cell) ([]Cell
 	}
 	for i := range cells {
 		if c := &cells[i]; len(c.CaughtBy) == 0 && !laneRan[i] && caughtOn != "" {
-			c.Target, c.Lane, c.Broken, c.Passed, c.Why = o.Targets[i].Spec, base[i].Lane, nil, false, ""
+			c.Target, c.Lane, c.Broken, c.Passed, c.Why = o.Targets[i].Ref, base[i].Lane, nil, false, ""
 			c.NotRun = "caught on " + caughtOn + " first"
 			if c.Timing.Specs > 0 {
 				c.NotRun += "; its first spec here did not catch it"

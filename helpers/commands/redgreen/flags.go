@@ -131,7 +131,7 @@ func (f Flags) Options(c launcher.Catalog, kit string) (Options, error) {
 	if repoMode {
 		o.Launcher, err = launcher.Resolve(c, f.Target, f.Vars, kit, f.Repo)
 		if err == nil {
-			o.Flags.Target = o.Launcher.Spec
+			o.Flags.Target = o.Launcher.Ref
 		}
 		return o, err
 	}
@@ -141,7 +141,7 @@ func (f Flags) Options(c launcher.Catalog, kit string) (Options, error) {
 	if o.GreenLauncher, err = launcher.Resolve(c, f.GreenTarget, f.Vars, kit, ""); err != nil {
 		return o, err
 	}
-	o.Flags.RedTarget, o.Flags.GreenTarget = o.RedLauncher.Spec, o.GreenLauncher.Spec
+	o.Flags.RedTarget, o.Flags.GreenTarget = o.RedLauncher.Ref, o.GreenLauncher.Ref
 	return o, nil
 }
 

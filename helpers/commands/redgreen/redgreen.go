@@ -134,9 +134,9 @@ func newProof(o Options, start time.Time) (*Proof, string, error) {
 	p.Green = &Side{Name: "green", Ref: o.Green, launcher: o.GreenLauncher, bin: filepath.Join(work, "green-bin")}
 	for _, s := range []*Side{p.Red, p.Green} {
 		if s.launcher != nil {
-			s.Target = s.launcher.Spec
+			s.Target = s.launcher.Ref
 		} else {
-			s.Target = o.Launcher.Spec
+			s.Target = o.Launcher.Ref
 		}
 	}
 	return p, work, nil

@@ -11,7 +11,6 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/sandbox"
-	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/report"
 )
@@ -21,7 +20,8 @@ import (
 // It runs once every launcher process of the run is gone (the sweep closed the run's cgroup), in
 // a folder no launcher process could write (helpers/base/sandbox): the reports it reads here are the
 // ones it judges, and run.json records their digests, which the gate checks.
-func finish(res *Result, m *launcher.Manifest, o Options, out string) error {
+func finish(res *Result, m *launcher.Manifest, o Options, pl plan) error {
+	out := pl.out
 	res.Injected = injected(o, out)
 	digests := map[string]string{}
 	for _, name := range report.Finalised {
@@ -39,8 +39,7 @@ func finish(res *Result, m *launcher.Manifest, o Options, out string) error {
 		}
 	}
 	if res.Run != nil {
-		p, _ := lane.ByLabel(res.Lane)
-		res.Run.Reasons, res.Run.Lane = m.LeftOut(p.Meaning), res.Lane
+		res.Run.Reasons, res.Run.Lane = pl.leftOut, res.Lane
 	}
 	res.Problems = append(laneProblems(o, res.Run, res.Lane, res.Filter), res.Problems...)
 	meta := report.Meta{Lane: res.Lane, Target: m.Source, Filter: res.Filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,

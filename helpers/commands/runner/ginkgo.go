@@ -54,7 +54,7 @@ func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg 
 	cmd.Dir = o.Target.Kit
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
 	t := o.Target
-	run := contract.Run{Target: t.Spec, Vars: t.Vars, Bin: pr.bin, Repo: t.Repo, Kit: t.Kit, Harness: c.Harness,
+	run := contract.Run{Target: t.Ref, Vars: t.Vars, Bin: pr.bin, Repo: t.Repo, Kit: t.Kit, Harness: c.Harness,
 		Ledger: ledger, Supervisor: proc.Supervisor(), Token: token, Scale: contract.Current().Scale,
 		Sandbox: contract.Current().Sandbox, LauncherUID: contract.Current().LauncherUID}
 	if o.Inject != "" {

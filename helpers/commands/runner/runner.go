@@ -60,7 +60,8 @@ type Options struct {
 // the caller's Options.
 type plan struct {
 	lane, filter string
-	out          string // the --out folder, absolute
+	leftOut      map[string]string // the specs' labels left out for the target, with the reasons
+	out          string            // the --out folder, absolute
 	// ledger is the run's pid ledger: in out, or, where the launcher's user cannot reach out (a
 	// root kit's --out below a folder of root's), in a folder of the run's it can (ledgerDir).
 	ledger    string
@@ -187,7 +188,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.Problems = append(res.Problems, "a binary the run ran changed while it ran: "+err.Error())
 	}
 	res.Duration = time.Since(start)
-	return res, finish(res, m, o, pl.out)
+	return res, finish(res, m, o, pl)
 }
 
 // resultOr is res for a run stopped before Ginkgo started (it says why), nil for one that failed.
@@ -299,13 +300,14 @@ func planRun(o Options) (plan, error) {
 	}
 	filter, _ := lane.Filter(ln)
 	p, _ := lane.ByLabel(ln)
-	if lo := m.LeftOutFilter(p.Meaning); lo != "" {
+	leftOut := m.LeftOut(p.Meaning)
+	if lo := launcher.LeftOutFilter(leftOut); lo != "" {
 		filter = "(" + filter + ") && " + lo
 	}
 	if o.LabelFilter != "" {
 		filter = "(" + filter + ") && (" + o.LabelFilter + ")"
 	}
-	return plan{lane: ln, filter: filter}, nil
+	return plan{lane: ln, filter: filter, leftOut: leftOut}, nil
 }
 
 // outFolder makes the --out folder and checks it is ours alone.

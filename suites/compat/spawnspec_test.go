@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/classproof/classproof/fixtures/specs"
+	"github.com/classproof/classproof/fixtures/spawnspecs"
 	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/launcher"
@@ -17,7 +17,7 @@ import (
 
 func spec(name string) []byte {
 	GinkgoHelper()
-	b, err := fs.ReadFile(specs.FS, name)
+	b, err := fs.ReadFile(spawnspecs.FS, name)
 	suite.Must(err)
 	return b
 }
@@ -37,7 +37,7 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 	})
 
 	It("starts an older daemon's spec (no cpu_class) at the agent host's own class, harness and tools", func() {
-		s, err := l.SpawnFromSpec("older-daemon-no-cpu-class.json", spec("older-daemon-no-cpu-class.json"))
+		s, err := l.SpawnFromSpawnSpec("older-daemon-no-cpu-class.json", spec("older-daemon-no-cpu-class.json"))
 		suite.Must(err)
 		host := suite.Observe(oracle.Subject{Role: "agent host", Pid: l.HostPid})[0]
 		Expect(host).To(suite.HaveControlClass(control), "the host itself runs at the class the kit gave it")
@@ -45,19 +45,19 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 	})
 
 	It("starts a spec with cpu_class background at background class", func() {
-		s, err := l.SpawnFromSpec("daemon-cpu-class-background.json", spec("daemon-cpu-class-background.json"))
+		s, err := l.SpawnFromSpawnSpec("daemon-cpu-class-background.json", spec("daemon-cpu-class-background.json"))
 		suite.Must(err)
 		Expect(suite.Observe(s.Subjects()...)).To(suite.BeAtBackground(env.Platform.Meaning, control))
 	})
 
 	It("starts a spec with cpu_class normal at the control's class", func() {
-		s, err := l.SpawnFromSpec("daemon-cpu-class-normal.json", spec("daemon-cpu-class-normal.json"))
+		s, err := l.SpawnFromSpawnSpec("daemon-cpu-class-normal.json", spec("daemon-cpu-class-normal.json"))
 		suite.Must(err)
 		Expect(suite.Observe(s.Subjects()...)).To(suite.HaveControlClass(control))
 	})
 
 	It("ignores the fields a newer daemon adds and applies its cpu_class", func() {
-		s, err := l.SpawnFromSpec("newer-daemon-extra-fields.json", spec("newer-daemon-extra-fields.json"))
+		s, err := l.SpawnFromSpawnSpec("newer-daemon-extra-fields.json", spec("newer-daemon-extra-fields.json"))
 		suite.Must(err)
 		Expect(suite.Observe(s.Subjects()...)).To(suite.BeAtBackground(env.Platform.Meaning, control))
 	})
@@ -76,19 +76,19 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 		AddReportEntry("refusal", ce.Output, ReportEntryVisibilityFailureOrVerbose)
 		Expect(proc.Alive(l.HostPid)).To(BeTrue(), "the agent host pid %d is still running after the bad spec", l.HostPid)
 		suite.ExpectNothingStarted(l, report, "a refused spec")
-		s, err := l.SpawnFromSpec("daemon-cpu-class-background.json", spec("daemon-cpu-class-background.json"))
+		s, err := l.SpawnFromSpawnSpec("daemon-cpu-class-background.json", spec("daemon-cpu-class-background.json"))
 		Expect(err).NotTo(HaveOccurred(), "the host serves the next good spec")
 		Expect(suite.Observe(s.Subjects()...)).To(suite.BeAtBackground(env.Platform.Meaning, control))
 	}
 
 	It("refuses an unknown cpu_class and keeps serving", Label(label.RefusesClass), func() {
-		bad, report := l.RenderSpec(spec("bad-unknown-cpu-class.json"))
-		expectRefusedAndServing(l.SendSpec, bad, report)
+		bad, report := l.RenderSpawnSpec(spec("bad-unknown-cpu-class.json"))
+		expectRefusedAndServing(l.SendSpawnSpec, bad, report)
 	})
 
 	It("refuses an unknown cpu_class, naming it, and keeps serving", suite.RefusalNames(launcher.MentionValue), Label(label.RefusesClass), func() {
-		bad, report := l.RenderSpec(spec("bad-unknown-cpu-class.json"))
-		expectRefusedAndServing(l.SendSpec, bad, report, "turbo")
+		bad, report := l.RenderSpawnSpec(spec("bad-unknown-cpu-class.json"))
+		expectRefusedAndServing(l.SendSpawnSpec, bad, report, "turbo")
 	})
 
 	// Bytes a host must refuse (kind, a launcher.Bad* kind) are, with a translator
@@ -100,7 +100,7 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 		if fixture != "" {
 			fx = spec(fixture)
 		}
-		bad, report, err := l.BadSpec(kind, spec("daemon-cpu-class-background.json"), fx)
+		bad, report, err := l.BadSpawnSpec(kind, spec("daemon-cpu-class-background.json"), fx)
 		suite.Must(err)
 		expectRefusedAndServing(l.SendBytes, bad, report)
 	}
@@ -111,8 +111,8 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 				refuseBytes(kind, name)
 				return
 			}
-			bad, report := l.RenderSpec(spec(name))
-			expectRefusedAndServing(l.SendSpec, bad, report)
+			bad, report := l.RenderSpawnSpec(spec(name))
+			expectRefusedAndServing(l.SendSpawnSpec, bad, report)
 		},
 		Entry("malformed JSON", Label(label.NeedsRawSpawnSpec), "bad-malformed-json.json", launcher.BadMalformed),
 		Entry("data after the object, on the next line", Label(label.NeedsRawSpawnSpec), "bad-data-after-object.json", launcher.BadAfterObject),

@@ -48,13 +48,14 @@ func main() {
 	}
 	bad := r.check(path, pkgs)
 	bad = append(bad, importGroups()...)
+	bad = append(bad, quotes(path)...)
 	for _, b := range bad {
 		fmt.Println(b)
 	}
 	if len(bad) > 0 {
 		os.Exit(1)
 	}
-	fmt.Printf("ci/layers: every layer in %s holds; every import block is std, third party, classproof\n", path)
+	fmt.Printf("ci/layers: every layer in %s holds; every import block is std, third party, classproof; the docs quote its levels\n", path)
 }
 
 // full is a pattern or path as the go tool names it: the module's own paths are written short.

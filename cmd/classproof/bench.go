@@ -11,6 +11,7 @@ import (
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/commands/bench"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 var benchCommand = command{"bench", "does the class keep a foreground probe on time under load, and what does it cost",
@@ -20,16 +21,16 @@ func benchCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	o := bench.Defaults()
 	var ref string
-	var vars, classes multi
+	var vars, classes []string
 	fs.StringVar(&ref, "target", "", "manifest (default: the embedded refmux.yaml)")
-	fs.Var(&vars, "var", "NAME=VALUE for the manifest (repeatable)")
+	fs.Var(runner.List{To: &vars}, "var", "NAME=VALUE for the manifest (repeatable)")
 	fs.IntVar(&o.N, "n", o.N, "CPU-busy load processes")
 	fs.IntVar(&o.Runs, "runs", o.Runs, "runs per class, interleaved")
 	fs.DurationVar(&o.Duration, "duration", o.Duration, "probe time per run")
 	fs.IntVar(&o.Hz, "hz", o.Hz, "probe frame rate")
 	fs.Float64Var(&o.FrameWorkMS, "frame-work-ms", o.FrameWorkMS, "probe work per frame, in ms of this machine's idle CPU")
 	fs.Float64Var(&o.JobMS, "job-ms", o.JobMS, "the cost job's size, in ms of this machine's idle CPU")
-	fs.Var(&classes, "class", "a class to run (repeatable; default: all on this OS; the first must be default)")
+	fs.Var(runner.List{To: &classes}, "class", "a class to run (repeatable; default: all on this OS; the first must be default)")
 	fs.StringVar(&o.OutDir, "out", "out/bench", "folder for bench.md, bench.json and lateness.svg")
 	ioBench := fs.Bool("io", false, "the I/O bench instead: a foreground's small direct reads and fdatasync'd writes while --n writers (default 4) load the disk at each class; as root on Linux on a loop-backed ext4 with bfq, made and removed under --out")
 	noLoop := fs.Bool("no-loop", false, "with --io: run on --out's own filesystem, not on a loop device")
@@ -41,8 +42,7 @@ func benchCmd(ctx context.Context, args []string) int {
 	o.Classes = classes
 	var err error
 	if o.Target, err = targets.Resolve(ref, "", vars, ""); err != nil {
-		fmt.Fprintln(os.Stderr, "classproof bench:", err)
-		return exitUsage
+		return fail("bench", err)
 	}
 	if *ioBench {
 		return ioBenchCmd(ctx, fs, o, *noLoop, *smoke, args)

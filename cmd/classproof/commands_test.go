@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/classproof/classproof/helpers/binaries"
+	"github.com/classproof/classproof/helpers/commands/mutants"
 	"github.com/classproof/classproof/helpers/gate"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 // An unknown command or flag is one line naming the closest valid one.
@@ -103,7 +107,27 @@ func TestRequiredSpecsTellsDisagreeingFromUnreadable(t *testing.T) {
 			t.Errorf("required-specs %q: exit %d, want %d (cannot be read)", args, code, exitUsage)
 		}
 	}
-	if code := disagreeOr(gate.Disagreement("a spec missing")); code != exitFailed {
-		t.Errorf("a disagreement: exit %d, want %d", code, exitFailed)
+}
+
+// Every error a command can end in has one exit code, from one table (exitFor), as the commands'
+// help says: 1 only where the verdict is no, 2 where the work could not be done.
+func TestOneTableMapsEveryErrorToItsExitCode(t *testing.T) {
+	for _, c := range []struct {
+		what string
+		err  error
+		want int
+	}{
+		{"a required-spec list that disagrees", fmt.Errorf("check: %w", gate.Disagreement("a spec missing")), exitFailed},
+		{"an interrupted matrix", fmt.Errorf("%w: SIGINT", mutants.ErrInterrupted), exitFailed},
+		{"an interrupt", fmt.Errorf("building: %w", context.Canceled), exitFailed},
+		{"a leak sweep that could not finish", &runner.EndError{Step: runner.EndSweep, Err: errors.New("ledger unreadable")}, exitFailed},
+		{"run.json not written", &runner.EndError{Step: runner.EndReport, Err: errors.New("disk full")}, exitUsage},
+		{"a launcher that cannot be built", &binaries.LauncherError{Target: "t", Step: binaries.StepBuild, Err: errors.New("exit 1")}, exitUsage},
+		{"a manifest that cannot be read", errors.New("target manifest x.yaml: no such file"), exitUsage},
+		{"no error", nil, exitPassed},
+	} {
+		if got := exitFor(c.err); got != c.want {
+			t.Errorf("%s (%v): exit %d, want %d", c.what, c.err, got, c.want)
+		}
 	}
 }

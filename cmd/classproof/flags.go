@@ -76,12 +76,6 @@ func distance(a, b string) int {
 	return prev[len(b)]
 }
 
-type multi []string
-
-func (m *multi) String() string { return strings.Join(*m, " ") }
-
-func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
-
 // repoDir is --repo made absolute, or by default the root of the git repository the command was
 // started in (else that folder): a launcher's team runs the kit from its own repository.
 func repoDir(flag string) (string, error) {

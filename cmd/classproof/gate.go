@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/commands/actions"
 	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/report"
+	"github.com/classproof/classproof/helpers/report/actions"
 )
 
 // expectations are what the gate requires reports of: --lanes names, and --matrix's
@@ -48,19 +48,16 @@ func gateCmd(ctx context.Context, args []string) int {
 	if *required != "" {
 		var err error
 		if req, err = gate.LoadRequired(*required); err != nil {
-			fmt.Fprintln(os.Stderr, "classproof gate:", err)
-			return exitUsage
+			return fail("gate", err)
 		}
 	}
 	expect, err := expectations(*lanesFlag, *matrix)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "classproof gate:", err)
-		return exitUsage
+		return fail("gate", err)
 	}
 	v, err := gate.EvaluateWith(*reports, req, expect, gate.Options{RequireSandbox: *requireSandbox})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "classproof gate:", err)
-		return exitUsage
+		return fail("gate", err)
 	}
 	fmt.Print(v.Table())
 	if actions.On() {
@@ -75,8 +72,7 @@ func gateCmd(ctx context.Context, args []string) int {
 		*junit = filepath.Join(*reports, "gate-junit.xml")
 	}
 	if err := v.WriteJUnit(*junit); err != nil {
-		fmt.Fprintln(os.Stderr, "classproof gate: writing JUnit:", err)
-		return exitUsage
+		return fail("gate", fmt.Errorf("writing JUnit: %w", err))
 	}
 	return printGate(v)
 }

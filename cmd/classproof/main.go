@@ -1,6 +1,7 @@
 // Command classproof runs the kit: `classproof run` runs the suites for one lane against a
-// target launcher and prints what was proved. Its logic lives in helpers/; this is flags only:
-// one file per command (run.go, redgreen.go, ...), each with its table entry.
+// target launcher and prints what was proved. Its logic lives in helpers/; here are the flags,
+// one file per command (run.go, redgreen.go, ...) with its table entry, and exit.go, the one
+// table from an error to an exit code.
 package main
 
 import (
@@ -10,14 +11,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/interrupt"
 	"github.com/classproof/classproof/helpers/base/proc"
-	"github.com/classproof/classproof/helpers/commands/actions"
-)
-
-// Exit codes, documented in README.md.
-const (
-	exitPassed = 0 // run passed; redgreen proven; gate pass; doctor drivable; mutants all caught
-	exitFailed = 1 // a spec failed, a process leaked, the run was interrupted; not proven; blocked
-	exitUsage  = 2 // bad flags, or a manifest, launcher, repository or list that cannot be used
+	"github.com/classproof/classproof/helpers/report/actions"
 )
 
 // workflow guards stdout in GitHub Actions: nothing a launcher prints acts as a workflow command

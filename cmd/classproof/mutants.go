@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/commands/mutants"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 var mutantsCommand = command{"mutants", "run the suites against every known-broken build of a target: which specs catch each",
@@ -27,49 +29,47 @@ func mutantsEntry(ctx context.Context, args []string) int {
 }
 
 func mutantsCmd(ctx context.Context, args []string) int {
+	start := time.Now()
 	fs := flag.NewFlagSet("mutants", flag.ContinueOnError)
 	var o mutants.Options
-	var targetsFlag multi
-	fs.Var(&targetsFlag, "target", "a manifest (repeatable; default: embedded:refmux.yaml)")
+	var targetsFlag []string
+	f := runner.RunFlags{Procs: 1, Out: "out/mutants", Timeout: 3 * time.Hour}
+	fs.Var(runner.List{To: &targetsFlag}, "target", "a manifest (repeatable; default: embedded:refmux.yaml)")
 	fs.StringVar(&o.Var, "var", "variant", "the manifest var that selects a broken build")
 	valuesFile := fs.String("values-file", "", "the variants, one per line: NAME<TAB>what it breaks[<TAB>only=GOOS: why] (e.g. from 'go run ./fixtures/refmux variants')")
-	fs.StringVar(&o.OutDir, "out", "out/mutants", "folder for matrix.md, matrix.json and each run's reports")
 	fs.IntVar(&o.Jobs, "jobs", runtime.NumCPU(), "runs side by side (each a whole run of its lane)")
-	fs.IntVar(&o.Procs, "procs", 1, "Ginkgo parallel processes")
 	fs.BoolVar(&o.UntilCaught, "until-caught", false, "stop each variant's lane at its first spec that fails by its own assertion (a yes/no answer; the full table is the default)")
-	fs.StringVar(&o.Focus, "focus", "", "a Ginkgo focus regexp for every run: a partial table, to work on a spec (a release's matrix runs without it)")
+	f.Table("folder for matrix.md, matrix.json and each run's reports", "the whole matrix: the baseline, every variant's build and runs",
+		runner.FlagProcs, runner.FlagFocus, runner.FlagTimeout, runner.FlagOut).Define(fs)
 	first := fs.String("first", "", "with --until-caught: a full table's first.tsv; each variant tries first, on each lane, the spec it names for it, and the rest only if that misses")
 	shard := fs.String("shard", "", "K/N: run share K of N of the cells and write part-K-of-N.json in --out ('classproof mutants merge' joins the parts)")
 	inject := fs.String("inject", "", "Linux: also a row per injected fault, for any launcher without its source: 'all', or names from sched_setscheduler,sched_setattr,ioprio_set,setpriority (each made a silent success in every launcher process); with it --values-file may be left out")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
+	o.OutDir, o.Procs, o.Focus, o.Deadline = f.Out, f.Procs, f.Focus, f.Deadline(start)
 	if *shard != "" {
 		var err error
 		if o.Shard, err = mutants.ParseShard(*shard); err != nil {
-			fmt.Fprintln(os.Stderr, "classproof mutants:", err)
-			return exitUsage
+			return fail("mutants", err)
 		}
 	}
 	if err := readFirst(&o, *first); err != nil {
-		fmt.Fprintln(os.Stderr, "classproof mutants: --first:", err)
-		return exitUsage
+		return fail("mutants", fmt.Errorf("--first: %w", err))
 	}
 	if len(targetsFlag) == 0 {
-		targetsFlag = multi{"embedded:refmux.yaml"}
+		targetsFlag = []string{"embedded:refmux.yaml"}
 	}
 	for _, ref := range targetsFlag {
 		t, err := targets.Resolve(ref, "", nil, "")
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "classproof mutants:", err)
-			return exitUsage
+			return fail("mutants", err)
 		}
 		o.Targets = append(o.Targets, t)
 	}
 	var err error
 	if o.Values, err = values(*valuesFile, *inject); err != nil {
-		fmt.Fprintln(os.Stderr, "classproof mutants:", err)
-		return exitUsage
+		return fail("mutants", err)
 	}
 	o.Progress = os.Stderr
 	if o.Shard.Of > 0 {
@@ -99,18 +99,17 @@ func readFirst(o *mutants.Options, path string) error {
 	return err
 }
 
-// matrixFailed says how a matrix (or a share) that ended in err exits: interrupted is a failed
-// run (1), anything else a run that could not be made (2).
+// matrixFailed says how a matrix (or a share) that ended in err exits (exitFor: interrupted is
+// a failed run, anything else a run that could not be made).
 func matrixFailed(err error) (int, bool) {
 	switch {
+	case err == nil:
+		return 0, false
 	case errors.Is(err, mutants.ErrInterrupted):
-		fmt.Println("classproof mutants:", err)
-		return exitFailed, true
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "classproof mutants:", err)
-		return exitUsage, true
+		fmt.Println("classproof mutants:", err) // the matrix's verdict line: on stdout, with the rest
+		return exitFor(err), true
 	}
-	return 0, false
+	return fail("mutants", err), true
 }
 
 // verdict prints a whole matrix (one run's or merged parts') and its exit code.
@@ -155,13 +154,11 @@ func mergeCmd(args []string) int {
 		return exitUsage
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, "classproof mutants merge:", err)
-		return exitUsage
+		return fail("mutants merge", err)
 	}
 	m, err := mutants.Merge(*out, fs.Args())
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "classproof mutants merge: refused:", err)
-		return exitUsage
+		return fail("mutants merge", fmt.Errorf("refused: %w", err))
 	}
 	return verdict(m)
 }

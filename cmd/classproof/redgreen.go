@@ -9,9 +9,9 @@ import (
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/binaries"
-	"github.com/classproof/classproof/helpers/commands/actions"
 	"github.com/classproof/classproof/helpers/commands/redgreen"
-	"github.com/classproof/classproof/helpers/commands/runner"
+	"github.com/classproof/classproof/helpers/report/actions"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 var redgreenCommand = command{"redgreen", "prove a fix: specs fail on a red commit by their own assertion and pass on a green one",
@@ -27,27 +27,23 @@ func redgreenCmd(ctx context.Context, args []string) int {
 	var err error
 	if f.RedTarget == "" && f.GreenTarget == "" {
 		if f.Repo, err = repoDir(f.Repo); err != nil {
-			fmt.Fprintln(os.Stderr, "classproof redgreen:", err)
-			return exitUsage
+			return fail("redgreen", err)
 		}
 	}
 	kit, err := binaries.KitDir()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "classproof:", err)
-		return exitUsage
+		return fail("redgreen", err)
 	}
 	o, err := f.Options(targets.Catalog(), kit)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "classproof redgreen:", err)
-		return exitUsage
+		return fail("redgreen", err)
 	}
 	if runner.IsTerminal(os.Stderr) && os.Getenv("CI") == "" {
 		o.Progress = os.Stderr
 	}
 	p, err := redgreen.Prove(ctx, o)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "classproof redgreen:", err)
-		return exitUsage
+		return fail("redgreen", err)
 	}
 	fmt.Print(redgreen.Markdown(p))
 	fmt.Printf("\nreceipts: %s, %s\n", filepath.Join(p.Options.Out, "receipt.md"), filepath.Join(p.Options.Out, "receipt.json"))

@@ -2,18 +2,18 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/commands/runner"
 	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/lane"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 var requiredCommand = command{"required-specs", "make (or --check) ci/required-specs.yaml from a dry run of every lane",
@@ -24,9 +24,12 @@ func requiredCmd(ctx context.Context, args []string) int {
 	path := fs.String("file", "ci/required-specs.yaml", "the required-spec list")
 	check := fs.Bool("check", false, "do not write: fail if the file and the suites disagree")
 	rehearsal := fs.String("rehearsal", "", "a lane's dry-run report folder (ci/lane LANE --dry-run): fail unless it selected exactly the lane's listed specs")
+	f := runner.RunFlags{Timeout: 10 * time.Minute}
+	f.Table("", "the dry runs of every lane", runner.FlagTimeout).Define(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
+	deadline := f.Deadline(time.Now())
 	if *rehearsal != "" {
 		req, err := gate.LoadRequired(*path)
 		if err == nil {
@@ -36,12 +39,10 @@ func requiredCmd(ctx context.Context, args []string) int {
 				return exitPassed
 			}
 		}
-		fmt.Fprintln(os.Stderr, "classproof required-specs:", err)
-		return disagreeOr(err)
+		return fail("required-specs", err)
 	}
-	if err := writeOrCheck(ctx, *path, *check); err != nil {
-		fmt.Fprintln(os.Stderr, "classproof required-specs:", err)
-		return disagreeOr(err)
+	if err := writeOrCheck(ctx, *path, *check, deadline); err != nil {
+		return fail("required-specs", err)
 	}
 	if *check {
 		fmt.Printf("classproof required-specs: %s agrees with the suites\n", *path)
@@ -55,14 +56,14 @@ func requiredCmd(ctx context.Context, args []string) int {
 // lane's filter (nothing is executed, so every lane is listed from any OS). Each lane's
 // allow_runtime_skips is kept from previous. It lives with the command, not in gate: the gate
 // judges reports, it does not run suites.
-func generate(ctx context.Context, workDir string, previous *gate.Required) (*gate.Required, error) {
+func generate(ctx context.Context, workDir string, previous *gate.Required, deadline time.Time) (*gate.Required, error) {
 	r := &gate.Required{Lanes: map[string]*gate.Policy{}}
 	for _, ln := range lane.Names() {
 		t, err := targets.Resolve("", ln, nil, "")
 		if err != nil {
 			return nil, err
 		}
-		res, err := runner.Run(ctx, runner.Options{Target: t, Lane: ln, DryRun: true, OutDir: filepath.Join(workDir, ln), Log: io.Discard})
+		res, err := runner.Run(ctx, runner.Options{Target: t, Lane: ln, DryRun: true, OutDir: filepath.Join(workDir, ln), Log: io.Discard, Deadline: deadline})
 		if err != nil {
 			return nil, fmt.Errorf("dry run of lane %s: %w", ln, err)
 		}
@@ -84,19 +85,9 @@ func generate(ctx context.Context, workDir string, previous *gate.Required) (*ga
 	return r, nil
 }
 
-// disagreeOr is the exit code for err: 1 for a list and suites that disagree (the help's "1
-// disagrees"), 2 for a check that could not be made.
-func disagreeOr(err error) int {
-	var d gate.Disagreement
-	if errors.As(err, &d) {
-		return exitFailed
-	}
-	return exitUsage
-}
-
 // writeOrCheck makes the file at path, or with check only compares and returns an error naming
 // every difference.
-func writeOrCheck(ctx context.Context, path string, check bool) error {
+func writeOrCheck(ctx context.Context, path string, check bool, deadline time.Time) error {
 	previous, err := gate.LoadRequired(path)
 	if err != nil && !os.IsNotExist(err) {
 		return err
@@ -106,7 +97,7 @@ func writeOrCheck(ctx context.Context, path string, check bool) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	want, err := generate(ctx, work, previous)
+	want, err := generate(ctx, work, previous, deadline)
 	if err != nil {
 		return err
 	}

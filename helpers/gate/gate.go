@@ -77,15 +77,6 @@ type Verdict struct {
 	Reasons []string
 }
 
-// Evaluate judges every report folder under dir (each holds report.json and run.json, as
-// `classproof run` writes them; one with run.json alone is a run that stopped early, judged
-// too). expect names what must be there: a lane ("linux-idle": a report of it anywhere), or a
-// lane on a runner ("darwin@macos-15": a report in a folder RUNNER/LANE, the layout the workflow
-// writes with one folder per runner). Empty means every lane in req.
-func Evaluate(dir string, req *Required, expect []string) (*Verdict, error) {
-	return EvaluateWith(dir, req, expect, Options{})
-}
-
 // Options are the gate's optional demands.
 type Options struct {
 	// RequireSandbox blocks a lane whose launcher ran without a sandbox (run.json sandboxed:
@@ -93,7 +84,12 @@ type Options struct {
 	RequireSandbox bool
 }
 
-// EvaluateWith is Evaluate with the optional demands of o.
+// EvaluateWith judges every report folder under dir (each holds report.json and run.json, as
+// `classproof run` writes them; one with run.json alone is a run that stopped early, judged
+// too), with the optional demands of o. expect names what must be there: a lane ("linux-idle": a
+// report of it anywhere), or a lane on a runner ("darwin@macos-15": a report in a folder
+// RUNNER/LANE, the layout the workflow writes with one folder per runner). Empty means every lane
+// in req.
 func EvaluateWith(dir string, req *Required, expect []string, o Options) (*Verdict, error) {
 	v := &Verdict{}
 	folders := map[string]bool{}

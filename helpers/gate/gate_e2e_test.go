@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/commands/runner"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 // The gate is tested on real reports: the cpuclass suite run against refmux, a broken refmux, a

@@ -15,9 +15,10 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/sandbox"
-	"github.com/classproof/classproof/helpers/commands/runner"
+	"github.com/classproof/classproof/helpers/commands/bench/probeio"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/oracle"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 // The I/O half of the class: a foreground probe's small synchronous I/O (4 KiB direct reads and
@@ -45,17 +46,9 @@ func IODefaults() IOOptions {
 
 // IOSample is one run of one class.
 type IOSample struct {
-	Class     string  `json:"class"`
-	Reads     int     `json:"reads"`
-	Writes    int     `json:"writes"`
-	ReadP50   float64 `json:"read_p50_ms"`
-	ReadP95   float64 `json:"read_p95_ms"`
-	ReadMax   float64 `json:"read_max_ms"`
-	WriteP50  float64 `json:"write_p50_ms"`
-	WriteP95  float64 `json:"write_p95_ms"`
-	WriteMax  float64 `json:"write_max_ms"`
-	DirectIO  bool    `json:"direct_io"`
-	LoadCheck string  `json:"load_check"`
+	Class string `json:"class"`
+	probeio.Readings
+	LoadCheck string `json:"load_check"`
 }
 
 // IOResult is the whole I/O bench.

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/classproof/classproof/helpers/base/files"
-	"github.com/classproof/classproof/helpers/commands/runner"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 type metric struct {

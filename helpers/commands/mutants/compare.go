@@ -6,6 +6,9 @@ import (
 	"slices"
 )
 
+// SameCells and CaughtAlike are for the kit's tests (this package's and the CLI's e2e tests of
+// shards and --first): exported because tests of two packages share them.
+//
 // SameCells says how two matrices differ in their verdicts, cell for cell (what caught each
 // variant, what broke, what passed), leaving out timings; nil when they agree.
 func SameCells(a, b *Matrix) error {

@@ -21,18 +21,20 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/files"
-	"github.com/classproof/classproof/helpers/commands/runner"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/report"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 // Options select the matrix.
 type Options struct {
-	Targets  []*launcher.Resolved // the launchers, resolved once by the CLI; each runs every value
-	Var      string               // the manifest var that selects the variant
-	Values   []Value
-	OutDir   string
-	Procs    int
+	Targets []*launcher.Resolved // the launchers, resolved once by the CLI; each runs every value
+	Var     string               // the manifest var that selects the variant
+	Values  []Value
+	OutDir  string
+	Procs   int
+	// Deadline ends the whole matrix (--timeout from when it started): every run gets it.
+	Deadline time.Time
 	Jobs     int // runs side by side (default 1)
 	Progress io.Writer
 	// UntilCaught stops each variant's lane at its first spec that fails by its own assertion:
@@ -354,7 +356,7 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 	if err != nil {
 		return Cell{}, nil, err
 	}
-	res, err := runner.Run(ctx, runner.Options{Target: variant, OutDir: dir, Procs: o.Procs, Log: logf, Focus: o.Focus, FailFast: failFast, Inject: fault})
+	res, err := runner.Run(ctx, runner.Options{Target: variant, OutDir: dir, Procs: o.Procs, Log: logf, Focus: o.Focus, FailFast: failFast, Inject: fault, Deadline: o.Deadline})
 	if err != nil {
 		return Cell{}, nil, err
 	}

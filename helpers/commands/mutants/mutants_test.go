@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/classproof/classproof/helpers/commands/runner"
 	"github.com/classproof/classproof/helpers/report"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 func TestParseValues(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/commands/runner"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 // Timing is where one cell's time went, in seconds: the wait for a free slot (from the start of

@@ -5,104 +5,51 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
-// Flags are the redgreen command's flags, defined here once: the CLI parses them (Define), the
-// proof's launchers are resolved from them (Options), and the receipt's Reproduce line is written
-// from the same table (Args), so a new flag cannot be left out of it.
+// Flags are the redgreen command's flags, defined here once on the run flags every command
+// shares (runner.RunFlags): the CLI parses them (Define), the proof's launchers are resolved from
+// them (Options), and the receipt's Reproduce line is written from the same table (Args), so a
+// new flag cannot be left out of it.
 type Flags struct {
 	Repo, Red, Green, Target, RedTarget, GreenTarget string
-	Focus, LabelFilter, Lane, Out                    string
-	Suites, Vars                                     []string
-	Repeat, Procs                                    int
-	AllowDirty                                       bool
+	runner.RunFlags
+	Repeat     int
+	AllowDirty bool
 }
 
-// DefaultFlags are the flags' defaults.
-func DefaultFlags() Flags { return Flags{Out: "out/redgreen", Procs: 1} }
-
-// def is one flag: its name, its help, and the field it sets (one of the four pointers).
-type def struct {
-	name, usage string
-	str         *string
-	list        *[]string
-	num         *int
-	on          *bool
+// DefaultFlags are the flags' defaults: an hour for the whole proof (two sides, and the repeats).
+func DefaultFlags() Flags {
+	return Flags{RunFlags: runner.RunFlags{Out: "out/redgreen", Procs: 1, Timeout: time.Hour}}
 }
 
-func (f *Flags) table() []def {
-	return []def{
-		{name: "repo", str: &f.Repo, usage: "the launcher's git repository (default, without --red-target/--green-target: the one you are in)"},
-		{name: "red", str: &f.Red, usage: "the ref that must fail (the commit before the fix)"},
-		{name: "green", str: &f.Green, usage: "the ref that must pass (the fix)"},
-		{name: "target", str: &f.Target, usage: "manifest whose build step builds {repo}"},
-		{name: "red-target", str: &f.RedTarget, usage: "instead of --repo: manifest of a prebuilt red launcher"},
-		{name: "green-target", str: &f.GreenTarget, usage: "instead of --repo: manifest of a prebuilt green launcher"},
-		{name: "focus", str: &f.Focus, usage: "regexp on the full spec text: the specs the proof is about"},
-		{name: "label-filter", str: &f.LabelFilter, usage: "Ginkgo label query: the specs the proof is about"},
-		{name: "lane", str: &f.Lane, usage: "the lane (default: this OS's lane for the target)"},
-		{name: "suite", list: &f.Suites, usage: "a suite to run, e.g. ./suites/cpuclass (repeatable; default: all)"},
-		{name: "var", list: &f.Vars, usage: "NAME=VALUE for the manifest (repeatable)"},
-		{name: "repeat", num: &f.Repeat, usage: "run green this many more times, to show it is stable"},
-		{name: "allow-dirty", on: &f.AllowDirty, usage: "prove refs at HEAD although tracked files have uncommitted changes (the receipt says so)"},
-		{name: "procs", num: &f.Procs, usage: "Ginkgo parallel processes"},
-		{name: "out", str: &f.Out, usage: "folder for the receipts and each side's reports"},
+func (f *Flags) table() runner.Table {
+	own := runner.Table{
+		{Name: "repo", Str: &f.Repo, Usage: "the launcher's git repository (default, without --red-target/--green-target: the one you are in)"},
+		{Name: "red", Str: &f.Red, Usage: "the ref that must fail (the commit before the fix)"},
+		{Name: "green", Str: &f.Green, Usage: "the ref that must pass (the fix)"},
+		{Name: "target", Str: &f.Target, Usage: "manifest whose build step builds {repo}"},
+		{Name: "red-target", Str: &f.RedTarget, Usage: "instead of --repo: manifest of a prebuilt red launcher"},
+		{Name: "green-target", Str: &f.GreenTarget, Usage: "instead of --repo: manifest of a prebuilt green launcher"},
+		{Name: "repeat", Num: &f.Repeat, Usage: "run green this many more times, to show it is stable"},
+		{Name: "allow-dirty", On: &f.AllowDirty, Usage: "prove refs at HEAD although tracked files have uncommitted changes (the receipt says so)"},
 	}
+	return append(own, f.RunFlags.Table("folder for the receipts and each side's reports", "the whole proof: each side's build and run, and the repeats")...)
 }
-
-// list is a repeatable flag.
-type list struct{ to *[]string }
-
-func (l list) String() string {
-	if l.to == nil {
-		return ""
-	}
-	return strings.Join(*l.to, " ")
-}
-
-func (l list) Set(v string) error { *l.to = append(*l.to, v); return nil }
 
 // Define registers every flag on fs, its default f's value now.
-func (f *Flags) Define(fs *flag.FlagSet) {
-	for _, d := range f.table() {
-		switch {
-		case d.str != nil:
-			fs.StringVar(d.str, d.name, *d.str, d.usage)
-		case d.list != nil:
-			fs.Var(list{d.list}, d.name, d.usage)
-		case d.num != nil:
-			fs.IntVar(d.num, d.name, *d.num, d.usage)
-		default:
-			fs.BoolVar(d.on, d.name, *d.on, d.usage)
-		}
-	}
-}
+func (f *Flags) Define(fs *flag.FlagSet) { f.table().Define(fs) }
 
 // Args are the flags that differ from DefaultFlags, in the table's order, as a command line.
 func (f Flags) Args() []string {
 	def := DefaultFlags()
-	defaults := def.table()
-	var args []string
-	for i, d := range f.table() {
-		switch {
-		case d.str != nil && *d.str != *defaults[i].str:
-			args = append(args, "--"+d.name, *d.str)
-		case d.list != nil:
-			for _, v := range *d.list {
-				args = append(args, "--"+d.name, v)
-			}
-		case d.num != nil && *d.num != *defaults[i].num:
-			args = append(args, "--"+d.name, strconv.Itoa(*d.num))
-		case d.on != nil && *d.on:
-			args = append(args, "--"+d.name)
-		}
-	}
-	return args
+	return f.table().Args(def.table())
 }
 
 // Options checks the flags and resolves the proof's launchers (launcher.Resolve) with the kit in
@@ -127,7 +74,7 @@ func (f Flags) Options(c launcher.Catalog, kit string) (Options, error) {
 			}
 		}
 	}
-	o := Options{Flags: f, Selection: Selection{Focus: f.Focus, LabelFilter: f.LabelFilter}}
+	o := Options{Flags: f, Selection: Selection{Focus: f.Focus, LabelFilter: f.LabelFilter}, Deadline: f.Deadline(time.Now())}
 	if repoMode {
 		o.Launcher, err = launcher.Resolve(c, f.Target, f.Vars, kit, f.Repo)
 		if err == nil {

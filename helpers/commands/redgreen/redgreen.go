@@ -18,9 +18,9 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/binaries"
-	"github.com/classproof/classproof/helpers/commands/runner"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/report"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 // Options are the prover's inputs: the flags as given (paths absolute; the Reproduce line is
@@ -33,6 +33,8 @@ type Options struct {
 	RedLauncher, GreenLauncher *launcher.Resolved
 	Selection                  Selection
 	Progress                   io.Writer // a line per phase; nil for quiet (CI)
+	// Deadline ends the whole proof (--timeout from when it started): every run it makes gets it.
+	Deadline time.Time
 }
 
 // Side is one half of the proof.
@@ -285,10 +287,11 @@ func run(ctx context.Context, o Options, s *Side, name string) error {
 	defer logf.Close()
 	progress(o, "running %s (log: %s)", name, logf.Name())
 	t := time.Now()
-	res, err := runner.Run(ctx, runner.Options{Target: s.launcher, Lane: o.Lane, Suites: o.Suites,
-		OutDir: dir, Procs: o.Procs, Log: logf, BinDir: s.bin,
-		Timeout: 30 * time.Minute,
-	})
+	ro := o.RunFlags.Options(s.launcher, o.Deadline)
+	ro.OutDir, ro.Log, ro.BinDir = dir, logf, s.bin
+	// The proof's selection is judged on each side's whole lane (judge.go): not a run filter.
+	ro.Focus, ro.LabelFilter = "", ""
+	res, err := runner.Run(ctx, ro)
 	s.RunTime = time.Since(t)
 	if launcherFailed(s, err) {
 		// The side's launcher cannot be driven (a binary missing or not executable): that is its

@@ -21,6 +21,14 @@ import (
 // a folder no launcher process could write (helpers/base/sandbox): the reports it reads here are the
 // ones it judges, and run.json records their digests, which the gate checks.
 func finish(res *Result, m *launcher.Manifest, o Options, pl plan) error {
+	if err := seal(res, m, o, pl); err != nil {
+		return &EndError{Step: EndReport, Err: err}
+	}
+	return nil
+}
+
+// seal reads the run's report back and writes run.json over it (finish).
+func seal(res *Result, m *launcher.Manifest, o Options, pl plan) error {
 	out := pl.out
 	res.Injected = injected(o, out)
 	digests := map[string]string{}
@@ -75,3 +83,23 @@ func injected(o Options, out string) int {
 	fmt.Fprintf(o.Log, "classproof: fault injected: %s, %d calls answered%s\n", sandbox.DescribeFault(o.Inject), n, never)
 	return n
 }
+
+// The steps of a run that come after its specs ran (EndError.Step).
+const (
+	EndSweep  = "sweep"  // the leak sweep of the pid ledger and the run's cgroup
+	EndReport = "report" // writing run.json and reading the report it seals
+)
+
+// EndError is a run whose specs ran and whose ending failed: its Result is returned with it. A
+// sweep that could not finish leaves the run unproven clean; a report not written leaves it
+// without its verdict files.
+type EndError struct {
+	Step string
+	Err  error
+}
+
+func (e *EndError) Error() string {
+	return fmt.Sprintf("after the specs ran, the %s failed: %v", e.Step, e.Err)
+}
+
+func (e *EndError) Unwrap() error { return e.Err }

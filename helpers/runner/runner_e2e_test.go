@@ -25,11 +25,11 @@ import (
 	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/binaries"
-	"github.com/classproof/classproof/helpers/commands/actions"
-	"github.com/classproof/classproof/helpers/commands/runner"
 	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/report"
+	"github.com/classproof/classproof/helpers/report/actions"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 func kitDir(t *testing.T) string {
@@ -132,7 +132,7 @@ func TestAConventionsFreeLauncherPassesItsLane(t *testing.T) {
 			t.Errorf("no spec left out for %s: %v", want, leftOut)
 		}
 	}
-	v, err := gate.Evaluate(filepath.Dir(out), nil, []string{"linux-idle"})
+	v, err := gate.EvaluateWith(filepath.Dir(out), nil, []string{"linux-idle"}, gate.Options{})
 	if err != nil || !v.Pass {
 		t.Fatalf("the gate refused the lane: %v %v", err, v.Reasons)
 	}

@@ -33,8 +33,9 @@ func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg 
 	} else {
 		args = append(args, "--keep-going")
 	}
-	if pr.timeout > 0 {
-		args = append(args, "--timeout", pr.timeout.String())
+	if !pr.deadline.IsZero() {
+		// Ginkgo takes what is left of the run's deadline as a duration: made here, at the exec.
+		args = append(args, "--timeout", max(time.Until(pr.deadline), time.Second).Round(time.Second).String())
 	}
 	// Ginkgo dry-runs only in series (it refuses --procs with --dry-run), so a lane's own command
 	// line, --procs and all, still rehearses.
@@ -118,14 +119,14 @@ func sweep(res *Result, ledger, token string, runCg *proc.Cgroup) error {
 // SIGKILLs Ginkgo's process group and the run's cgroup, whatever a launcher holds open.
 const StopGrace = 45 * time.Second
 
-// deadline is when a run with this --timeout must be over by the supervisor's own clock: Ginkgo
-// enforces --timeout itself, this is for a Ginkgo that cannot end (a pipe a left-behind process
-// holds). Zero: none.
-func deadline(timeout time.Duration) time.Time {
-	if timeout <= 0 {
-		return time.Time{}
+// hardStop is when a run with this deadline must be over by the supervisor's own clock: Ginkgo
+// enforces its --timeout itself, this is for a Ginkgo that cannot end (a pipe a left-behind
+// process holds). Zero: none.
+func hardStop(deadline time.Time) time.Time {
+	if deadline.IsZero() {
+		return deadline
 	}
-	return time.Now().Add(timeout + StopGrace)
+	return deadline.Add(StopGrace)
 }
 
 // supervise runs the ginkgo command to its end, forwarding the context's end (the CLI's first

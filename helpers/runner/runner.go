@@ -41,7 +41,9 @@ type Options struct {
 	// FailFast stops the run at its first failing spec (Ginkgo --fail-fast, and no suite after
 	// the one that failed): mutants --until-caught. A run of the suites for a verdict never does.
 	FailFast bool
-	Timeout  time.Duration // the whole run: build, compile, suites (Ginkgo gets what is left)
+	// Deadline ends the whole run: build, compile, suites (Ginkgo gets what is left); zero for
+	// none. It is the command's --timeout (RunFlags.Deadline), one time for every run it makes.
+	Deadline time.Time
 	Log      io.Writer
 	BinDir   string // a folder with the launcher already built: only checked, not built
 	// DryRun lists what the lane would run without running anything (Ginkgo --dry-run), on any
@@ -71,9 +73,9 @@ type plan struct {
 // prepared is what the run has once the suites are compiled and the launcher is built.
 type prepared struct {
 	compiled binaries.Compiled
-	bin      string        // the launcher's binaries
-	timeout  time.Duration // what is left of --timeout for Ginkgo
-	cleanup  func()        // removes a temporary bin folder once the run is over
+	bin      string    // the launcher's binaries
+	deadline time.Time // Options.Deadline: what is left of it goes to Ginkgo
+	cleanup  func()    // removes a temporary bin folder once the run is over
 }
 
 // Result is what a run left.
@@ -169,7 +171,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	fmt.Fprintf(o.Log, "classproof: lane %s, target %s (%s), label filter %q\n", res.Lane, m.Name, m.Source, res.Filter)
 	t := time.Now()
 	callerBefore, callerErr := oracle.ObserveOne("classproof (the caller's process)", os.Getpid())
-	if res.GinkgoErr, res.Interrupted, err = supervise(ctx, cmd, o.Log, deadline(pr.timeout), runCg); err != nil {
+	if res.GinkgoErr, res.Interrupted, err = supervise(ctx, cmd, o.Log, hardStop(pr.deadline), runCg); err != nil {
 		return nil, err
 	}
 	res.phase("ginkgo", t)
@@ -181,7 +183,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	t = time.Now()
 	if err := sweep(res, ledger, token, runCg); err != nil {
-		return res, err
+		return res, &EndError{Step: EndSweep, Err: err}
 	}
 	res.phase("sweep", t)
 	if err := pr.compiled.Verify(); err != nil {
@@ -250,11 +252,11 @@ func (r *Result) phase(name string, since time.Time) {
 // answer ctx (the CLI's interrupt) and the run's --timeout, which take their process groups down;
 // what is left of the timeout then goes to Ginkgo. stopped says the run ended here (res says why).
 func prepare(ctx context.Context, o Options, res *Result, start time.Time) (pr prepared, stopped bool, err error) {
-	pr = prepared{bin: o.BinDir, timeout: o.Timeout, cleanup: func() {}}
+	pr = prepared{bin: o.BinDir, deadline: o.Deadline, cleanup: func() {}}
 	prep := ctx
-	if o.Timeout > 0 {
+	if !o.Deadline.IsZero() {
 		var cancel context.CancelFunc
-		prep, cancel = context.WithDeadline(prep, start.Add(o.Timeout))
+		prep, cancel = context.WithDeadline(prep, o.Deadline)
 		defer cancel()
 	}
 	t := time.Now()
@@ -280,9 +282,6 @@ func prepare(ctx context.Context, o Options, res *Result, start time.Time) (pr p
 		}
 	}
 	res.phase("preflight", t)
-	if o.Timeout > 0 {
-		pr.timeout = max(time.Until(start.Add(o.Timeout)), time.Second)
-	}
 	return pr, false, nil
 }
 

@@ -21,8 +21,8 @@ import (
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/proc"
-	"github.com/classproof/classproof/helpers/commands/runner"
 	"github.com/classproof/classproof/helpers/lane"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 // The hostile launchers of this file are the reference with one part wrapped; each leaves a

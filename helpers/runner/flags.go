@@ -1,0 +1,142 @@
+package runner
+
+import (
+	"flag"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/classproof/classproof/helpers/launcher"
+)
+
+// Flag is one command-line flag of the kit's commands: its name, its help, and the one field it
+// sets (one of the pointers). A command's flags are a Table of them: the CLI defines them from it
+// (Define) and a receipt's Reproduce line is written from the same table (Args), so a new flag
+// cannot be left out of either.
+type Flag struct {
+	Name, Usage string
+	Str         *string
+	List        *[]string
+	Num         *int
+	On          *bool
+	Dur         *time.Duration
+}
+
+// Table is a command's flags, in the order its help lists them.
+type Table []Flag
+
+// Define registers every flag on fs, each with its field's value now as its default.
+func (t Table) Define(fs *flag.FlagSet) {
+	for _, d := range t {
+		switch {
+		case d.Str != nil:
+			fs.StringVar(d.Str, d.Name, *d.Str, d.Usage)
+		case d.List != nil:
+			fs.Var(List{d.List}, d.Name, d.Usage)
+		case d.Num != nil:
+			fs.IntVar(d.Num, d.Name, *d.Num, d.Usage)
+		case d.Dur != nil:
+			fs.DurationVar(d.Dur, d.Name, *d.Dur, d.Usage)
+		default:
+			fs.BoolVar(d.On, d.Name, *d.On, d.Usage)
+		}
+	}
+}
+
+// Args are t's flags whose values differ from defaults' (the same table over default values), in
+// t's order, as a command line; a repeatable flag is given once per value.
+func (t Table) Args(defaults Table) []string {
+	var args []string
+	for i, d := range t {
+		switch {
+		case d.Str != nil && *d.Str != *defaults[i].Str:
+			args = append(args, "--"+d.Name, *d.Str)
+		case d.List != nil:
+			for _, v := range *d.List {
+				args = append(args, "--"+d.Name, v)
+			}
+		case d.Num != nil && *d.Num != *defaults[i].Num:
+			args = append(args, "--"+d.Name, strconv.Itoa(*d.Num))
+		case d.Dur != nil && *d.Dur != *defaults[i].Dur:
+			args = append(args, "--"+d.Name, d.Dur.String())
+		case d.On != nil && *d.On:
+			args = append(args, "--"+d.Name)
+		}
+	}
+	return args
+}
+
+// List is a repeatable flag: each use appends a value.
+type List struct{ To *[]string }
+
+func (l List) String() string {
+	if l.To == nil {
+		return ""
+	}
+	return strings.Join(*l.To, " ")
+}
+
+func (l List) Set(v string) error { *l.To = append(*l.To, v); return nil }
+
+// RunFlags are the flags of every command that runs the suites (run, redgreen, mutants,
+// required-specs), defined once: each command takes the ones it has (Table's names), and its
+// deadline is made from Timeout once, when it starts (Deadline).
+type RunFlags struct {
+	Lane        string
+	Suites      []string
+	Procs       int
+	Focus       string
+	LabelFilter string
+	Timeout     time.Duration
+	Vars        []string
+	Out         string
+}
+
+// The run flags' names, as Table takes them.
+const (
+	FlagLane, FlagSuite, FlagProcs, FlagFocus = "lane", "suite", "procs", "focus"
+	FlagLabelFilter, FlagTimeout, FlagVar     = "label-filter", "timeout", "var"
+	FlagOut                                   = "out"
+)
+
+// Table is the run flags named (all, with none named), in one fixed order; out is --out's help
+// (each command writes something else there), and what is the whole of what --timeout bounds.
+func (f *RunFlags) Table(out, what string, names ...string) Table {
+	all := Table{
+		{Name: FlagLane, Str: &f.Lane, Usage: "darwin, linux-idle or linux-ignore (default: this OS's lane for the target; another is refused)"},
+		{Name: FlagSuite, List: &f.Suites, Usage: "a suite to run, e.g. ./suites/cpuclass (repeatable; default: all)"},
+		{Name: FlagProcs, Num: &f.Procs, Usage: "Ginkgo parallel processes"},
+		{Name: FlagFocus, Str: &f.Focus, Usage: "a Ginkgo focus regexp on the full spec text"},
+		{Name: FlagLabelFilter, Str: &f.LabelFilter, Usage: "a further Ginkgo label filter, ANDed with the lane's"},
+		{Name: FlagTimeout, Dur: &f.Timeout, Usage: what + " (0: no deadline)"},
+		{Name: FlagVar, List: &f.Vars, Usage: "NAME=VALUE: set a var the manifest declares (repeatable), e.g. variant=noclass"},
+		{Name: FlagOut, Str: &f.Out, Usage: out},
+	}
+	if len(names) == 0 {
+		return all
+	}
+	var t Table
+	for _, d := range all {
+		for _, n := range names {
+			if d.Name == n {
+				t = append(t, d)
+			}
+		}
+	}
+	return t
+}
+
+// Deadline is when a command started at start with these flags must be over: zero for no
+// --timeout. Every run the command makes gets this one time (Options.Deadline).
+func (f RunFlags) Deadline(start time.Time) time.Time {
+	if f.Timeout <= 0 {
+		return time.Time{}
+	}
+	return start.Add(f.Timeout)
+}
+
+// Options are the run these flags ask for, against t (resolved with f.Vars), ending at deadline.
+func (f RunFlags) Options(t *launcher.Resolved, deadline time.Time) Options {
+	return Options{Target: t, Lane: f.Lane, Suites: f.Suites, OutDir: f.Out, Procs: f.Procs,
+		LabelFilter: f.LabelFilter, Focus: f.Focus, Deadline: deadline}
+}

@@ -331,6 +331,8 @@ func runMarked(t *testing.T, dir string, b block) {
 		spawnSpecAdapter(t, dir, b)
 	case "spawn-spec-translator-manifest":
 		spawnSpecTranslator(t, dir, b)
+	case "spec-skeleton":
+		specSkeleton(t, dir, b)
 	case "spawn-spec-adapter-manifest":
 		base := "name: myl\nclass_env: MYL_CLASS\nbackground: {darwin: darwinbg, linux: idle}\n" +
 			"daemon: {run: [\"{bin}/myl\", daemon]}\nsession: {direct: [\"{bin}/myl\", session, \"{profile}\"]}\n" +
@@ -393,7 +395,7 @@ func spawnSpecAdapter(t *testing.T, dir string, b block) {
 	adapter := filepath.Join(d, "send-spec-adapter.sh")
 	os.WriteFile(adapter, []byte(b.text), 0o755)
 	spec := func(name string) []byte {
-		bs, err := os.ReadFile(filepath.Join(dir, "fixtures", "specs", name))
+		bs, err := os.ReadFile(filepath.Join(dir, "fixtures", "spawnspecs", name))
 		if err != nil {
 			t.Fatal(err)
 		}

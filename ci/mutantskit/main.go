@@ -46,7 +46,8 @@ var units = []unit{
 	{"helpers/commands/redgreen", []string{"judge.go"}, "red/green's judge"},
 	{"helpers/lane", []string{"lane.go"}, "the lane's label filter"},
 	{"helpers/launcher", []string{"declares.go"}, "the declared conventions"},
-	{"helpers/base/proc", []string{"tie.go", "tree.go", "starve.go"}, "alive, starved, and whom the kit may kill"},
+	{"helpers/base/proc", []string{"tie.go"}, "whom the kit may kill"},
+	{"helpers/base/proctable", []string{"tree.go", "starve.go"}, "alive, a process's chain, starved"},
 }
 
 const (

@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/classproof/classproof/helpers/base/cgroup"
 	"github.com/classproof/classproof/helpers/base/interrupt"
-	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/report/actions"
 )
 
@@ -26,7 +26,7 @@ func main() {
 	code := dispatch(ctx, os.Args[1:])
 	stop()
 	// Before the guard lifts: nothing a launcher left could write to stdout after it.
-	if leaks, err := proc.CloseContained(); len(leaks) > 0 || err != nil {
+	if leaks, err := cgroup.CloseContained(); len(leaks) > 0 || err != nil {
 		for _, l := range leaks {
 			fmt.Printf("LEAK: %s was still in classproof's cgroup at exit (killed now)\n", l)
 		}

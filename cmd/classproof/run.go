@@ -64,7 +64,7 @@ func printRun(res *runner.Result, dryRun bool) {
 	for _, p := range res.Problems {
 		workflow.Error("lane "+res.Lane, p)
 	}
-	if err := actions.Summary(actions.LaneSummary(res.Lane, res.Target.Name, res.Run, res.Problems, res.Containment, res.Sandbox.String())); err != nil {
+	if err := actions.Summary(actions.LaneSummary(res.Lane, res.Manifest.Name, res.Run, res.Problems, res.Containment, res.Sandbox.String())); err != nil {
 		fmt.Fprintln(os.Stderr, "classproof:", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/launcher"
 )
@@ -128,7 +129,7 @@ func linkSuites(ctx context.Context, kitDir, cache, dir string, missing []string
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if err := os.WriteFile(filepath.Join(tmp, "owner"), []byte(proc.Supervisor()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, "owner"), []byte(proctable.Supervisor()), 0o644); err != nil {
 		return err
 	}
 	cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-c", "-o", tmp + string(filepath.Separator)}, missing...)...)
@@ -271,7 +272,7 @@ func sweepStale(cache, keep string) {
 			}
 			continue
 		}
-		if !proc.Exists(string(b)) {
+		if !proctable.Exists(string(b)) {
 			os.RemoveAll(d)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/oracle"
 )
 
@@ -37,12 +37,12 @@ func (l *Instance) Account() error {
 	var wrong []string
 	var harnesses, others []int
 	for _, pid := range pids {
-		exe, err := proc.Exe(pid)
+		exe, err := proctable.Exe(pid)
 		if err != nil || !sameFile(exe, l.d.Harness) {
 			others = append(others, pid) // gone, or not the harness
 			continue
 		}
-		args, err := proc.Args(pid)
+		args, err := proctable.Args(pid)
 		if err != nil {
 			continue // gone since
 		}
@@ -57,7 +57,7 @@ func (l *Instance) Account() error {
 	for report, ps := range byReport {
 		if len(ps) > 1 {
 			for _, pid := range ps {
-				args, _ := proc.Args(pid)
+				args, _ := proctable.Args(pid)
 				wrong = append(wrong, harnessLine(pid, args, fmt.Sprintf("one of %d harnesses for the one report %s", len(ps), report)))
 			}
 		}
@@ -84,13 +84,13 @@ func (l *Instance) note(others, harnesses []int) {
 	if len(others) == 0 {
 		return
 	}
-	tools, _ := proc.Descendants(harnesses...)
+	tools, _ := proctable.Descendants(harnesses...)
 	for _, pid := range others {
 		l.seen[pid] = true
 		if slices.Contains(tools, pid) {
 			continue
 		}
-		args, err := proc.Args(pid)
+		args, err := proctable.Args(pid)
 		o, oerr := oracle.ObserveOne("launcher process", pid)
 		if err == nil && oerr == nil {
 			l.evidence = append(l.evidence, fmt.Sprintf("%s; %q", o, args))
@@ -116,22 +116,22 @@ func (l *Instance) candidates() ([]int, error) {
 	if cg := l.set.Cgroup(); cg != nil {
 		return cg.Members()
 	}
-	table, err := proc.Table() // read once: this runs at every observation
+	table, err := proctable.Table() // read once: this runs at every observation
 	if err != nil {
 		return nil, err
 	}
-	mine := proc.DescendantsIn(table, l.Roots()...)
+	mine := proctable.DescendantsIn(table, l.Roots()...)
 	groups := map[int]bool{}
 	for _, e := range l.set.Entries() {
 		if e.Owned { // started by the kit, in a group of its own (launcher.start)
 			groups[e.Pid] = true
 		}
 	}
-	for _, pid := range proc.DescendantsIn(table, os.Getpid()) {
+	for _, pid := range proctable.DescendantsIn(table, os.Getpid()) {
 		if slices.Contains(mine, pid) {
 			continue
 		}
-		if args, err := proc.Args(pid); groups[table[pid].Pgid] || err == nil && strings.HasPrefix(after(args, "--report"), l.Dir+string(filepath.Separator)) {
+		if args, err := proctable.Args(pid); groups[table[pid].Pgid] || err == nil && strings.HasPrefix(after(args, "--report"), l.Dir+string(filepath.Separator)) {
 			mine = append(mine, pid)
 		}
 	}

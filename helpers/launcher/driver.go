@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/base/cgroup"
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/sandbox"
@@ -247,7 +248,7 @@ func (d *Driver) endBuild(set *proc.Set, token string, log io.Writer) {
 	if escaped := set.KillAll(buildGrace); escaped != nil {
 		left = append(left, escaped.Error())
 	}
-	if proc.Contained().Cgroup == nil {
+	if cgroup.Contained().Cgroup == nil {
 		swept, _ := proc.SweepToken(token)
 		left = append(left, swept...)
 	}

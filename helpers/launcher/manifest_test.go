@@ -16,6 +16,7 @@ import (
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/oracle"
 )
@@ -267,7 +268,7 @@ config:
 			left = append(left, e.Pid)
 		}
 	}
-	if len(left) != 1 || !proc.Alive(left[0]) {
+	if len(left) != 1 || !proctable.Alive(left[0]) {
 		t.Fatalf("the sleep the command forked is not tracked alive: %v in %+v", left, set.Entries())
 	}
 
@@ -278,7 +279,7 @@ config:
 	if err := set.KillAll(5 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if proc.Alive(left[0]) {
+	if proctable.Alive(left[0]) {
 		t.Errorf("the forked sleep pid %d outlived the cleanup", left[0])
 	}
 }

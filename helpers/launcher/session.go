@@ -14,7 +14,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/files"
-	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/oracle"
 )
@@ -164,8 +164,8 @@ func (l *Instance) StartSessionWith(mode Mode, profileEnv map[string]string, har
 // launcher's claim: a decoy at background class descending from the daemon is not the harness.
 func (s *Session) isTheHarness() error {
 	pid := s.Report.HarnessPid
-	args, aerr := proc.Args(pid)
-	exe, eerr := proc.Exe(pid)
+	args, aerr := proctable.Args(pid)
+	exe, eerr := proctable.Exe(pid)
 	ok := aerr == nil && eerr == nil && after(args, "--report") == s.report && sameFile(exe, s.l.d.Harness)
 	if ok {
 		return nil
@@ -179,7 +179,7 @@ func (s *Session) isTheHarness() error {
 }
 
 // sameFile compares by the file itself: the harness path may be reached through a symlink. Both
-// platforms give the kernel's absolute path (proc.Exe); a relative one, which neither should,
+// platforms give the kernel's absolute path (proctable.Exe); a relative one, which neither should,
 // cannot be resolved from here, and is only compared by its name.
 func sameFile(exe, harness string) bool {
 	if !filepath.IsAbs(exe) {
@@ -201,7 +201,7 @@ func (s *Session) track() {
 
 func (s *Session) waitReport(done func(Report) bool) error {
 	start := time.Now()
-	deadline, starvedStop := start.Add(s.l.timeout), start.Add(proc.StarvedFactor*s.l.timeout)
+	deadline, starvedStop := start.Add(s.l.timeout), start.Add(proctable.StarvedFactor*s.l.timeout)
 	var lastStarved, lastLook time.Time
 	var starvedBy string
 	for {
@@ -226,8 +226,8 @@ func (s *Session) waitReport(done func(Report) bool) error {
 		now := time.Now()
 		if now.After(deadline.Add(-starvedWindow)) && now.Sub(lastLook) >= 50*time.Millisecond {
 			lastLook = now
-			started, _ := proc.Started(s.report, s.l.Roots()...) // unread: no starvation seen, the timeout holds
-			if why := proc.Starved(started...); why != "" {
+			started, _ := proctable.Started(s.report, s.l.Roots()...) // unread: no starvation seen, the timeout holds
+			if why := proctable.Starved(started...); why != "" {
 				lastStarved, starvedBy = now, why
 			}
 		}
@@ -249,8 +249,8 @@ const starvedWindow = 2 * time.Second
 // noReport is the error for a report that never came, with what was started for it and, when
 // one was seen waiting for a CPU or the disk, what the kit last read that said so.
 func (s *Session) noReport(start time.Time, starvedBy string) error {
-	started, err := proc.Started(s.report, s.l.Roots()...)
-	below, berr := proc.Descendants(started...)
+	started, err := proctable.Started(s.report, s.l.Roots()...)
+	below, berr := proctable.Descendants(started...)
 	if err = errors.Join(err, berr); err != nil {
 		started = nil
 	}
@@ -258,7 +258,7 @@ func (s *Session) noReport(start time.Time, starvedBy string) error {
 	if starvedBy != "" {
 		why = fmt.Sprintf("its processes were starved of CPU or disk for %v, last seen %s;", time.Since(start).Round(time.Second), starvedBy)
 	}
-	what := proc.DescribeAll(append(started, below...))
+	what := proctable.DescribeAll(append(started, below...))
 	if err != nil {
 		what = "unknown: " + err.Error()
 	}
@@ -279,9 +279,9 @@ func namedPids(output, report string) string {
 		if err != nil || pid <= 0 {
 			continue
 		}
-		args, aerr := proc.Args(pid)
+		args, aerr := proctable.Args(pid)
 		switch {
-		case aerr != nil && !proc.Alive(pid):
+		case aerr != nil && !proctable.Alive(pid):
 			out = append(out, fmt.Sprintf("the launcher named pid %d, which is not running: it exited before it became the harness", pid))
 		case aerr != nil:
 			out = append(out, fmt.Sprintf("the launcher named pid %d, whose arguments the kit cannot read (%v)", pid, aerr))

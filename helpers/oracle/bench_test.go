@@ -6,7 +6,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
 // The oracle's cost: one ps observation (a fork+exec of ps, plus the Linux /proc and ioprio
@@ -49,7 +49,7 @@ func BenchmarkProcStatRead(b *testing.B) {
 		if err != nil {
 			b.Skip("no /proc here: ", err)
 		}
-		if _, err := proc.ParseStat(st); err != nil {
+		if _, err := proctable.ParseStat(st); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
 const ioprioWhoProcess = 1
@@ -19,7 +19,7 @@ func addPlatform(o *Observation) error {
 	if err != nil {
 		return fmt.Errorf("reading /proc stat: %w", err)
 	}
-	st, err := proc.ParseStat(stat)
+	st, err := proctable.ParseStat(stat)
 	if err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ type Meta struct {
 	// launcher's build; compile: the suites and harness, or finding them built; ginkgo: the
 	// suites running; sweep: the ledger).
 	Phases map[string]float64 `json:"phases_ms,omitempty"`
-	// Containment is how the run knew its launcher's processes (proc.Containment): a cgroup v2
+	// Containment is how the run knew its launcher's processes (cgroup.Containment): a cgroup v2
 	// of the run's own on Linux where one could be written, else what the kit tracks, and why.
 	Containment string `json:"containment"`
 	// Sandbox is what kept the launcher's processes from writing the kit's files and this folder

@@ -21,6 +21,7 @@ import (
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/runner"
 )
@@ -50,13 +51,13 @@ func hostile(t *testing.T, pairs ...string) string {
 // SECONDS", not yet exec'd).
 func marked(t *testing.T, seconds string) []int {
 	t.Helper()
-	all, err := proc.Table()
+	all, err := proctable.Table()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var pids []int
 	for pid, in := range all {
-		if args, err := proc.Args(pid); err == nil && !in.Zombie && escapedArgs(seconds).MatchString(fmt.Sprintf("%q", args)) {
+		if args, err := proctable.Args(pid); err == nil && !in.Zombie && escapedArgs(seconds).MatchString(fmt.Sprintf("%q", args)) {
 			pids = append(pids, pid)
 		}
 	}
@@ -122,7 +123,7 @@ func TestADaemonsDoubleForkedChildIsALeak(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, _ := runCLI(t, strings.Fields(c.env), "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", t.TempDir())
 			if left := marked(t, "987651"); len(left) > 0 {
-				t.Errorf("the daemon's double-forked child is alive after the run: %s", proc.DescribeAll(left))
+				t.Errorf("the daemon's double-forked child is alive after the run: %s", proctable.DescribeAll(left))
 			}
 			if code != 1 || !strings.Contains(out, c.leak) || !escapedArgs("987651").MatchString(out) {
 				t.Errorf("exit %d, want 1 with %q naming the escaped child:\n%s", code, c.leak, out)
@@ -145,7 +146,7 @@ func TestABuildsLeftoverDiesWithTheBuild(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			code, out, _ := runCLI(t, strings.Fields(env), "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", t.TempDir())
 			if left := marked(t, "987652"); len(left) > 0 {
-				t.Errorf("the build step's setsid child is alive after the run (exit %d): %s\n%s", code, proc.DescribeAll(left), out)
+				t.Errorf("the build step's setsid child is alive after the run (exit %d): %s\n%s", code, proctable.DescribeAll(left), out)
 			}
 			if code != 0 || !strings.Contains(out, "the build step of target refmux left running, killed now") || !escapedArgs("987652").MatchString(out) {
 				t.Errorf("exit %d, want 0 (the specs pass) with a line naming what the build left:\n%s", code, out)
@@ -188,7 +189,7 @@ func TestAHeldStderrDoesNotHoldTheRun(t *testing.T) {
 			}
 			left := marked(t, "987653")
 			if !c.cgroupOff && len(left) > 0 {
-				t.Errorf("the holder is alive after the run: %s", proc.DescribeAll(left))
+				t.Errorf("the holder is alive after the run: %s", proctable.DescribeAll(left))
 			}
 		})
 	}
@@ -241,9 +242,9 @@ exec "$@"`
 	wg.Add(2)
 	go run(0, "embedded:refmux.yaml", nil, "")
 	if err := proc.Until(time.Now().Add(lane.Scale(3*time.Minute)), 20*time.Millisecond, func() (bool, error) {
-		all, err := proc.Table()
+		all, err := proctable.Table()
 		for pid, in := range all {
-			if args, _ := proc.Args(pid); in.Ppid == os.Getpid() && len(args) > 0 && filepath.Base(args[0]) == "ginkgo" {
+			if args, _ := proctable.Args(pid); in.Ppid == os.Getpid() && len(args) > 0 && filepath.Base(args[0]) == "ginkgo" {
 				return true, nil
 			}
 		}

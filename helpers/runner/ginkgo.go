@@ -10,15 +10,17 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/classproof/classproof/helpers/base/cgroup"
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/interrupt"
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
 // ginkgoCommand is the ginkgo CLI at the version go.mod pins, over the binaries.Compiled suites, with the
 // run's environment for the suites.
-func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg *proc.Cgroup) *exec.Cmd {
+func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg *cgroup.Cgroup) *exec.Cmd {
 	c := pr.compiled
 	args := []string{
 		"--label-filter", pl.filter,
@@ -56,15 +58,15 @@ func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg 
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
 	t := o.Target
 	run := contract.Run{Target: t.Ref, Vars: t.Vars, Bin: pr.bin, Repo: t.Repo, Kit: t.Kit, Harness: c.Harness,
-		Ledger: ledger, Supervisor: proc.Supervisor(), Token: token, Scale: contract.Current().Scale,
+		Ledger: ledger, Supervisor: proctable.Supervisor(), Token: token, Scale: contract.Current().Scale,
 		Sandbox: contract.Current().Sandbox, LauncherUID: contract.Current().LauncherUID}
 	if o.Inject != "" {
 		run.Inject, run.InjectLog = o.Inject, injectLog(pl.out)
 	}
 	if runCg != nil {
 		run.Cgroup = runCg.Path
-	} else if contract.Current().Cgroup == proc.Off {
-		run.Cgroup = proc.Off // the suites' processes too
+	} else if contract.Current().Cgroup == cgroup.Off {
+		run.Cgroup = cgroup.Off // the suites' processes too
 	}
 	cmd.Env = append(run.Over(os.Environ()), "GOWORK=off")
 	// Its own session, and so its own process group, so that an interrupt reaches the test
@@ -77,17 +79,17 @@ func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg 
 	return cmd
 }
 
-// runCgroup makes the run's own cgroup below this process's (proc.Contained), which the suites'
+// runCgroup makes the run's own cgroup below this process's (cgroup.Contained), which the suites'
 // specs make theirs in; nil where there is none, and res says which containment the run has.
-func runCgroup(res *Result, token string) *proc.Cgroup {
-	c := proc.Contained()
+func runCgroup(res *Result, token string) *cgroup.Cgroup {
+	c := cgroup.Contained()
 	if c.Cgroup != nil {
 		cg, err := c.Cgroup.Child("run-" + strings.TrimPrefix(token, "cp-")[:12])
 		if err == nil {
-			res.Containment = proc.Containment{Cgroup: cg}.String()
+			res.Containment = cgroup.Containment{Cgroup: cg}.String()
 			return cg
 		}
-		c = proc.Containment{Why: err.Error()}
+		c = cgroup.Containment{Why: err.Error()}
 	}
 	res.Containment = c.String()
 	return nil
@@ -96,7 +98,7 @@ func runCgroup(res *Result, token string) *proc.Cgroup {
 // sweep kills what the ledger names of this run and then what is left in its cgroup: exact where
 // the ledger is a claim, so whatever is still there leaked. With no cgroup, what still carries
 // the run's token leaked.
-func sweep(res *Result, ledger, token string, runCg *proc.Cgroup) error {
+func sweep(res *Result, ledger, token string, runCg *cgroup.Cgroup) error {
 	var err error
 	res.Leaks, res.Refused, err = proc.Sweep(ledger, token, runCg, sandbox.LauncherIdentity().Uid)
 	if err != nil {
@@ -133,7 +135,7 @@ func hardStop(deadline time.Time) time.Time {
 // interrupt, helpers/base/interrupt) as SIGINT and a second interrupt as SIGKILL to its whole process
 // group. Past the deadline, or StopGrace
 // after the first interrupt, it kills the group and the run's cgroup and stops waiting.
-func supervise(ctx context.Context, cmd *exec.Cmd, log io.Writer, end time.Time, runCg *proc.Cgroup) (ginkgoErr error, interrupted bool, err error) {
+func supervise(ctx context.Context, cmd *exec.Cmd, log io.Writer, end time.Time, runCg *cgroup.Cgroup) (ginkgoErr error, interrupted bool, err error) {
 	// Output through a pipe of ours (a log that is no file) is given up a moment after Ginkgo
 	// exits, whoever still holds the pipe.
 	cmd.WaitDelay = time.Second

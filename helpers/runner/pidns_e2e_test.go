@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/classproof/classproof/helpers/base/cgroup"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/lane"
 )
@@ -26,8 +27,8 @@ func TestTwoKitsInOtherPidNamespacesBothPass(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("unshare --pid needs root (CAP_SYS_ADMIN); the unprivileged rehearsal has no cgroup to share")
 	}
-	if proc.Contained().Cgroup == nil {
-		t.Skipf("no writable cgroup v2 here: %s", proc.Contained().Why)
+	if cgroup.Contained().Cgroup == nil {
+		t.Skipf("no writable cgroup v2 here: %s", cgroup.Contained().Why)
 	}
 	// Both CLIs make their run's cgroup in their own cgroup, which is this test process's (the
 	// parent of the one it made for itself), so each sweep reads the other's folder.
@@ -39,7 +40,7 @@ func TestTwoKitsInOtherPidNamespacesBothPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = outer.Process.Kill() })
-	prefix := filepath.Join(filepath.Dir(proc.Contained().Cgroup.Path), fmt.Sprintf("classproof-%d-", outer.Process.Pid))
+	prefix := filepath.Join(filepath.Dir(cgroup.Contained().Cgroup.Path), fmt.Sprintf("classproof-%d-", outer.Process.Pid))
 	if err := proc.Until(time.Now().Add(lane.Scale(2*time.Minute)), 20*time.Millisecond, func() (bool, error) {
 		m, _ := filepath.Glob(prefix + "*")
 		return len(m) > 0, nil

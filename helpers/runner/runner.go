@@ -80,7 +80,7 @@ type prepared struct {
 
 // Result is what a run left.
 type Result struct {
-	Target      *launcher.Manifest
+	Manifest    *launcher.Manifest
 	Lane        string
 	Filter      string
 	ReportPath  string
@@ -210,7 +210,7 @@ func begin(o Options) (*Result, plan, error) {
 	if pl.out, err = OutFolder(o.OutDir); err != nil {
 		return nil, pl, err
 	}
-	res := &Result{Lane: pl.lane, Filter: pl.filter, Target: o.Target.Manifest, Sandbox: sandbox.Current(), Identity: sandbox.LauncherIdentity(),
+	res := &Result{Lane: pl.lane, Filter: pl.filter, Manifest: o.Target.Manifest, Sandbox: sandbox.Current(), Identity: sandbox.LauncherIdentity(),
 		ReportPath: filepath.Join(pl.out, "report.json"), JUnitPath: filepath.Join(pl.out, "junit.xml"), Phases: map[string]float64{}}
 	if err := sandbox.CheckLauncherIdentity(); err != nil {
 		return nil, pl, err

@@ -24,6 +24,7 @@ import (
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/lane"
@@ -170,7 +171,7 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 	// Wait until a session command is sleeping: the run is well under way.
 	ledger := filepath.Join(out, "pids.ledger")
 	deadline := time.Now().Add(lane.Scale(60 * time.Second))
-	for started, _ := proc.Started("sleep 600", cmd.Process.Pid); len(started) == 0; started, _ = proc.Started("sleep 600", cmd.Process.Pid) {
+	for started, _ := proctable.Started("sleep 600", cmd.Process.Pid); len(started) == 0; started, _ = proctable.Started("sleep 600", cmd.Process.Pid) {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatal("no session command started within a minute")
@@ -178,13 +179,13 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	// Everything the run is made of at this moment, by pid and start time.
-	var run []proc.Info
-	below, err := proc.Descendants(cmd.Process.Pid)
+	var run []proctable.Info
+	below, err := proctable.Descendants(cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, pid := range below {
-		if in, ok := proc.Lookup(pid); ok {
+		if in, ok := proctable.Lookup(pid); ok {
 			run = append(run, in)
 		}
 	}
@@ -203,7 +204,7 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 	left := func() []int {
 		var pids []int
 		for _, in := range run {
-			if now, ok := proc.Lookup(in.Pid); ok && now.Start == in.Start && !now.Zombie {
+			if now, ok := proctable.Lookup(in.Pid); ok && now.Start == in.Start && !now.Zombie {
 				pids = append(pids, in.Pid)
 			}
 		}
@@ -211,7 +212,7 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 		for _, line := range strings.Split(string(b), "\n") {
 			var e proc.Entry
 			if json.Unmarshal([]byte(line), &e) == nil && e.Start != 0 {
-				if now, ok := proc.Lookup(e.Pid); ok && now.Start == e.Start && !now.Zombie {
+				if now, ok := proctable.Lookup(e.Pid); ok && now.Start == e.Start && !now.Zombie {
 					pids = append(pids, e.Pid)
 				}
 			}
@@ -223,7 +224,7 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	if pids := left(); len(pids) > 0 {
-		what := proc.DescribeAll(pids) // before the kill below changes it
+		what := proctable.DescribeAll(pids) // before the kill below changes it
 		for _, p := range pids {
 			syscall.Kill(p, syscall.SIGKILL)
 		}
@@ -302,7 +303,7 @@ func TestAHostileLauncherCannotKillOrCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = stranger.Process.Kill(); _ = stranger.Wait() }()
-	in, ok := proc.Lookup(stranger.Process.Pid)
+	in, ok := proctable.Lookup(stranger.Process.Pid)
 	if !ok {
 		t.Fatal("cannot read the stranger")
 	}
@@ -339,7 +340,7 @@ func TestAHostileLauncherCannotKillOrCommand(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("exit %v, want 1 (the hosted sessions fail, a ledger line was refused):\n%s\n%s", err, log, stderr.String())
 	}
-	if !proc.Alive(in.Pid) {
+	if !proctable.Alive(in.Pid) {
 		t.Fatalf("the stranger pid %d was killed by the run's sweep:\n%s", in.Pid, log)
 	}
 	// Either reason refuses it: the stranger carries no token of the run, and here, a child of
@@ -431,13 +432,13 @@ func TestAnInterruptOrTimeoutStopsTheBuild(t *testing.T) {
 			}
 			defer func() { _ = cmd.Process.Kill() }()
 			deadline := time.Now().Add(lane.Scale(60 * time.Second))
-			for started, _ := proc.Started("sleep 100", cmd.Process.Pid); len(started) == 0; started, _ = proc.Started("sleep 100", cmd.Process.Pid) {
+			for started, _ := proctable.Started("sleep 100", cmd.Process.Pid); len(started) == 0; started, _ = proctable.Started("sleep 100", cmd.Process.Pid) {
 				if time.Now().After(deadline) {
 					t.Fatalf("the build step never started:\n%s", out.String())
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
-			build, _ := proc.Started("sleep 100", cmd.Process.Pid)
+			build, _ := proctable.Started("sleep 100", cmd.Process.Pid)
 			began := time.Now()
 			if c.interrupt {
 				_ = cmd.Process.Signal(os.Interrupt)
@@ -457,7 +458,7 @@ func TestAnInterruptOrTimeoutStopsTheBuild(t *testing.T) {
 				t.Errorf("the CLI took %v after Ctrl-C, want under 5 s", time.Since(began))
 			}
 			for _, pid := range build {
-				if proc.Alive(pid) {
+				if proctable.Alive(pid) {
 					t.Errorf("the build step pid %d outlived the CLI", pid)
 				}
 			}

@@ -22,10 +22,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/classproof/classproof/helpers/base/cgroup"
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/lane"
@@ -100,7 +102,7 @@ func (env *Env) openEach(b []byte) {
 	// If the CLI that runs us dies (kill -9), interrupt ourselves: Ginkgo then runs every
 	// DeferCleanup, which kills what the specs started, and the run ends instead of going on
 	// unsupervised.
-	proc.Watch(contract.Current().Supervisor, 200*time.Millisecond, func() {
+	proctable.Watch(contract.Current().Supervisor, 200*time.Millisecond, func() {
 		fmt.Fprintln(os.Stderr, "classproof: the supervising classproof process is gone; interrupting this suite")
 		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
 	})
@@ -133,13 +135,13 @@ func (env *Env) openEach(b []byte) {
 // sweepEach runs on every process after its specs: a leak fails the suite.
 func (env *Env) sweepEach() {
 	checkOwn("at the end of the suite")
-	left, err := proc.CloseContained() // a cgroup this process made, run without the CLI
+	left, err := cgroup.CloseContained() // a cgroup this process made, run without the CLI
 	Must(err, "closing this process's cgroup")
 	Expect(left).To(BeEmpty(), "leak scan: processes still in this process's cgroup after the suite (now killed)")
 	if env.ownLedger == "" {
 		return
 	}
-	leaks, refused, err := proc.Sweep(env.ownLedger, proc.RunToken(), proc.Contained().Cgroup, sandbox.LauncherIdentity().Uid)
+	leaks, refused, err := proc.Sweep(env.ownLedger, proc.RunToken(), cgroup.Contained().Cgroup, sandbox.LauncherIdentity().Uid)
 	os.Remove(env.ownLedger)
 	Must(err, "sweeping the leak ledger")
 	Expect(leaks).To(BeEmpty(), "leak scan: processes a spec started were still alive after the suite (now killed)")
@@ -300,7 +302,7 @@ func ExpectRefused(l *launcher.Instance, err error, mention ...string) {
 // own helper processes do not count.
 func ExpectNothingStarted(l *launcher.Instance, marker, what string) {
 	GinkgoHelper()
-	started, err := proc.Started(marker, l.Roots()...)
+	started, err := proctable.Started(marker, l.Roots()...)
 	Must(err, "reading what the launcher started for "+what)
 	Expect(started).To(BeEmpty(), "%s starts nothing, yet the launcher started processes for it (their arguments name %s)", what, marker)
 }
@@ -348,17 +350,17 @@ func Must(err error, doing ...string) {
 	}
 }
 
-// ExpectDescends checks the process tree in the kernel's process table (proc.Descends: /proc on
+// ExpectDescends checks the process tree in the kernel's process table (proctable.Descends: /proc on
 // Linux, sysctl kern.proc on macOS), by pid and parent pid, never by name: the harness must descend
 // from the launcher process that is meant to have started it.
 func ExpectDescends(s *launcher.Session) {
 	role, pid := s.LauncherPid()
-	ok, chain, err := proc.Descends(s.Report.HarnessPid, pid)
+	ok, chain, err := proctable.Descends(s.Report.HarnessPid, pid)
 	Must(err, "reading the process tree")
 	Expect(ok).To(BeTrue(), fmt.Sprintf("%s harness pid %d does not descend from the %s pid %d; its ancestry is %v",
 		s.Mode, s.Report.HarnessPid, role, pid, chain))
 	for _, t := range s.Tools() {
-		pp, err := proc.ParentOf(t.Pid)
+		pp, err := proctable.ParentOf(t.Pid)
 		Must(err, "reading the parent of "+t.Role)
 		Expect(pp).To(Equal(s.Report.HarnessPid), fmt.Sprintf("%s pid %d: parent is %d, not the harness", t.Role, t.Pid, pp))
 	}

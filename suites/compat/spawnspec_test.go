@@ -9,7 +9,7 @@ import (
 
 	"github.com/classproof/classproof/fixtures/spawnspecs"
 	"github.com/classproof/classproof/helpers/base/label"
-	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/oracle"
 	"github.com/classproof/classproof/helpers/suite"
@@ -74,7 +74,7 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 			Expect(ce.Output).To(ContainSubstring(m))
 		}
 		AddReportEntry("refusal", ce.Output, ReportEntryVisibilityFailureOrVerbose)
-		Expect(proc.Alive(l.HostPid)).To(BeTrue(), "the agent host pid %d is still running after the bad spec", l.HostPid)
+		Expect(proctable.Alive(l.HostPid)).To(BeTrue(), "the agent host pid %d is still running after the bad spec", l.HostPid)
 		suite.ExpectNothingStarted(l, report, "a refused spec")
 		s, err := l.SpawnFromSpawnSpec("daemon-cpu-class-background.json", spec("daemon-cpu-class-background.json"))
 		Expect(err).NotTo(HaveOccurred(), "the host serves the next good spec")

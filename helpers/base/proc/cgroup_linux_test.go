@@ -7,13 +7,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/classproof/classproof/helpers/base/cgroup"
+	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
 // needCgroup skips where this process cannot make a cgroup: the fallback is then what runs,
 // and the tests above cover it.
-func needCgroup(t *testing.T) *Cgroup {
+func needCgroup(t *testing.T) *cgroup.Cgroup {
 	t.Helper()
-	c := Contained()
+	c := cgroup.Contained()
 	if c.Cgroup == nil {
 		t.Skipf("no writable cgroup v2 here: %s", c.Why)
 	}
@@ -38,10 +41,10 @@ func TestADoubleForkedSetsidChildIsALeak(t *testing.T) {
 	t.Cleanup(func() { _ = syscallKill(pid) })
 	// Reparented, and setsid has exec'd sleep (under load it may still be setsid for a while).
 	if err := Until(time.Now().Add(5*time.Second), 5*time.Millisecond, func() (bool, error) {
-		pp, err := ParentOf(pid)
-		args, aerr := Args(pid)
+		pp, err := proctable.ParentOf(pid)
+		args, aerr := proctable.Args(pid)
 		return err == nil && aerr == nil && pp != cmd.Process.Pid && strings.Join(args, " ") == "sleep 600", nil
-	}); err != nil || !Alive(pid) {
+	}); err != nil || !proctable.Alive(pid) {
 		t.Fatalf("the daemon child %d did not outlive its parent: %v", pid, err)
 	}
 	err = s.KillAll(5 * time.Second)
@@ -49,7 +52,7 @@ func TestADoubleForkedSetsidChildIsALeak(t *testing.T) {
 		!strings.Contains(err.Error(), "pid "+strconv.Itoa(pid)+` ["sleep" "600"], policy 0 SCHED_OTHER, nice 0`) {
 		t.Errorf("the cleanup did not name the escaped daemon child %d: %v", pid, err)
 	}
-	if err := Until(time.Now().Add(5*time.Second), 5*time.Millisecond, func() (bool, error) { return !Alive(pid), nil }); err != nil {
+	if err := Until(time.Now().Add(5*time.Second), 5*time.Millisecond, func() (bool, error) { return !proctable.Alive(pid), nil }); err != nil {
 		t.Errorf("the escaped daemon child %d is alive after the cleanup", pid)
 	}
 }
@@ -90,7 +93,7 @@ func TestTheCgroupDecidesTheTie(t *testing.T) {
 	in := &Set{}
 	for _, c := range []struct {
 		name string
-		cg   *Cgroup
+		cg   *cgroup.Cgroup
 		want string
 	}{{"in the run's cgroup", nil, ""}, {"in another cgroup, with the run's token", other, "it is not in this run's cgroup"}} {
 		cmd := exec.Command("sleep", "30")
@@ -124,68 +127,9 @@ func syscallKill(pid int) error {
 // TestMain ends the cgroup this test process made, as the CLI and the suites do at their end.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if left, err := CloseContained(); len(left) > 0 || err != nil {
+	if left, err := cgroup.CloseContained(); len(left) > 0 || err != nil {
 		println("proc tests: this process's cgroup at the end:", strings.Join(left, "; "), err)
 		code = 1
 	}
 	os.Exit(code)
-}
-
-// A run's cgroup that looks stale from here is swept only when its owner is provably gone: owned
-// from this pid namespace by a pid that no longer runs. One named for another namespace (a kit in
-// a container on this host's cgroup tree, whose pid means nothing here) or with an older kit's
-// name keeps its process; the other namespace's dead-looking pid is this test's own, which a
-// namespace-blind sweep would have judged gone.
-func TestOnlyAProvablyGoneOwnersCgroupIsSwept(t *testing.T) {
-	cg := needCgroup(t)
-	mount := strings.TrimSuffix(cg.Path, cg.rel)
-	parent := cg.rel + "/sweep-test"
-	if err := os.Mkdir(mount+parent, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	gone := exec.Command("true")
-	if err := gone.Run(); err != nil {
-		t.Fatal(err)
-	}
-	dead := gone.ProcessState.Pid()
-	names := map[string]bool{ // name: swept
-		ownerCgroup + strconv.Itoa(dead) + "-1-" + strconv.FormatUint(pidNS(), 10):   true,
-		ownerCgroup + strconv.Itoa(dead) + "-1-" + strconv.FormatUint(pidNS()+1, 10): false,
-		ownerCgroup + strconv.Itoa(dead) + "-123456":                                 false,
-	}
-	sleeps := map[string]*exec.Cmd{}
-	for name := range names {
-		c, err := openCgroupIn(t, mount, parent+"/"+name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := exec.Command("sleep", "60")
-		c.Start(s)
-		if err := s.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sleeps[name] = s
-		go func() { _ = s.Wait() }()
-		t.Cleanup(func() { _ = c.kill(5 * time.Second); _ = c.remove() })
-	}
-	sweepStale(mount, parent)
-	for name, swept := range names {
-		_, err := os.Stat(mount + parent + "/" + name)
-		alive := Alive(sleeps[name].Process.Pid)
-		if swept && (err == nil || alive) {
-			t.Errorf("%s: owner gone in this namespace, yet the cgroup is still there (stat: %v) or its sleep alive (%v)", name, err, alive)
-		}
-		if !swept && (err != nil || !alive) {
-			t.Errorf("%s: owner not provably gone, yet the sweep removed the cgroup (stat: %v) or killed its sleep (alive: %v)", name, err, alive)
-		}
-	}
-	t.Cleanup(func() { _ = os.Remove(mount + parent) })
-}
-
-func openCgroupIn(t *testing.T, mount, rel string) (*Cgroup, error) {
-	t.Helper()
-	if err := os.Mkdir(mount+rel, 0o755); err != nil {
-		return nil, err
-	}
-	return openCgroup(mount, rel, true)
 }

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/classproof/classproof/helpers/base/cgroup"
 	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
 // Record appends pid to the ledger at path as it is now (start time, group, name), for a process
@@ -50,7 +52,7 @@ func appendLedger(path string, e Entry) {
 // had to kill, each a leak, and one per line it refused, each naming why. A line without a start
 // time names a process that was gone when it was recorded; its pid is never signalled.
 // Within the run's cgroup (scope, nil where there is none) the kernel says what is the run's.
-func Sweep(path, token string, scope *Cgroup, handedTo int) (leaks, refused []string, err error) {
+func Sweep(path, token string, scope *cgroup.Cgroup, handedTo int) (leaks, refused []string, err error) {
 	if err := files.Private(path, false, handedTo); errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
 	} else if err != nil {
@@ -107,25 +109,25 @@ func SweepToken(token string) ([]string, error) {
 	if token == "" {
 		return nil, nil
 	}
-	all, err := Table()
+	all, err := proctable.Table()
 	if err != nil {
 		return nil, fmt.Errorf("finding what carries the run's token: %w", err)
 	}
 	me := os.Getpid()
-	mine, _ := Chain(me)
+	mine, _ := proctable.Chain(me)
 	var leaks []string
 	for pid, in := range all {
 		if in.Zombie {
 			continue
 		}
-		w, err := identity(pid)
+		w, err := proctable.Identity(pid)
 		if err != nil || !carries(w, token) {
 			continue
 		}
-		if ok, why := tiedBy(pid, me, mine, nil, nil, ""); (!ok && why != "") || killPending(pid) {
+		if ok, why := tiedBy(pid, me, mine, nil, nil, ""); (!ok && why != "") || proctable.KillPending(pid) {
 			continue // the kit's own, or dying of a kill already sent (a supervisor past its deadline)
 		}
-		line := "carries the run's token: " + leftover(pid)
+		line := "carries the run's token: " + cgroup.Leftover(pid)
 		kill(identify(Entry{Role: "carries the run's token", Pid: pid, Start: in.Start}))
 		leaks = append(leaks, line)
 	}

@@ -1,10 +1,10 @@
 // Package proc keeps track of every process a spec causes and makes sure each one dies: the
 // daemon, the host, the harness, its tools and the control. It kills process groups where a
 // process leads one, pids otherwise, and writes each pid to a ledger file so that a run that was
-// interrupted hard can still be swept by the CLI afterwards.
+// interrupted hard can still be swept by the CLI afterwards. It reads processes through
+// helpers/base/proctable and contains them through helpers/base/cgroup.
 //
-// It is the bottom layer but for helpers/base/contract (the run's environment): it imports no other
-// helpers package, no Ginkgo, no Gomega, no fixtures/.
+// It imports no Ginkgo, no Gomega, no fixtures/ (ci/layers.rules).
 package proc
 
 import (
@@ -20,7 +20,9 @@ import (
 	gops "github.com/mitchellh/go-ps"
 	"golang.org/x/sys/unix"
 
+	"github.com/classproof/classproof/helpers/base/cgroup"
 	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
 // Entry is one tracked process.
@@ -43,11 +45,11 @@ type Entry struct {
 
 // ours says whether the process this entry names, and not a later one with its pid, still exists
 // (a zombie included: it is ours to reap); live adds that it is not a zombie.
-func (e Entry) ours() (Info, bool) {
+func (e Entry) ours() (proctable.Info, bool) {
 	if e.Start == 0 {
-		return Info{}, false
+		return proctable.Info{}, false
 	}
-	in, ok := Lookup(e.Pid)
+	in, ok := proctable.Lookup(e.Pid)
 	return in, ok && in.Start == e.Start
 }
 
@@ -66,7 +68,7 @@ type Set struct {
 	// not tracked, so KillAll reports them rather than passing a cleanup it could not check.
 	unread []error
 	// cg is the set's own cgroup (see Contained), made when its first process starts.
-	cg *Cgroup
+	cg *cgroup.Cgroup
 }
 
 func (s *Set) failedRead(doing string, err error) {
@@ -110,10 +112,14 @@ func (s *Set) TrackOwned(role string, pid int) {
 // would then fail with ECHILD).
 var owned sync.Map
 
+// The cgroup package reaps through this package once a cgroup is empty: only it knows which
+// children are its own (os/exec waits for those) and which were handed to it as a subreaper.
+func init() { cgroup.Reap = func() { _ = reapOrphans() } }
+
 // reapOrphans collects every zombie child of ours that no os/exec Wait will: as a subreaper the kit
 // inherits the orphans of everything below it, and nobody else would ever reap them.
 func reapOrphans() error {
-	all, err := childrenTable()
+	all, err := proctable.ChildrenTable()
 	if err != nil {
 		return fmt.Errorf("reaping orphans: %w", err)
 	}
@@ -142,7 +148,7 @@ func (s *Set) track(e Entry) {
 
 // identify fills in the start time, group leadership and name of e's process, as it is now.
 func identify(e Entry) Entry {
-	in, ok := Lookup(e.Pid)
+	in, ok := proctable.Lookup(e.Pid)
 	switch {
 	case !ok:
 		e.Start = 0
@@ -181,7 +187,7 @@ func (s *Set) KillAll(timeout time.Duration) error {
 		kill(es[i])
 	}
 	start := time.Now()
-	deadline, starvedStop := start.Add(timeout), start.Add(StarvedFactor*timeout)
+	deadline, starvedStop := start.Add(timeout), start.Add(proctable.StarvedFactor*timeout)
 	var left []string
 	for _, e := range es {
 		// SIGKILL again on every look: one that a misread skipped, or a group member that forked
@@ -189,7 +195,7 @@ func (s *Set) KillAll(timeout time.Duration) error {
 		// signal never reaches a process that took the pid since. A process that has SIGKILL
 		// cannot refuse to die; under a saturating load its exit can still wait its turn (a
 		// background process starved of CPU, the disk, the kernel's exit path under heavy fork
-		// churn: all seen in the soak). So it is waited for up to StarvedFactor times the
+		// churn: all seen in the soak). So it is waited for up to proctable.StarvedFactor times the
 		// timeout, and only one still there then is an error.
 		outlived := false
 		for e.live() {
@@ -206,7 +212,7 @@ func (s *Set) KillAll(timeout time.Duration) error {
 		// Only a wait that ran out is an error: a second look right after the loop can catch a
 		// dying multi-threaded process in an in-between state and call it alive.
 		if outlived {
-			left = append(left, fmt.Sprintf("%s pid %d (%s)", e.Role, e.Pid, describeState(e.Pid)))
+			left = append(left, fmt.Sprintf("%s pid %d (%s)", e.Role, e.Pid, proctable.DescribeState(e.Pid)))
 		}
 	}
 	var errs []error
@@ -218,7 +224,7 @@ func (s *Set) KillAll(timeout time.Duration) error {
 	s.unread = nil
 	s.mu.Unlock()
 	if len(left) > 0 {
-		errs = append(errs, fmt.Errorf("still alive %v after SIGKILL: %s", StarvedFactor*timeout, strings.Join(left, ", ")))
+		errs = append(errs, fmt.Errorf("still alive %v after SIGKILL: %s", proctable.StarvedFactor*timeout, strings.Join(left, ", ")))
 	}
 	if len(refused) > 0 {
 		errs = append(errs, fmt.Errorf("pids the launcher reported that are not of this run, left alone: %s", strings.Join(refused, "; ")))
@@ -247,7 +253,7 @@ func (s *Set) trackDescendants() {
 			roots = append(roots, e.Pid)
 		}
 	}
-	walk(all, roots, func(parent int, child Info) {
+	proctable.Walk(all, roots, func(parent int, child proctable.Info) {
 		if _, ok := roles[child.Pid]; ok {
 			return
 		}
@@ -274,18 +280,18 @@ func (s *Set) TrackGroup(role string, pgid int) {
 // table is what the set's walks read: with a cgroup, the processes in the set's own (nothing its
 // processes start can leave it, and KillAll signals nothing outside it: scope), a few reads where
 // Table reads every process on the machine; else Table.
-func (s *Set) table() (map[int]Info, error) {
+func (s *Set) table() (map[int]proctable.Info, error) {
 	cg := s.Cgroup()
 	if cg == nil {
-		return Table()
+		return proctable.Table()
 	}
 	pids, err := cg.Members()
 	if err != nil {
 		return nil, err
 	}
-	all := make(map[int]Info, len(pids))
+	all := make(map[int]proctable.Info, len(pids))
 	for _, pid := range pids {
-		if in, ok := Lookup(pid); ok {
+		if in, ok := proctable.Lookup(pid); ok {
 			all[pid] = in
 		}
 	}
@@ -329,7 +335,7 @@ func (s *Set) Signal(role string, pid int, start uint64, sig unix.Signal) error 
 
 // untied splits entries into those the kit may signal and a line for each it may not (see
 // Tied): a process the kit started and waits for itself is always its own.
-func untied(es []Entry, token string, scope *Cgroup) (keep []Entry, refused []string) {
+func untied(es []Entry, token string, scope *cgroup.Cgroup) (keep []Entry, refused []string) {
 	tied := tie(token, scope)
 	for _, e := range es {
 		if !e.Owned && e.live() {
@@ -364,7 +370,7 @@ func reap(e Entry, deadline time.Time) {
 			}
 			return
 		}
-		if (in.Ppid != me && Alive(in.Ppid)) || time.Now().After(deadline) {
+		if (in.Ppid != me && proctable.Alive(in.Ppid)) || time.Now().After(deadline) {
 			return
 		}
 		time.Sleep(2 * time.Millisecond)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
 // A group leader (sh) with a child (sleep): killing the set kills both, tracked or not.
@@ -39,13 +40,13 @@ func TestKillAllKillsTheGroup(t *testing.T) {
 		child = child*10 + int(c-'0')
 	}
 	s.TrackOwned("sh", cmd.Process.Pid)
-	if !Alive(child) {
+	if !proctable.Alive(child) {
 		t.Fatalf("child %d not alive before the kill", child)
 	}
 	if err := s.KillAll(5 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if Alive(child) {
+	if proctable.Alive(child) {
 		t.Errorf("untracked child %d of the group survived", child)
 	}
 }
@@ -65,24 +66,14 @@ func TestSweepKillsWhatTheLedgerNamesAndSaysSo(t *testing.T) {
 		t.Fatalf("leaks %v refused %v err %v", leaks, refused, err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for Alive(cmd.Process.Pid) && time.Now().Before(deadline) {
+	for proctable.Alive(cmd.Process.Pid) && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	if Alive(cmd.Process.Pid) {
+	if proctable.Alive(cmd.Process.Pid) {
 		t.Fatal("swept process still alive")
 	}
 	if leaks, _, _ := Sweep(ledger, "", nil, -1); len(leaks) != 0 {
 		t.Errorf("a dead process reported again: %v", leaks)
-	}
-}
-
-func TestDescends(t *testing.T) {
-	ok, chain, err := Descends(os.Getpid(), os.Getppid())
-	if err != nil || !ok {
-		t.Fatalf("ok %v chain %v err %v", ok, chain, err)
-	}
-	if ok, _, _ := Descends(os.Getppid(), os.Getpid()); ok {
-		t.Error("parent taken for a descendant")
 	}
 }
 
@@ -102,7 +93,7 @@ func onPid(t *testing.T, pid int, was uint64) *exec.Cmd {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		if in, _ := Lookup(cmd.Process.Pid); cmd.Process.Pid == pid && in.Start != was {
+		if in, _ := proctable.Lookup(cmd.Process.Pid); cmd.Process.Pid == pid && in.Start != was {
 			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 			return cmd
 		}
@@ -120,7 +111,7 @@ func gone(t *testing.T) (int, uint64) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	in, _ := Lookup(cmd.Process.Pid)
+	in, _ := proctable.Lookup(cmd.Process.Pid)
 	cmd.Process.Kill()
 	cmd.Wait()
 	return cmd.Process.Pid, in.Start
@@ -170,7 +161,7 @@ func TestCleanupLeavesAStrangerOnATrackedPid(t *testing.T) {
 			if took := time.Since(began); took > 2*time.Second {
 				t.Errorf("cleanup took %v with nothing of its own alive", took)
 			}
-			if err := stranger.Process.Signal(syscall.Signal(0)); err != nil || !Alive(pid) {
+			if err := stranger.Process.Signal(syscall.Signal(0)); err != nil || !proctable.Alive(pid) {
 				t.Errorf("the stranger on pid %d was killed by a cleanup that never started it", pid)
 			}
 		})
@@ -191,7 +182,7 @@ func TestSweepLeavesAStrangerOnARecordedPid(t *testing.T) {
 	if err != nil || len(leaks) != 0 {
 		t.Errorf("sweep reported %v (err %v) for a stranger", leaks, err)
 	}
-	if err := stranger.Process.Signal(syscall.Signal(0)); err != nil || !Alive(pid) {
+	if err := stranger.Process.Signal(syscall.Signal(0)); err != nil || !proctable.Alive(pid) {
 		t.Errorf("the sweep killed the stranger on pid %d", pid)
 	}
 }
@@ -233,12 +224,12 @@ func TestCleanupReapsOrphanZombies(t *testing.T) {
 	orphan, _ := strconv.Atoi(strings.TrimSpace(string(out)))
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		if in, ok := Lookup(orphan); ok && in.Zombie && in.Ppid == os.Getpid() {
+		if in, ok := proctable.Lookup(orphan); ok && in.Zombie && in.Ppid == os.Getpid() {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if in, ok := Lookup(orphan); !ok || !in.Zombie {
+	if in, ok := proctable.Lookup(orphan); !ok || !in.Zombie {
 		t.Fatalf("pid %d did not become our orphan zombie: %+v %v", orphan, in, ok)
 	}
 	kept := exec.Command("sleep", "0.01")
@@ -248,7 +239,7 @@ func TestCleanupReapsOrphanZombies(t *testing.T) {
 	s := &Set{}
 	s.TrackOwned("owned sleep", kept.Process.Pid)
 	for i := 0; i < 500; i++ { // until the owned sleep has exited and waits for its own Wait
-		if in, ok := Lookup(kept.Process.Pid); ok && in.Zombie {
+		if in, ok := proctable.Lookup(kept.Process.Pid); ok && in.Zombie {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -256,7 +247,7 @@ func TestCleanupReapsOrphanZombies(t *testing.T) {
 	if err := (&Set{}).KillAll(time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := Lookup(orphan); ok {
+	if _, ok := proctable.Lookup(orphan); ok {
 		t.Errorf("the orphan zombie %d is still there after a cleanup", orphan)
 	}
 	if err := kept.Wait(); err != nil {

@@ -9,7 +9,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/classproof/classproof/helpers/base/cgroup"
 	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
 // NewRunToken is a fresh token: 128 random bits.
@@ -23,9 +25,6 @@ func NewRunToken() string {
 
 // RunToken is this process's run token, "" when none was made.
 func RunToken() string { return contract.Current().Token }
-
-// maxIdentity bounds what the kit reads of another process's arguments and environment.
-const maxIdentity = 1 << 20
 
 // carries says whether the words of a process (its arguments and environment, NUL-separated)
 // hold the token: as an argument of its own, or as contract.TokenEnv=token.
@@ -46,16 +45,16 @@ func carries(words []byte, token string) bool {
 // (Contained) the kernel answers: pid is in it. Else pid carries the run's token, or descends from
 // a process that does, or from this process. Never pid 1 or below, this process, any of its
 // ancestors, or a process of another run's.
-func Tied(pid int, token string) (bool, string) { return tie(token, Contained().Cgroup)(pid) }
+func Tied(pid int, token string) (bool, string) { return tie(token, cgroup.Contained().Cgroup)(pid) }
 
 // tie is Tied for many pids, within scope (nil: no cgroup): the kit's own chain of parents is read once.
-func tie(token string, scope *Cgroup) func(pid int) (bool, string) {
+func tie(token string, scope *cgroup.Cgroup) func(pid int) (bool, string) {
 	me := os.Getpid()
-	mine, _ := Chain(me)
+	mine, _ := proctable.Chain(me)
 	return func(pid int) (bool, string) {
 		if scope == nil {
-			chain, _ := Chain(pid)
-			return tiedBy(pid, me, mine, chain, identity, token)
+			chain, _ := proctable.Chain(pid)
+			return tiedBy(pid, me, mine, chain, proctable.Identity, token)
 		}
 		if ok, why := tiedBy(pid, me, mine, nil, nil, ""); !ok && why != "" {
 			return false, why // never the kit or its ancestors, whatever cgroup they are in

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
 // A ledger line or a harness report is a claim: the kit signals only what it can tie to the run.
@@ -73,7 +75,7 @@ func TestTiedByTheRule(t *testing.T) {
 func TestSweepRefusesWhatItCannotTie(t *testing.T) {
 	ledger := filepath.Join(t.TempDir(), "ledger")
 	parent := os.Getppid()
-	in, ok := Lookup(parent)
+	in, ok := proctable.Lookup(parent)
 	if !ok {
 		t.Skip("cannot read the test's parent")
 	}
@@ -93,48 +95,17 @@ func TestSweepRefusesWhatItCannotTie(t *testing.T) {
 			t.Errorf("refused lines lack %q:\n%s", w, all)
 		}
 	}
-	if !Alive(parent) {
+	if !proctable.Alive(parent) {
 		t.Fatal("the sweep killed the test's parent")
 	}
 }
 
 func initStart(t *testing.T) uint64 {
-	in, ok := Lookup(1)
+	in, ok := proctable.Lookup(1)
 	if !ok {
 		t.Skip("cannot read pid 1")
 	}
 	return in.Start
-}
-
-// A chain ends at init (never asks for its parent), at a process that is its own parent, or
-// after 256 links.
-func TestChainStopsAtInitAndOnALoop(t *testing.T) {
-	table := map[int]int{40: 30, 30: 1, 1: 0, 7: 7, 8: 9, 9: 8}
-	parentOf := func(pid int) (int, error) {
-		if pid <= 1 {
-			t.Fatalf("asked for pid %d's parent", pid)
-		}
-		pp, ok := table[pid]
-		if !ok {
-			return 0, fmt.Errorf("pid %d: no such process", pid)
-		}
-		return pp, nil
-	}
-	if got, err := chainBy(40, parentOf); err != nil || fmt.Sprint(got) != "[40 30 1]" {
-		t.Errorf("chain of 40: %v, %v; want [40 30 1]", got, err)
-	}
-	if got, _ := chainBy(7, parentOf); fmt.Sprint(got) != "[7 7]" {
-		t.Errorf("a process that is its own parent: %v, want [7 7]", got)
-	}
-	if got, _ := chainBy(8, parentOf); len(got) != 257 {
-		t.Errorf("a loop 8 -> 9 -> 8: %d links, want 257 (stopped after 256)", len(got))
-	}
-	if got, err := chainBy(50, parentOf); err == nil || fmt.Sprint(got) != "[50]" {
-		t.Errorf("a gone process: %v, %v; want [50] and an error", got, err)
-	}
-	if got, err := Chain(os.Getpid()); err != nil || got[0] != os.Getpid() || got[len(got)-1] != 1 {
-		t.Errorf("this test's chain: %v, %v; want it to start here and end at init", got, err)
-	}
 }
 
 // A group is killed only when its leader leads it now, it is not the kit's own group, and it is
@@ -189,29 +160,6 @@ func TestGroupKillNeedsALeaderOfAnotherGroup(t *testing.T) {
 	}
 }
 
-// Descendants finds a tool below a shell.
-func TestDescendantsFindsAGrandchild(t *testing.T) {
-	sh := exec.Command("sh", "-c", "sleep 30 & wait")
-	if err := sh.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = syscall.Kill(sh.Process.Pid, syscall.SIGKILL); _ = sh.Wait() })
-	err := Until(time.Now().Add(5*time.Second), 10*time.Millisecond, func() (bool, error) {
-		below, err := Descendants(sh.Process.Pid)
-		return len(below) > 0, err
-	})
-	if err != nil {
-		t.Fatalf("no descendant of sh (pid %d) seen: %v", sh.Process.Pid, err)
-	}
-	below, err := Descendants(sh.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range below {
-		_ = syscall.Kill(d, syscall.SIGKILL)
-	}
-}
-
 // A late tool is asked for with SIGUSR1 to the pid a harness report names: only that process,
 // while it is the one that started then, and only one the kit may signal. A stranger the report
 // names (here an orphan of init that carries no token) or a pid whose start time is not the
@@ -226,7 +174,7 @@ func TestASignalGoesOnlyToTheReportedProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
-	in, ok := Lookup(child.Process.Pid)
+	in, ok := proctable.Lookup(child.Process.Pid)
 	if !ok {
 		t.Fatal("the child is not in the process table")
 	}
@@ -246,12 +194,12 @@ func TestASignalGoesOnlyToTheReportedProcess(t *testing.T) {
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	if err := Until(time.Now().Add(5*time.Second), 10*time.Millisecond, func() (bool, error) {
-		pp, err := ParentOf(pid)
+		pp, err := proctable.ParentOf(pid)
 		return err == nil && pp != os.Getpid() && pp != orphan.Process.Pid, nil
 	}); err != nil {
 		t.Skipf("the orphan was not reparented away from the test: %v", err)
 	}
-	oin, _ := Lookup(pid)
+	oin, _ := proctable.Lookup(pid)
 	if err := s.Signal("harness", pid, oin.Start, syscall.SIGCONT); err == nil || !strings.Contains(err.Error(), "not signalled") {
 		t.Errorf("a stranger named by a report: %v", err)
 	}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/launcher"
@@ -142,11 +143,13 @@ func prepareLauncher(ctx context.Context, t *launcher.Resolved, log io.Writer, w
 	if _, _, err := binaries.Launcher(ctx, t, binaries.Where{Dir: bin}, io.Discard); err != nil {
 		return nil, "", err
 	}
-	probe, harness := filepath.Join(bin, "probe"), filepath.Join(bin, "harness")
-	for pkg, out := range map[string]string{ProbePackage: probe, binaries.HarnessPackage: harness} {
-		if err := binaries.GoBuild(ctx, t.Kit, pkg, out); err != nil {
-			return nil, "", err
-		}
+	probe := filepath.Join(bin, "probe")
+	if err := binaries.GoBuild(ctx, t.Kit, ProbePackage, probe); err != nil {
+		return nil, "", err
+	}
+	harness, err := binaries.Harness(ctx, t.Kit, bin) // the one way every command gets it
+	if err != nil {
+		return nil, "", err
 	}
 	d, err := launcher.New(t.Manifest, t.Paths(bin), harness)
 	if err != nil {
@@ -283,7 +286,7 @@ func costRun(ctx context.Context, d *launcher.Driver, c Class, probe string, uni
 		b, err := os.ReadFile(out)
 		if err != nil {
 			// A job that ended without its result will not write it: say so now, not in 5 minutes.
-			if in, ok := proc.Lookup(pid); !ok || in.Zombie {
+			if in, ok := proctable.Lookup(pid); !ok || in.Zombie {
 				if _, err := os.Stat(out); err != nil {
 					return false, fmt.Errorf("the job (pid %d) ended without writing %s", pid, out)
 				}

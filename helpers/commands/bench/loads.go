@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/launcher"
 )
 
@@ -51,7 +52,7 @@ func startLoads(ctx context.Context, d *launcher.Driver, c Class, probe string, 
 func (ls *loads) allRun(class string) error {
 	running, err := probes(ls.probe)
 	if err == nil && len(running) != len(ls.pids) {
-		err = fmt.Errorf("started %d load processes at %s, and %d run: %s", len(ls.pids), class, len(running), proc.DescribeAll(running))
+		err = fmt.Errorf("started %d load processes at %s, and %d run: %s", len(ls.pids), class, len(running), proctable.DescribeAll(running))
 	}
 	return err
 }
@@ -96,7 +97,7 @@ func idle(probe, when string) error {
 		return fmt.Errorf("checking that no load is left %s: %w", when, err)
 	}
 	if len(left) > 0 {
-		return fmt.Errorf("%d load processes still run %s: %s", len(left), when, proc.DescribeAll(left))
+		return fmt.Errorf("%d load processes still run %s: %s", len(left), when, proctable.DescribeAll(left))
 	}
 	return nil
 }
@@ -104,7 +105,7 @@ func idle(probe, when string) error {
 // probes lists the live processes that run this bench's probe, as exec'd (its path, in the
 // bench's own folder, is no one else's).
 func probes(probe string) ([]int, error) {
-	all, err := proc.Table()
+	all, err := proctable.Table()
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +114,7 @@ func probes(probe string) ([]int, error) {
 		if in.Zombie {
 			continue
 		}
-		if args, err := proc.Args(pid); err == nil && len(args) > 0 && args[0] == probe {
+		if args, err := proctable.Args(pid); err == nil && len(args) > 0 && args[0] == probe {
 			out = append(out, pid)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/commands/bench"
 )
 
@@ -60,14 +60,14 @@ func TestARunsLoadsDieWithIt(t *testing.T) {
 // loadsAlive counts the live probe processes running "load" (a bench's probe is its own build,
 // named probe, in a classproof-bench folder).
 func loadsAlive(t *testing.T) int {
-	all, err := proc.Table()
+	all, err := proctable.Table()
 	if err != nil {
 		t.Error(err)
 		return 0
 	}
 	n := 0
 	for pid, in := range all {
-		if args, err := proc.Args(pid); err == nil && !in.Zombie && len(args) > 1 && args[1] == "load" &&
+		if args, err := proctable.Args(pid); err == nil && !in.Zombie && len(args) > 1 && args[1] == "load" &&
 			strings.Contains(args[0], "classproof-bench") && strings.HasSuffix(args[0], "/probe") {
 			n++
 		}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/base/cgroup"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/binaries"
@@ -89,7 +90,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		examine(r, m, d, l)
 	}
 	left := set.KillAll(o.Timeout)
-	r.check(left == nil, "nothing the launcher started outlives the cleanup; containment: "+proc.Contained().String(), errText(left))
+	r.check(left == nil, "nothing the launcher started outlives the cleanup; containment: "+cgroup.Contained().String(), errText(left))
 	// A write the sandbox refused is named in the failing check above it (the daemon's start, a
 	// session), with the manifest key that would allow it.
 	sb := sandbox.Current()

@@ -1,4 +1,4 @@
-package proc
+package proctable
 
 // StarvedFactor bounds how much longer than its timeout the kit waits on a process that is
 // runnable but not given a CPU, or waiting for the disk. Background class (SCHED_IDLE, I/O class

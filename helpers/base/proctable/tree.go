@@ -1,4 +1,4 @@
-package proc
+package proctable
 
 import (
 	"fmt"
@@ -12,13 +12,13 @@ func DescribeAll(pids []int) string {
 	}
 	var parts []string
 	for _, pid := range pids {
-		parts = append(parts, fmt.Sprintf("pid %d (%s)", pid, describeState(pid)))
+		parts = append(parts, fmt.Sprintf("pid %d (%s)", pid, DescribeState(pid)))
 	}
 	return strings.Join(parts, ", ")
 }
 
-// describeState says what a process that would not die is doing, for the cleanup's message.
-func describeState(pid int) string {
+// DescribeState says what a process that would not die is doing, for the cleanup's message.
+func DescribeState(pid int) string {
 	in, ok := Lookup(pid)
 	if !ok {
 		return "gone"
@@ -39,7 +39,7 @@ func Descendants(roots ...int) ([]int, error) {
 // DescendantsIn is Descendants in a table already read (Table): one read for several questions.
 func DescendantsIn(all map[int]Info, roots ...int) []int {
 	var out []int
-	walk(all, roots, func(_ int, child Info) { out = append(out, child.Pid) })
+	Walk(all, roots, func(_ int, child Info) { out = append(out, child.Pid) })
 	return out
 }
 
@@ -57,9 +57,9 @@ func Started(marker string, roots ...int) ([]int, error) {
 	return out, err
 }
 
-// walk visits every live descendant of roots in the table once, parents before children, by pid
+// Walk visits every live descendant of roots in the table once, parents before children, by pid
 // and ppid.
-func walk(all map[int]Info, roots []int, visit func(parent int, child Info)) {
+func Walk(all map[int]Info, roots []int, visit func(parent int, child Info)) {
 	children := map[int][]Info{}
 	for _, in := range all {
 		if !in.Zombie {

@@ -1,4 +1,8 @@
-package proc
+// Package proctable reads the process table, and only reads it: a process's pid, parent, group,
+// start time and state in one look (Lookup, Table), its arguments and executable, its
+// descendants, whether it is alive, starved or dying, and whose a Supervisor value is. The oracle
+// judges from it; helpers/base/proc tracks and kills with it; helpers/base/cgroup contains.
+package proctable
 
 import (
 	"errors"
@@ -113,3 +117,6 @@ func readKinfos(read func() ([]byte, error)) (map[int]Info, error) {
 	}
 	return nil, fmt.Errorf("reading the process table (sysctl kern.proc.all): %w", err)
 }
+
+// MaxIdentity bounds what the kit reads of another process's arguments and environment.
+const MaxIdentity = 1 << 20

@@ -1,4 +1,4 @@
-package proc
+package cgroup
 
 import (
 	"bufio"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
 // The kit writes the kernel's cgroup v2 interface directly (Documentation/admin-guide/cgroup-v2.rst):
@@ -43,7 +44,7 @@ func openRoot() (*Cgroup, bool, error) {
 		return cg, false, err
 	}
 	sweepStale(mount, own)
-	cg, err := makeCgroup(mount, filepath.Join(own, ownerCgroup+strings.ReplaceAll(Supervisor(), " ", "-")))
+	cg, err := makeCgroup(mount, filepath.Join(own, ownerCgroup+strings.ReplaceAll(proctable.Supervisor(), " ", "-")))
 	return cg, true, err
 }
 
@@ -60,7 +61,7 @@ func sweepStale(mount, own string) {
 	for _, d := range ds {
 		owner, ok := strings.CutPrefix(d.Name(), ownerCgroup)
 		owner = strings.ReplaceAll(owner, "-", " ")
-		if _, named := ownerNS(owner); !ok || !named || !d.IsDir() || Exists(owner) {
+		if _, named := proctable.OwnerNS(owner); !ok || !named || !d.IsDir() || proctable.Exists(owner) {
 			continue
 		}
 		if cg, err := openCgroup(mount, filepath.Join(own, d.Name()), true); err == nil {
@@ -214,11 +215,11 @@ func (c *Cgroup) Close() (leaks []string, err error) {
 		return nil, fmt.Errorf("cgroup %s: reading its members: %w", c.Path, err)
 	}
 	for _, pid := range members {
-		if !killPending(pid) {
-			leaks = append(leaks, leftover(pid))
+		if !proctable.KillPending(pid) {
+			leaks = append(leaks, Leftover(pid))
 		}
 	}
-	if err := c.kill(StarvedFactor * 10 * time.Second); err != nil {
+	if err := c.kill(proctable.StarvedFactor * 10 * time.Second); err != nil {
 		return leaks, err
 	}
 	if c.made {
@@ -250,12 +251,12 @@ func (c *Cgroup) kill(wait time.Duration) error {
 			return fmt.Errorf("cgroup %s: %w", c.Path, err)
 		}
 		if bytes.Contains(b, []byte("populated 0")) {
-			_ = reapOrphans() // what was handed to the kit as a subreaper
+			Reap() // what was handed to the kit as a subreaper
 			return nil
 		}
 		if time.Now().After(deadline) {
 			pids, _ := c.Members()
-			return fmt.Errorf("cgroup %s: still populated %v after cgroup.kill: %s", c.Path, wait, DescribeAll(pids))
+			return fmt.Errorf("cgroup %s: still populated %v after cgroup.kill: %s", c.Path, wait, proctable.DescribeAll(pids))
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -277,65 +278,4 @@ func (c *Cgroup) remove() error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// killPending says whether pid is dying already: a SIGKILL waiting (/proc/PID/status SigPnd or
-// ShdPnd) or taken and exiting (PF_EXITING in /proc/PID/stat's flags): the kit killed it, and
-// the kernel has yet to finish.
-func killPending(pid int) bool {
-	if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-		if i := bytes.LastIndexByte(st, ')'); i >= 0 {
-			// field 9 is flags; fields after comm start at 3
-			if f := bytes.Fields(st[i+1:]); len(f) > 6 {
-				if flags, err := strconv.ParseUint(string(f[6]), 10, 64); err == nil && flags&pfExiting != 0 {
-					return true
-				}
-			}
-		}
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return true // gone
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, _ := strings.Cut(line, ":")
-		if k == "SigPnd" || k == "ShdPnd" {
-			if m, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64); err == nil && m&(1<<(unix.SIGKILL-1)) != 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-const pfExiting = 0x4 // include/linux/sched.h PF_EXITING
-
-// classOf is what the kernel says of pid's class, for a leak's line.
-func classOf(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return "class unreadable: gone"
-	}
-	st, err := ParseStat(b)
-	if err != nil {
-		return "class unreadable: " + err.Error()
-	}
-	nice, err := unix.Getpriority(unix.PRIO_PROCESS, pid)
-	if err != nil {
-		return fmt.Sprintf("policy %d", st.Policy)
-	}
-	// getpriority(2) returns 20-nice on Linux's raw syscall.
-	return fmt.Sprintf("policy %d%s, nice %d", st.Policy, policyName(st.Policy), 20-nice)
-}
-
-func policyName(p int) string {
-	switch p {
-	case 0:
-		return " SCHED_OTHER"
-	case 3:
-		return " SCHED_BATCH"
-	case 5:
-		return " SCHED_IDLE"
-	}
-	return ""
 }

@@ -1,4 +1,4 @@
-package proc
+package proctable
 
 import (
 	"fmt"
@@ -33,8 +33,8 @@ func Table() (map[int]Info, error) {
 	return readKinfos(func() ([]byte, error) { return unix.SysctlRaw("kern.proc.all") })
 }
 
-// childrenTable is Table: one sysctl reads them all.
-func childrenTable() (map[int]Info, error) { return Table() }
+// ChildrenTable is Table: one sysctl reads them all.
+func ChildrenTable() (map[int]Info, error) { return Table() }
 
 // Args is a process's argument vector (sysctl kern.procargs2), for telling which session a process
 // belongs to; an error when the process is gone or not ours to read. One sysctl into a buffer of
@@ -166,10 +166,10 @@ func threadStates(pid int, threads int32) map[uint64]int32 {
 	return states
 }
 
-// identity is a process's arguments and environment, NUL-separated: sysctl kern.procargs2 gives
+// Identity is a process's arguments and environment, NUL-separated: sysctl kern.procargs2 gives
 // both after argc and the executable path, for a process of the same user (XNU
 // bsd/kern/kern_sysctl.c sysctl_procargsx); the kernel bounds it by kern.argmax.
-func identity(pid int) ([]byte, error) {
+func Identity(pid int) ([]byte, error) {
 	b, err := unix.SysctlRaw("kern.procargs2", pid)
 	if err != nil {
 		return nil, err
@@ -177,8 +177,8 @@ func identity(pid int) ([]byte, error) {
 	if len(b) < 4 {
 		return nil, errShortArgs
 	}
-	if len(b) > maxIdentity {
-		b = b[:maxIdentity]
+	if len(b) > MaxIdentity {
+		b = b[:MaxIdentity]
 	}
 	return b[4:], nil
 }

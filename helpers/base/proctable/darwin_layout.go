@@ -1,4 +1,4 @@
-package proc
+package proctable
 
 import (
 	"encoding/binary"

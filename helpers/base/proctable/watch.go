@@ -1,4 +1,4 @@
-package proc
+package proctable
 
 import (
 	"fmt"
@@ -15,13 +15,13 @@ import (
 // and for what the kit leaves behind while it runs (a build folder in the cache, a run's cgroup).
 func Supervisor() string {
 	in, _ := Lookup(os.Getpid())
-	return fmt.Sprintf("%d %d %d", os.Getpid(), in.Start, pidNS())
+	return fmt.Sprintf("%d %d %d", os.Getpid(), in.Start, PidNS())
 }
 
-// pidNS is this process's pid namespace. Two kits can share a cgroup tree or a cache folder but
+// PidNS is this process's pid namespace. Two kits can share a cgroup tree or a cache folder but
 // not a pid namespace (CI jobs in containers on one host): a pid means another process, or none,
 // in another namespace.
-func pidNS() uint64 {
+func PidNS() uint64 {
 	var st unix.Stat_t
 	if err := unix.Stat("/proc/self/ns/pid", &st); err != nil {
 		return 0
@@ -53,26 +53,38 @@ func Exists(value string) bool {
 	if !ok {
 		return false
 	}
-	if ns, named := ownerNS(value); named && ns != pidNS() {
+	if ns, named := OwnerNS(value); named && ns != PidNS() {
 		return true
 	}
 	return e.live()
 }
 
-func parseSupervisor(value string) (Entry, bool) {
-	var e Entry
+// owner is the process a Supervisor value names: a pid and its start time.
+type owner struct {
+	Pid   int
+	Start uint64
+}
+
+// live says whether that process, and not a later one with its pid, runs (a zombie is gone).
+func (o owner) live() bool {
+	in, ok := Lookup(o.Pid)
+	return ok && in.Start == o.Start && !in.Zombie
+}
+
+func parseSupervisor(value string) (owner, bool) {
+	var e owner
 	f := strings.Fields(value)
 	if len(f) < 2 || len(f) > 3 {
-		return Entry{}, false
+		return owner{}, false
 	}
 	if _, err := fmt.Sscanf(f[0]+" "+f[1], "%d %d", &e.Pid, &e.Start); err != nil || e.Pid <= 0 || e.Start == 0 {
-		return Entry{}, false
+		return owner{}, false
 	}
 	return e, true
 }
 
-// ownerNS is the pid namespace a Supervisor value names, if it names one.
-func ownerNS(value string) (uint64, bool) {
+// OwnerNS is the pid namespace a Supervisor value names, if it names one.
+func OwnerNS(value string) (uint64, bool) {
 	f := strings.Fields(value)
 	if len(f) != 3 {
 		return 0, false

@@ -1,4 +1,4 @@
-package proc
+package proctable
 
 import (
 	"errors"
@@ -41,11 +41,11 @@ func Table() (map[int]Info, error) {
 	return all, nil
 }
 
-// childrenTable is this process's children, zombies included, from each of its threads'
+// ChildrenTable is this process's children, zombies included, from each of its threads'
 // /proc/self/task/TID/children (CONFIG_PROC_CHILDREN): a handful of reads where Table reads every
 // process on the machine, which a busy CI machine has hundreds of. Table where the kernel has no
 // such file.
-func childrenTable() (map[int]Info, error) {
+func ChildrenTable() (map[int]Info, error) {
 	if _, err := os.Stat("/proc/thread-self/children"); errors.Is(err, os.ErrNotExist) {
 		return Table()
 	}
@@ -120,17 +120,17 @@ func starved(pid int) string {
 	return ""
 }
 
-// identity is a process's arguments and environment, NUL-separated, at most maxIdentity bytes
+// Identity is a process's arguments and environment, NUL-separated, at most MaxIdentity bytes
 // of each (/proc/PID/cmdline and /proc/PID/environ; the environment is readable by the same user
 // or root).
-func identity(pid int) ([]byte, error) {
+func Identity(pid int) ([]byte, error) {
 	var out []byte
 	for _, f := range []string{"cmdline", "environ"} {
 		fh, err := os.Open(fmt.Sprintf("/proc/%d/%s", pid, f))
 		if err != nil {
 			return nil, err
 		}
-		b, err := io.ReadAll(io.LimitReader(fh, maxIdentity))
+		b, err := io.ReadAll(io.LimitReader(fh, MaxIdentity))
 		fh.Close()
 		if err != nil {
 			return nil, err

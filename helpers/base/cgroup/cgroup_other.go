@@ -1,13 +1,11 @@
 //go:build !linux
 
-package proc
+package cgroup
 
 import (
 	"fmt"
 	"os/exec"
 	"runtime"
-
-	"golang.org/x/sys/unix"
 )
 
 // On macOS there is no cgroup: a run finds its launcher's processes by what it tracks (process
@@ -24,14 +22,3 @@ func (c *Cgroup) Holds(int) bool                { return false }
 func (c *Cgroup) Members() ([]int, error)       { return nil, errNoCgroup }
 func (c *Cgroup) Close() ([]string, error)      { return nil, nil }
 func (c *Cgroup) Kill() error                   { return errNoCgroup }
-
-func classOf(pid int) string {
-	nice, err := unix.Getpriority(unix.PRIO_PROCESS, pid)
-	if err != nil {
-		return "class unreadable: " + err.Error()
-	}
-	return fmt.Sprintf("nice %d", nice)
-}
-
-// killPending is Linux's; elsewhere a process being killed is not told apart.
-func killPending(int) bool { return false }

@@ -1,0 +1,92 @@
+package cgroup
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/classproof/classproof/helpers/base/proctable"
+)
+
+// needCgroup skips where this process cannot make a cgroup: the fallback is then what runs,
+// and the tests above cover it.
+func needCgroup(t *testing.T) *Cgroup {
+	t.Helper()
+	c := Contained()
+	if c.Cgroup == nil {
+		t.Skipf("no writable cgroup v2 here: %s", c.Why)
+	}
+	return c.Cgroup
+}
+
+// TestMain ends the cgroup this test process made, as the CLI and the suites do at their end.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if left, err := CloseContained(); len(left) > 0 || err != nil {
+		println("cgroup tests: this process's cgroup at the end:", strings.Join(left, "; "), err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// A run's cgroup that looks stale from here is swept only when its owner is provably gone: owned
+// from this pid namespace by a pid that no longer runs. One named for another namespace (a kit in
+// a container on this host's cgroup tree, whose pid means nothing here) or with an older kit's
+// name keeps its process; the other namespace's dead-looking pid is this test's own, which a
+// namespace-blind sweep would have judged gone.
+func TestOnlyAProvablyGoneOwnersCgroupIsSwept(t *testing.T) {
+	cg := needCgroup(t)
+	mount := strings.TrimSuffix(cg.Path, cg.rel)
+	parent := cg.rel + "/sweep-test"
+	if err := os.Mkdir(mount+parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := gone.ProcessState.Pid()
+	names := map[string]bool{ // name: swept
+		ownerCgroup + strconv.Itoa(dead) + "-1-" + strconv.FormatUint(proctable.PidNS(), 10):   true,
+		ownerCgroup + strconv.Itoa(dead) + "-1-" + strconv.FormatUint(proctable.PidNS()+1, 10): false,
+		ownerCgroup + strconv.Itoa(dead) + "-123456":                                           false,
+	}
+	sleeps := map[string]*exec.Cmd{}
+	for name := range names {
+		c, err := openCgroupIn(t, mount, parent+"/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := exec.Command("sleep", "60")
+		c.Start(s)
+		if err := s.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sleeps[name] = s
+		go func() { _ = s.Wait() }()
+		t.Cleanup(func() { _ = c.kill(5 * time.Second); _ = c.remove() })
+	}
+	sweepStale(mount, parent)
+	for name, swept := range names {
+		_, err := os.Stat(mount + parent + "/" + name)
+		alive := proctable.Alive(sleeps[name].Process.Pid)
+		if swept && (err == nil || alive) {
+			t.Errorf("%s: owner gone in this namespace, yet the cgroup is still there (stat: %v) or its sleep alive (%v)", name, err, alive)
+		}
+		if !swept && (err != nil || !alive) {
+			t.Errorf("%s: owner not provably gone, yet the sweep removed the cgroup (stat: %v) or killed its sleep (alive: %v)", name, err, alive)
+		}
+	}
+	t.Cleanup(func() { _ = os.Remove(mount + parent) })
+}
+
+func openCgroupIn(t *testing.T, mount, rel string) (*Cgroup, error) {
+	t.Helper()
+	if err := os.Mkdir(mount+rel, 0o755); err != nil {
+		return nil, err
+	}
+	return openCgroup(mount, rel, true)
+}

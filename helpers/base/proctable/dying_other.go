@@ -1,0 +1,21 @@
+//go:build !linux
+
+package proctable
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// ClassOf is what the kernel says of pid's class, for a leak's line.
+func ClassOf(pid int) string {
+	nice, err := unix.Getpriority(unix.PRIO_PROCESS, pid)
+	if err != nil {
+		return "class unreadable: " + err.Error()
+	}
+	return fmt.Sprintf("nice %d", nice)
+}
+
+// KillPending is Linux's; elsewhere a process being killed is not told apart.
+func KillPending(int) bool { return false }

@@ -8,7 +8,7 @@ CLASSPROOF := bin/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: help e2e tools tools-verify bin/classproof bench bench-kit bench-io bench-smoke verify verify-all verify-unprivileged soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-first mutants-merge mutants-kit fuzz dist clean
+.PHONY: help e2e tools tools-verify bin/classproof bench bench-kit bench-verify bench-io bench-smoke verify verify-all verify-unprivileged soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-first mutants-merge mutants-kit fuzz dist clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -95,6 +95,12 @@ bench-smoke: bin/classproof
 ## mutants, written to docs/bench-kit.md (about 15 minutes)
 bench-kit:
 	$(GO) run ./ci/benchkit --out docs/bench-kit.md
+
+## bench-verify: make verify at HEAD against BASE (default c7b0705), warm, alternating, on this
+## machine: the medians, their ratio, and each lane's phases and long specs side by side
+BASE ?= c7b0705
+bench-verify:
+	$(GO) run ./ci/benchverify --base $(BASE)
 
 ## bench-io: the I/O bench (about a minute): a foreground's small I/O under writers at each class
 bench-io: bin/classproof

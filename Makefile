@@ -42,15 +42,18 @@ bin/classproof:
 ## verify: the main job: every suite against refmux (embedded manifests), in each lane this
 ## machine has: on Linux, idle mode (refmux.yaml) and ignore mode (refmux-seed.yaml)
 ## (on Linux the two lanes run side by side, each printing its log when it ends; the suites, the
-## harness and refmux are built once into the user's cache and shared)
+## harness and refmux are built once into the user's cache and shared). Each lane runs its specs
+## on VERIFY_PROCS Ginkgo processes (default 2): the 3 s whole-life watch then overlaps other
+## specs instead of adding to the lane; VERIFY_PROCS=1 runs them one at a time
+VERIFY_PROCS ?= 2
 verify: tools-verify bin/classproof
 ifeq ($(shell uname -s),Linux)
 	@mkdir -p out; \
-	$(CLASSPROOF) run --out out/verify >out/verify.log 2>&1 & idle=$$!; \
-	$(CLASSPROOF) run --target embedded:refmux-seed.yaml --out out/verify-seed >out/verify-seed.log 2>&1 & seed=$$!; \
+	$(CLASSPROOF) run --procs $(VERIFY_PROCS) --out out/verify >out/verify.log 2>&1 & idle=$$!; \
+	$(CLASSPROOF) run --procs $(VERIFY_PROCS) --target embedded:refmux-seed.yaml --out out/verify-seed >out/verify-seed.log 2>&1 & seed=$$!; \
 	rc=0; wait $$idle || rc=1; cat out/verify.log; wait $$seed || rc=1; cat out/verify-seed.log; exit $$rc
 else
-	$(CLASSPROOF) run --out out/verify
+	$(CLASSPROOF) run --procs $(VERIFY_PROCS) --out out/verify
 endif
 
 ## verify-all: verify, plus the second reference launcher shmux (bash, Linux only) in its lane

@@ -23,3 +23,8 @@ func addPlatform(o *Observation) error {
 	o.BasePri, o.BaseRead = int(t.Priority), true
 	return nil
 }
+
+// KernelSettings has no fast reading on macOS: the kit's own class is read with ps there.
+func KernelSettings(int) (string, error) {
+	return "", errors.New("no kernel settings reading on macOS: read with ps")
+}

@@ -45,3 +45,28 @@ func addPlatform(o *Observation) error {
 	}
 	return nil
 }
+
+// KernelSettings is, in one string, every kernel setting a Linux Observation of pid is made of:
+// the priority, nice value, policy and real-time priority of /proc/PID/stat (the line ps reads
+// its cls, ni and pri from), the I/O priority and the autogroup. Two equal strings mean ps and
+// addPlatform would read the same class; the kit uses it to skip a ps call that could only
+// confirm (its own class, checked after every spec), never to judge a launcher's process.
+func KernelSettings(pid int) (string, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "", err
+	}
+	st, err := proctable.ParseStat(stat)
+	if err != nil {
+		return "", err
+	}
+	r, _, e := unix.Syscall(unix.SYS_IOPRIO_GET, ioprioWhoProcess, uintptr(pid), 0)
+	if e != 0 {
+		return "", fmt.Errorf("ioprio_get: %w", e)
+	}
+	ag, err := os.ReadFile(fmt.Sprintf("/proc/%d/autogroup", pid))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	return fmt.Sprintf("priority %d nice %d policy %d rt %d ioprio %d autogroup %q", st.Priority, st.Nice, st.Policy, st.RTPriority, r, ag), nil
+}

@@ -20,7 +20,7 @@ import (
 
 // ginkgoCommand is the ginkgo CLI at the version go.mod pins, over the binaries.Compiled suites, with the
 // run's environment for the suites.
-func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg *cgroup.Cgroup) *exec.Cmd {
+func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg *cgroup.Cgroup, outDir string, suites []string) *exec.Cmd {
 	c := pr.compiled
 	args := []string{
 		"--label-filter", pl.filter,
@@ -28,7 +28,7 @@ func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg 
 		// needs (compat without a spawn-spec interface); an empty run as a whole fails instead.
 		"--fail-on-pending", "--randomize-all",
 		"--poll-progress-after", "60s", "--poll-progress-interval", "30s",
-		"--json-report", "report.json", "--junit-report", "junit.xml", "--output-dir", pl.out,
+		"--json-report", "report.json", "--junit-report", "junit.xml", "--output-dir", outDir,
 	}
 	if o.FailFast {
 		args = append(args, "--fail-fast")
@@ -53,7 +53,7 @@ func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg 
 	if o.DryRun {
 		args = append(args, "--dry-run")
 	}
-	cmd := exec.Command(c.Ginkgo, append(args, c.Suites...)...)
+	cmd := exec.Command(c.Ginkgo, append(args, suites...)...)
 	cmd.Dir = o.Target.Kit
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
 	t := o.Target

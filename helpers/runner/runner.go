@@ -157,21 +157,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("before the suites run: %w", err)
 	}
 	runCg := runCgroup(res, token)
-	cmd := ginkgoCommand(o, pl, pr, ledger, token, runCg)
-	// The last of what the suites printed, to say why a run that wrote no report stopped. A log
-	// that is a file is handed to ginkgo as it is, never through a pipe of ours: a pipe whose
-	// reader died with a killed classproof would kill the test processes with SIGPIPE on their
-	// next line, before their cleanups could kill the launchers (TestAKilledRunDoesNotGoOnAlone).
-	// The last lines are then in that file, just above the message.
+	// The last of what the suites printed, to say why a run that wrote no report stopped.
 	last := &launcher.TailWriter{Max: 4 << 10}
-	if _, isFile := o.Log.(*os.File); !isFile {
-		cmd.Stdout = io.MultiWriter(cmd.Stdout, last)
-		cmd.Stderr = cmd.Stdout
-	}
 	fmt.Fprintf(o.Log, "classproof: lane %s, target %s (%s), label filter %q\n", res.Lane, m.Name, m.Source, res.Filter)
 	t := time.Now()
 	callerBefore, callerErr := oracle.ObserveOne("classproof (the caller's process)", os.Getpid())
-	if res.GinkgoErr, res.Interrupted, err = supervise(ctx, cmd, o.Log, hardStop(pr.deadline), runCg); err != nil {
+	g := ginkgoRun{o: o, pl: pl, pr: pr, ledger: ledger, token: token, runCg: runCg, last: last}
+	if res.GinkgoErr, res.Interrupted, err = g.run(ctx); err != nil {
 		return nil, err
 	}
 	res.phase("ginkgo", t)

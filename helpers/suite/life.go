@@ -24,6 +24,11 @@ const (
 	lifePoll        = 100 * time.Millisecond
 )
 
+// Long marks a spec that waits for seconds (the whole-life watch, many sessions at once): Ginkgo
+// starts it before the others of its suite, so that with --procs > 1 the rest run beside it
+// instead of the suite waiting for it at its end. Order only: what the spec checks is unchanged.
+var Long = SpecPriority(1)
+
 // WatchLife samples the sessions' harnesses and tools with the oracle every 100 ms for the
 // first half of the (scaled) LifeWindow, then has each harness start one more tool and samples
 // them all, late tools included, for the second half. It fails on the first sample that m

@@ -64,7 +64,7 @@ var _ = Describe("cpuclass", func() {
 			})
 
 			Describe("the harness's whole life", Label(label.InheritArea, label.DirectArea), func() {
-				It(fmt.Sprintf("keeps the direct and the hosted harness, their tools and a tool each starts late at %s for %s", p.Class, suite.LifeWindowTitle), func() {
+				It(fmt.Sprintf("keeps the direct and the hosted harness, their tools and a tool each starts late at %s for %s", p.Class, suite.LifeWindowTitle), suite.Long, func() {
 					sessions := []*launcher.Session{env.Session(l, launcher.Direct, nil)}
 					if len(env.Driver.Manifest.Session.Hosted) > 0 {
 						sessions = append(sessions, env.Session(l, launcher.Hosted, nil))
@@ -74,7 +74,7 @@ var _ = Describe("cpuclass", func() {
 			})
 
 			Describe("many sessions at once", Label(label.LoadArea, label.DirectArea, label.HostedArea, label.NeedsHosted), func() {
-				It("starts 8 sessions asked for at once, half direct and half hosted, all at "+p.Class, func() {
+				It("starts 8 sessions asked for at once, half direct and half hosted, all at "+p.Class, suite.Long, func() {
 					var (
 						wg       sync.WaitGroup
 						mu       sync.Mutex

@@ -14,6 +14,9 @@ type Stat struct {
 	Session int    // field 6
 	Start   uint64 // field 22: clock ticks since boot
 	Policy  int    // field 41: 5 is SCHED_IDLE
+	// What ps's pri and ni columns are made of (procps reads this same line): field 18 the
+	// priority, 19 the nice value, 40 the real-time priority.
+	Priority, Nice, RTPriority int
 }
 
 // ParseStat reads one /proc/PID/stat line. The comm field may hold spaces and ')' (go-ps breaks
@@ -40,6 +43,7 @@ func ParseStat(stat []byte) (Stat, error) {
 		return v
 	}
 	st.Ppid, st.Pgrp, st.Session, st.Policy = num(4), num(5), num(6), num(41)
+	st.Priority, st.Nice, st.RTPriority = num(18), num(19), num(40)
 	if err != nil {
 		return Stat{}, err
 	}

@@ -1,0 +1,140 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/onsi/ginkgo/v2/reporters"
+
+	"github.com/classproof/classproof/helpers/base/cgroup"
+	"github.com/classproof/classproof/helpers/launcher"
+)
+
+// ginkgoRun is the suites of one run, started by ginkgo and supervised to their end.
+type ginkgoRun struct {
+	o             Options
+	pl            plan
+	pr            prepared
+	ledger, token string
+	runCg         *cgroup.Cgroup
+	last          *launcher.TailWriter
+}
+
+// run runs the suites: one ginkgo command over all of them; or, with --procs above 1 and more
+// than one suite (and not a dry run or --fail-fast, which judge the suites in order), one
+// command per suite at once, each on --procs processes, so that one suite's long waits (the
+// whole-life watch) overlap the others' specs; their reports are then merged, in the suites'
+// order, into the run's report.json and junit.xml. The specs, their filter and what each checks
+// are the same either way.
+func (g ginkgoRun) run(ctx context.Context) (ginkgoErr error, interrupted bool, err error) {
+	suites := g.pr.compiled.Suites
+	if g.o.Procs <= 1 || len(suites) < 2 || g.o.DryRun || g.o.FailFast {
+		return supervise(ctx, g.command(g.pl.out, suites), g.o.Log, hardStop(g.pr.deadline), g.runCg)
+	}
+	dirs := make([]string, len(suites))
+	errs := make([]error, len(suites))
+	stops := make([]bool, len(suites))
+	var wg sync.WaitGroup
+	for i, s := range suites {
+		dirs[i] = filepath.Join(g.pl.out, "suites", fmt.Sprintf("%d-%s", i+1, strings.TrimSuffix(filepath.Base(s), ".test")))
+		if err := os.MkdirAll(dirs[i], 0o755); err != nil {
+			return nil, false, err
+		}
+		cmd := g.command(dirs[i], []string{s})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var e error
+			errs[i], stops[i], e = supervise(ctx, cmd, g.o.Log, hardStop(g.pr.deadline), g.runCg)
+			if e != nil {
+				errs[i] = e
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range suites {
+		if errs[i] != nil {
+			ginkgoErr = errors.Join(ginkgoErr, fmt.Errorf("%s: %w", filepath.Base(suites[i]), errs[i]))
+		}
+		interrupted = interrupted || stops[i]
+	}
+	if err := mergeReports(dirs, g.pl.out); err != nil {
+		// No report.json: the run says it stopped (stoppedBecause), as one whose ginkgo wrote none.
+		fmt.Fprintf(g.o.Log, "classproof: the suites' reports were not merged: %v\n", err)
+	}
+	return ginkgoErr, interrupted, nil
+}
+
+// command is the ginkgo command over suites, its reports in outDir. A log that is a file is
+// handed to ginkgo as it is, never through a pipe of ours: a pipe whose reader died with a
+// killed classproof would kill the test processes with SIGPIPE on their next line, before their
+// cleanups could kill the launchers (TestAKilledRunDoesNotGoOnAlone). Any other log gets what
+// ginkgo prints through one lock (the suites may run at once), and g.last its end.
+func (g ginkgoRun) command(outDir string, suites []string) *exec.Cmd {
+	cmd := ginkgoCommand(g.o, g.pl, g.pr, g.ledger, g.token, g.runCg, outDir, suites)
+	if _, isFile := g.o.Log.(*os.File); !isFile {
+		cmd.Stdout = locked(io.MultiWriter(g.o.Log, g.last))
+		cmd.Stderr = cmd.Stdout
+	}
+	return cmd
+}
+
+var logMu sync.Mutex
+
+type lockedWriter struct{ w io.Writer }
+
+func locked(w io.Writer) io.Writer { return lockedWriter{w} }
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	logMu.Lock()
+	defer logMu.Unlock()
+	return l.w.Write(p)
+}
+
+// mergeReports joins each suite's report.json and junit.xml, in dirs' order, into out's. Every
+// suite must have written both: a merged report without a suite would be a lane without its
+// specs, so then nothing is written and the folders stay for a look.
+func mergeReports(dirs []string, out string) error {
+	var jsons, junits []string
+	var all []json.RawMessage
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, "report.json"))
+		if err != nil {
+			return err
+		}
+		var reports []json.RawMessage
+		if err := json.Unmarshal(b, &reports); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(d, "report.json"), err)
+		}
+		all = append(all, reports...)
+		jsons, junits = append(jsons, filepath.Join(d, "report.json")), append(junits, filepath.Join(d, "junit.xml"))
+		if _, err := os.Stat(junits[len(junits)-1]); err != nil {
+			return err
+		}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(all); err != nil {
+		return err
+	}
+	if msgs, err := reporters.MergeAndCleanupJUnitReports(junits, filepath.Join(out, "junit.xml")); err != nil || len(msgs) > 0 {
+		return fmt.Errorf("merging junit.xml: %v %s", err, strings.Join(msgs, "; "))
+	}
+	if err := os.WriteFile(filepath.Join(out, "report.json"), b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	for _, d := range dirs {
+		os.RemoveAll(d)
+	}
+	return os.Remove(filepath.Join(out, "suites"))
+}

@@ -19,7 +19,7 @@ type command struct {
 var commands []command
 
 func init() {
-	commands = []command{runCommand, redgreenCommand, mutantsCommand, gateCommand, benchCommand,
+	commands = []command{runCommand, redgreenCommand, bisectCommand, mutantsCommand, gateCommand, benchCommand,
 		requiredCommand, doctorCommand, lanesCommand, observeCommand, versionCommand, helpCommand}
 }
 

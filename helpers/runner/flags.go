@@ -2,6 +2,7 @@ package runner
 
 import (
 	"flag"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -139,4 +140,15 @@ func (f RunFlags) Deadline(start time.Time) time.Time {
 func (f RunFlags) Options(t *launcher.Resolved, deadline time.Time) Options {
 	return Options{Target: t, Lane: f.Lane, Suites: f.Suites, OutDir: f.Out, Procs: f.Procs,
 		LabelFilter: f.LabelFilter, Focus: f.Focus, Deadline: deadline}
+}
+
+// FocusOn is a Ginkgo --focus that selects the specs named: Ginkgo matches a focus against the suite's description, a
+// space and the spec's full text (internal/focus.go). A spec whose text ends in another's, after
+// a space, would match too; a caller that counts what ran sees it (mutants' first specs, bisect's steps).
+func FocusOn(specs []string) string {
+	q := make([]string, len(specs))
+	for i, s := range specs {
+		q[i] = regexp.QuoteMeta(s)
+	}
+	return " (?:" + strings.Join(q, "|") + ")$"
 }

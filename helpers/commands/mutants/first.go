@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 // FirstSpec is the spec an until-caught run tries first for a variant on a target's lane: one
@@ -118,17 +119,6 @@ func ParseFirst(source string, b []byte) ([]FirstSpec, error) {
 	return out, nil
 }
 
-// focusOf selects the specs named: Ginkgo matches a focus against the suite's description, a
-// space and the spec's full text (internal/focus.go). A spec whose text ends in another's, after
-// a space, would match too; firstSpecs counts what ran and so would see it.
-func focusOf(specs []string) string {
-	q := make([]string, len(specs))
-	for i, s := range specs {
-		q[i] = regexp.QuoteMeta(s)
-	}
-	return " (?:" + strings.Join(q, "|") + ")$"
-}
-
 // firstSpecs runs, on each target, the reference build focused on every first spec listed
 // for it in its lane (the baseline says the lane), and returns the focus each cell tries first,
 // by firstKey. A catch is a spec the reference passes in the same kind of run, so a lane keeps
@@ -153,7 +143,7 @@ func firstSpecs(ctx context.Context, o Options, base []Cell) (map[string]string,
 	var mu sync.Mutex
 	passed := map[string]int{}
 	check := func(ctx context.Context, o Options, t *launcher.Resolved, _ string) (Cell, error) {
-		o.Focus = focusOf(want[t.Ref])
+		o.Focus = runner.FocusOn(want[t.Ref])
 		c, res, err := attempt(ctx, o, t, "", false, "first")
 		mu.Lock()
 		defer mu.Unlock()
@@ -175,7 +165,7 @@ func firstSpecs(ctx context.Context, o Options, base []Cell) (map[string]string,
 			continue
 		}
 		for _, f := range byVariant[t.Ref] {
-			out[firstKey(t.Ref, f.Variant)] = focusOf([]string{f.Spec})
+			out[firstKey(t.Ref, f.Variant)] = runner.FocusOn([]string{f.Spec})
 		}
 	}
 	return out, nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/classproof/classproof/helpers/gate"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 func caught(target, lane string, by ...string) Cell {
@@ -53,7 +54,7 @@ func TestParseFirstNamesTheFileAndLine(t *testing.T) {
 // and not a spec whose text only starts or ends like one of them.
 func TestFocusOfSelectsTheNamedSpecs(t *testing.T) {
 	named := []string{"cpuclass on Linux, idle mode (SCHED_IDLE + I/O idle) starts it", "resolve: the config key loses no update when 8 --set calls run at once"}
-	re := regexp.MustCompile(focusOf(named))
+	re := regexp.MustCompile(runner.FocusOn(named))
 	for _, s := range named {
 		if !re.MatchString("cpuclass " + s) {
 			t.Errorf("%q is not selected", s)

@@ -1,0 +1,220 @@
+package redgreen
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/runner"
+)
+
+// BisectFlags are the bisect command's flags, on the run flags every command shares: the CLI
+// parses them (Define) and the receipt's Reproduce line is written from the same table (Args).
+type BisectFlags struct {
+	Repo, Good, Bad, Target string
+	runner.RunFlags
+}
+
+// DefaultBisectFlags are bisect's defaults: two hours for the whole search.
+func DefaultBisectFlags() BisectFlags {
+	return BisectFlags{RunFlags: runner.RunFlags{Out: "out/bisect", Procs: 1, Timeout: 2 * time.Hour}}
+}
+
+func (f *BisectFlags) table() runner.Table {
+	own := runner.Table{
+		{Name: "repo", Str: &f.Repo, Usage: "the launcher's git repository (default: the one you are in)"},
+		{Name: "good", Str: &f.Good, Usage: "a commit whose lane passes the specs"},
+		{Name: "bad", Str: &f.Bad, Usage: "a later commit whose lane fails them"},
+		{Name: "target", Str: &f.Target, Usage: "manifest whose build step builds {repo}"},
+	}
+	return append(own, f.RunFlags.Table("folder for the receipts and each step's reports", "the whole search: every step's build and run",
+		runner.FlagLane, runner.FlagSuite, runner.FlagProcs, runner.FlagFocus, runner.FlagLabelFilter, runner.FlagTimeout, runner.FlagVar, runner.FlagOut)...)
+}
+
+// Define registers every flag on fs.
+func (f *BisectFlags) Define(fs *flag.FlagSet) { f.table().Define(fs) }
+
+// Args are the flags that differ from the defaults, as a command line.
+func (f BisectFlags) Args() []string {
+	def := DefaultBisectFlags()
+	return f.table().Args(def.table())
+}
+
+// Options resolves the launcher once (launcher.Resolve), with every path absolute so that the
+// Reproduce line works from any folder; a build step that reads nothing of {repo} is refused
+// (every step would build the same launcher).
+func (f BisectFlags) Options(c launcher.Catalog, kit string, start time.Time) (BisectOptions, error) {
+	var err error
+	for _, p := range []*string{&f.Repo, &f.Out} {
+		if *p, err = filepath.Abs(*p); err != nil {
+			return BisectOptions{}, err
+		}
+	}
+	t, err := launcher.Resolve(c, f.Target, f.Vars, kit, f.Repo)
+	if err != nil {
+		return BisectOptions{}, err
+	}
+	if ok, why := t.Manifest.ReadsRepo(); !ok {
+		return BisectOptions{}, fmt.Errorf("target %s: its build step reads nothing of {repo} (%s): every step would build the same launcher", t.Ref, why)
+	}
+	f.Target = t.Ref
+	return BisectOptions{Flags: f, Launcher: t, Deadline: f.Deadline(start)}, nil
+}
+
+// BisectOptions are the search's inputs: the flags (paths absolute) and the launcher resolved
+// from them, built from each step's worktree.
+type BisectOptions struct {
+	Flags    BisectFlags
+	Launcher *launcher.Resolved
+	Progress io.Writer // a line per step; nil for quiet
+	Deadline time.Time
+}
+
+// Commit is one commit of the search.
+type Commit struct {
+	SHA     string `json:"sha"`
+	Subject string `json:"subject"`
+}
+
+// Step is one lane run of the search: the commit, what the run said of the specs, and where its
+// report is.
+type Step struct {
+	Commit
+	What    string   `json:"what"`    // "bad", "good", "confirm" or a step's "step N"
+	Verdict string   `json:"verdict"` // bad, good or skipped
+	Why     string   `json:"why,omitempty"`
+	Failed  []string `json:"failed,omitempty"` // the specs that failed by their own assertion
+	Report  string   `json:"report,omitempty"`
+	Focused bool     `json:"focused"` // only the specs that fail on --bad ran
+	Seconds float64  `json:"seconds"`
+}
+
+// Bisection is what the search found: the first bad commit, the specs that broke there, the
+// commits it skipped and why, and every lane run it made.
+type Bisection struct {
+	Options  BisectOptions `json:"-"`
+	Repo     string        `json:"repo"`
+	Good     Commit        `json:"good"`
+	Bad      Commit        `json:"bad"`
+	Range    int           `json:"commits_in_range"`
+	Specs    []string      `json:"specs"` // what fails on --bad by its own assertion: the search's focus
+	Found    bool          `json:"found"`
+	Why      string        `json:"why,omitempty"` // why nothing was found
+	FirstBad *Commit       `json:"first_bad,omitempty"`
+	Parent   *Commit       `json:"parent,omitempty"`
+	Broke    []string      `json:"broke,omitempty"` // passed on Parent, fail on FirstBad by their own assertion
+	Skipped  []Step        `json:"skipped,omitempty"`
+	Steps    []Step        `json:"steps"`
+	Duration float64       `json:"seconds"`
+}
+
+// FocusedRuns counts the lane runs of the focused specs (--good's and each step's).
+func (b *Bisection) FocusedRuns() int {
+	n := 0
+	for _, s := range b.Steps {
+		if s.Focused {
+			n++
+		}
+	}
+	return n
+}
+
+// ErrRefused is a search refused before any step: the range does not bracket a failure.
+var ErrRefused = errors.New("refused")
+
+// bisector is one search in progress.
+type bisector struct {
+	o    BisectOptions
+	b    *Bisection
+	work string
+	n    int // steps so far, for folder names
+	// Of the last step judged: the specs that passed (on --bad, the selection's), and the specs
+	// of the search that did not pass (failed otherwise than by assertion, or did not run).
+	passedOnBad, notPassed []string
+}
+
+// Bisect finds the first commit between --good and --bad whose lane fails, by their own
+// assertion, the specs --bad fails. Each step builds its commit in a worktree of its own (the
+// user's checkout, index and bisect state are never touched) and runs only those specs; a
+// commit whose build fails or whose run breaks before the specs judge is skipped, as git
+// bisect's 125. It ends with the lane whole on the commit it names. Everything it made is gone
+// when it returns, also on an interrupt (ctx).
+func Bisect(ctx context.Context, o BisectOptions) (*Bisection, error) {
+	start := time.Now()
+	f := o.Flags
+	bs := &bisector{o: o, b: &Bisection{Options: o, Repo: f.Repo}}
+	var err error
+	if bs.b.Good, bs.b.Bad, err = bs.commits(); err != nil {
+		return nil, err
+	}
+	list, err := git(f.Repo, "rev-list", "--first-parent", "--reverse", bs.b.Good.SHA+".."+bs.b.Bad.SHA)
+	if err != nil {
+		return nil, err
+	}
+	shas := strings.Fields(list)
+	bs.b.Range = len(shas)
+	if err := os.MkdirAll(f.Out, 0o755); err != nil {
+		return nil, err
+	}
+	if bs.work, err = sandbox.LauncherIdentity().TempDir("classproof-bisect"); err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(bs.work)
+	err = bs.bracket(ctx)
+	if err == nil {
+		bs.search(ctx, shas)
+	}
+	if ctx.Err() != nil {
+		// Interrupted: what a step's run reported is not a verdict, refused or found.
+		return bs.b, fmt.Errorf("bisect interrupted after %d lane runs: %w", len(bs.b.Steps), context.Cause(ctx))
+	}
+	if err != nil {
+		return bs.b, err
+	}
+	if bs.b.Found {
+		bs.confirm(ctx)
+	}
+	bs.b.Duration = time.Since(start).Seconds()
+	return bs.b, writeBisection(bs.b)
+}
+
+// commits resolves --good and --bad, --good an ancestor of --bad.
+func (bs *bisector) commits() (good, bad Commit, err error) {
+	f := bs.o.Flags
+	for _, c := range []struct {
+		ref string
+		to  *Commit
+	}{{f.Good, &good}, {f.Bad, &bad}} {
+		sha, err := resolveRef(f.Repo, c.ref)
+		if err != nil {
+			return good, bad, fmt.Errorf("%s: %w", c.ref, err)
+		}
+		*c.to = bs.commit(sha)
+	}
+	if good.SHA == bad.SHA {
+		return good, bad, fmt.Errorf("--good and --bad are one commit (%s): nothing to search", short(good.SHA))
+	}
+	if _, err := git(f.Repo, "merge-base", "--is-ancestor", good.SHA, bad.SHA); err != nil {
+		return good, bad, fmt.Errorf("--good %s (%s) is not an ancestor of --bad %s (%s): give a good commit before the bad one", f.Good, short(good.SHA), f.Bad, short(bad.SHA))
+	}
+	return good, bad, nil
+}
+
+func (bs *bisector) commit(sha string) Commit {
+	subject, _ := git(bs.o.Flags.Repo, "log", "-1", "--format=%s", sha)
+	return Commit{SHA: sha, Subject: subject}
+}
+
+func (bs *bisector) say(format string, a ...any) {
+	if bs.o.Progress != nil {
+		fmt.Fprintf(bs.o.Progress, "classproof bisect: "+format+"\n", a...)
+	}
+}

@@ -23,11 +23,14 @@ func main() {
 	base := flag.String("base", "c7b0705", "the commit to compare HEAD with")
 	runs := flag.Int("runs", 3, "timed make verify runs of each, alternating")
 	work := flag.String("work", "", "folder for the two clones (default: a temporary one, removed after)")
+	cold := flag.Int("cold", 0, "then this many cold runs of each, alternating: empty Go build, module and kit caches")
 	flag.Parse()
 	dir := *work
 	if dir == "" {
 		d, err := os.MkdirTemp("", "benchverify")
 		must(err)
+		// A root kit's launcher runs as another user, who must pass through to the clones.
+		must(os.Chmod(d, 0o711))
 		defer os.RemoveAll(d)
 		dir = d
 	}
@@ -55,22 +58,68 @@ func main() {
 			s.lanes = readLanes(s.dir) // the last round's
 		}
 	}
+	for i := 0; i < *cold; i++ {
+		for _, s := range sides {
+			env, clean := coldEnv(dir)
+			d, err := timedEnv(s.dir, env)
+			clean()
+			if err != nil {
+				fail(fmt.Errorf("%s: cold make verify failed: %w", s.name, err))
+			}
+			s.colds = append(s.colds, d)
+			fmt.Fprintf(os.Stderr, "benchverify: cold %d, %s: %.2f s\n", i+1, s.name, d)
+		}
+	}
 	fmt.Print(table(sides, machine()))
+}
+
+// coldEnv is an environment with empty Go build, module and kit caches (the kit's cache is below
+// XDG_CACHE_HOME, or TMPDIR for a root kit): the modules come from this machine's module cache
+// through a file:// GOPROXY, as on a runner with a restored module download but no build cache.
+func coldEnv(work string) ([]string, func()) {
+	dir, err := os.MkdirTemp(work, "cold-")
+	must(err)
+	must(os.Chmod(dir, 0o755))
+	modcache := strings.TrimSpace(out("go", "env", "GOMODCACHE"))
+	env := append(os.Environ(),
+		"GOCACHE="+filepath.Join(dir, "gocache"),
+		"GOMODCACHE="+filepath.Join(dir, "modcache"),
+		"GOPROXY=file://"+filepath.Join(modcache, "cache", "download"),
+		"GOFLAGS=-mod=mod",
+		"GOSUMDB=off",
+		"XDG_CACHE_HOME="+filepath.Join(dir, "usercache"),
+		"TMPDIR="+filepath.Join(dir, "tmp"),
+	)
+	must(os.MkdirAll(filepath.Join(dir, "tmp"), 0o1777))
+	must(os.Chmod(filepath.Join(dir, "tmp"), 0o1777))
+	return env, func() {
+		c := exec.Command("go", "clean", "-modcache")
+		c.Env = env
+		_ = c.Run()
+		os.RemoveAll(dir)
+	}
 }
 
 // side is one commit's clone and what its runs took.
 type side struct {
 	name, rev, dir string
-	walls          []float64
+	walls, colds   []float64
 	lanes          []lane
 }
 
-func timed(dir string) (float64, error) {
+func timed(dir string) (float64, error) { return timedEnv(dir, nil) }
+
+func timedEnv(dir string, env []string) (float64, error) {
 	t := time.Now()
 	cmd := exec.Command("make", "verify")
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = nil, nil
+	cmd.Dir, cmd.Env = dir, env
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
 	err := cmd.Run()
+	if err != nil {
+		l := log.String()
+		err = fmt.Errorf("%w; its last lines:\n%s", err, l[max(0, len(l)-2000):])
+	}
 	return time.Since(t).Seconds(), err
 }
 

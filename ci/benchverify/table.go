@@ -116,10 +116,22 @@ func table(sides []*side, machine string) string {
 		fmt.Fprintf(&b, "| %s | %s | %.2f | %d | %.1f |\n", s.name, strings.Join(each, " / "), median(s.walls), n, 1000*median(s.walls)/float64(max(n, 1)))
 	}
 	fmt.Fprintf(&b, "\nratio %s / %s: **%.2f** (median over median)\n", h.name, o.name, median(h.walls)/median(o.walls))
+	if len(h.colds) > 0 {
+		fmt.Fprintf(&b, "\nCold (empty Go build, module and kit caches), alternating: %s %s s, median %.2f; %s %s s, median %.2f; ratio **%.2f**\n",
+			h.name, list(h.colds), median(h.colds), o.name, list(o.colds), median(o.colds), median(h.colds)/median(o.colds))
+	}
 	for i := range h.lanes {
 		phases(&b, h, o, i)
 	}
 	return b.String()
+}
+
+func list(v []float64) string {
+	var each []string
+	for _, x := range v {
+		each = append(each, fmt.Sprintf("%.2f", x))
+	}
+	return strings.Join(each, " / ")
 }
 
 // phases is lane i of both sides, a row per phase, and the long specs of each.

@@ -82,7 +82,7 @@ func Launcher(ctx context.Context, t *launcher.Resolved, w Where, log io.Writer)
 			return "", cleanup, err
 		}
 	}
-	err := buildAndCheck(ctx, t, binDir, mustBuild, archive, log)
+	err := buildAndCheck(ctx, t, binDir, mustBuild, embedded, archive, log)
 	if err != nil {
 		if complete != "" {
 			os.RemoveAll(binDir)
@@ -113,7 +113,7 @@ func cached(t *launcher.Resolved, dir string) (binDir, complete string, built bo
 
 // buildAndCheck runs the build step (when mustBuild) and checks the binaries, each failure a
 // LauncherError naming its step.
-func buildAndCheck(ctx context.Context, t *launcher.Resolved, binDir string, mustBuild bool, archive string, log io.Writer) error {
+func buildAndCheck(ctx context.Context, t *launcher.Resolved, binDir string, mustBuild, kitOwn bool, archive string, log io.Writer) error {
 	m := t.Manifest
 	d, err := launcher.New(m, t.Paths(binDir), "")
 	if err != nil {
@@ -121,7 +121,11 @@ func buildAndCheck(ctx context.Context, t *launcher.Resolved, binDir string, mus
 	}
 	if mustBuild {
 		fmt.Fprintf(log, "classproof: building target %s: %s\n", m.Name, strings.Join(m.Build.Run, " "))
-		if err := d.Build(ctx, log); err != nil {
+		build := d.Build
+		if kitOwn {
+			build = d.BuildAsKit // the kit's own launcher, built as its suites are
+		}
+		if err := build(ctx, log); err != nil {
 			step := StepCheck // Build checks the binaries it made
 			var be *launcher.BuildError
 			if errors.As(err, &be) {

@@ -1,0 +1,45 @@
+package launcher
+
+import (
+	"cmp"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+
+	"github.com/classproof/classproof/helpers/base/proc"
+)
+
+// BuildAsKit runs the build step of one of the kit's own launchers (an embedded manifest that
+// builds from {kit}: refmux) the way the kit builds its suites: as the kit's own user, outside
+// the sandbox, with the kit's Go build cache. It compiles the kit's own code, nothing a launcher
+// author wrote, so the sandbox and the launcher's user guard nothing here, and sharing the cache
+// means a cold run compiles the standard library once for the suites and the launcher, not twice.
+// The build env's other settings hold (CGO_ENABLED, GOFLAGS); its GOCACHE, the sandbox's, does
+// not. The binaries are then checked as after Build.
+func (d *Driver) BuildAsKit(ctx context.Context, log io.Writer) error {
+	b := d.Manifest.Build
+	if b == nil {
+		return nil
+	}
+	x, err := d.Manifest.Expand("build.run", b.Run, "build.env", b.Env, "build.dir", b.Dir, d.vals)
+	if err != nil {
+		return err
+	}
+	delete(x.Env, "GOCACHE")
+	dir := cmp.Or(x.Dir, d.vals["kit"])
+	cmd := exec.CommandContext(ctx, x.Argv[0], x.Argv[1:]...)
+	proc.Command(cmd) // ctx's end kills the build's process group
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	for k, v := range x.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var out TailWriter
+	cmd.Stdout = io.MultiWriter(&out, Capped(log, LogBytes, "the build step"))
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Run(); err != nil {
+		return &BuildError{Manifest: d.Manifest.Source, Argv: x.Argv, Dir: dir, Output: out.String(), Err: err}
+	}
+	return d.CheckBinaries()
+}

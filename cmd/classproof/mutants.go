@@ -150,8 +150,7 @@ func mergeCmd(args []string) int {
 		return code
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "classproof mutants merge: no parts given: name every part-K-of-N.json that 'classproof mutants --shard K/N' wrote")
-		return exitUsage
+		return fail("mutants merge", errors.New("no parts given: name every part-K-of-N.json that 'classproof mutants --shard K/N' wrote"))
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fail("mutants merge", err)

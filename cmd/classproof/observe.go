@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -21,8 +22,7 @@ func observeCmd(ctx context.Context, args []string) int {
 		return code
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "classproof observe: give one or more pids")
-		return exitUsage
+		return fail("observe", errors.New("give one or more pids"))
 	}
 	code := exitPassed
 	for _, a := range fs.Args() {

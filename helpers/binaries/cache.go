@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -92,18 +91,10 @@ func Suites(ctx context.Context, kitDir string, suites []string, harness bool) (
 			missing = append(missing, s)
 		}
 	}
-	// The suites and the tools side by side: on a cold cache each go command spends time loading
-	// packages and linking alone, which the other's compiling fills.
-	var toolsErr error
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		toolsErr = buildTools(ctx, kitDir, map[string]string{ginkgoPackage: c.Ginkgo, HarnessPackage: c.Harness})
-	}()
-	err = linkSuites(ctx, kitDir, cache, dir, missing)
-	wg.Wait()
-	if err = errors.Join(err, toolsErr); err != nil {
+	if err := linkSuites(ctx, kitDir, cache, dir, missing); err != nil {
+		return c, err
+	}
+	if err := buildTools(ctx, kitDir, map[string]string{ginkgoPackage: c.Ginkgo, HarnessPackage: c.Harness}); err != nil {
 		return c, err
 	}
 	c.readSums()
@@ -167,9 +158,6 @@ func linkSuites(ctx context.Context, kitDir, cache, dir string, missing []string
 // buildTools builds each package into its binary path where it is not there yet ("" skips it),
 // under a temporary name first.
 func buildTools(ctx context.Context, kitDir string, built map[string]string) error {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var errs []error
 	for pkg, bin := range built {
 		if bin == "" {
 			continue
@@ -177,23 +165,17 @@ func buildTools(ctx context.Context, kitDir string, built map[string]string) err
 		if _, err := os.Stat(bin); err == nil {
 			continue
 		}
-		wg.Add(1)
-		go func() { // side by side, as the suites are
-			defer wg.Done()
-			err := GoBuild(ctx, kitDir, pkg, bin+".tmp")
-			if err == nil {
-				err = os.Rename(bin+".tmp", bin)
-			}
-			if err == nil {
-				err = record(bin)
-			}
-			mu.Lock()
-			errs = append(errs, err)
-			mu.Unlock()
-		}()
+		if err := GoBuild(ctx, kitDir, pkg, bin+".tmp"); err != nil {
+			return err
+		}
+		if err := os.Rename(bin+".tmp", bin); err != nil {
+			return err
+		}
+		if err := record(bin); err != nil {
+			return err
+		}
 	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return nil
 }
 
 // buildKey names a build of the suites: a hash of the Go toolchain's settings and of every file

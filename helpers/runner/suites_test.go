@@ -30,7 +30,7 @@ func TestMergeReportsJoinsInOrderOrWritesNothing(t *testing.T) {
 	if i, j, k := strings.Index(string(b), "1-compat"), strings.Index(string(b), "2-cpuclass"), strings.Index(string(b), "3-resolve"); i < 0 || !(i < j && j < k) {
 		t.Errorf("merged report.json is not the three suites in order:\n%s", b)
 	}
-	if x, _ := os.ReadFile(filepath.Join(out, "junit.xml")); strings.Count(string(x), "<testsuite ") != 3 {
+	if x, _ := os.ReadFile(filepath.Join(out, "junit.xml")); strings.Count(string(x), "<testsuite ") != 3 || !strings.Contains(string(x), `<testsuites tests="3"`) {
 		t.Errorf("merged junit.xml does not hold the three suites:\n%s", x)
 	}
 

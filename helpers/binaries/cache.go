@@ -132,7 +132,7 @@ func linkSuites(ctx context.Context, kitDir, cache, dir string, missing []string
 	if err := os.WriteFile(filepath.Join(tmp, "owner"), []byte(proctable.Supervisor()), 0o644); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-c", "-o", tmp + string(filepath.Separator)}, missing...)...)
+	cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-c", LinkFlags, "-o", tmp + string(filepath.Separator)}, missing...)...)
 	proc.Command(cmd)
 	cmd.Dir = kitDir
 	cmd.Env = append(os.Environ(), "GOWORK=off")

@@ -166,10 +166,15 @@ func CacheDir() (string, error) {
 	return dir, nil
 }
 
+// LinkFlags are how the kit links its own binaries: without the symbol table and DWARF (Go's
+// stack traces come from its own tables, not these), which a cold run's links would otherwise
+// spend seconds writing for nobody; the release archive's are linked so too (ci/dist).
+const LinkFlags = "-ldflags=-s -w"
+
 // GoBuild builds a package of the kit into out. It runs in the kit's folder, which holds the
 // go.mod that pins its dependencies; the caller's folder may be any repository.
 func GoBuild(ctx context.Context, kitDir, pkg, out string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd := exec.CommandContext(ctx, "go", "build", LinkFlags, "-o", out, pkg)
 	cmd.Dir = kitDir
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	proc.Command(cmd)

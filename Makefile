@@ -100,10 +100,12 @@ bench-kit:
 	$(GO) run ./ci/benchkit --out docs/bench-kit.md
 
 ## bench-verify: make verify at HEAD against BASE (default c7b0705), warm, alternating, on this
-## machine: the medians, their ratio, and each lane's phases and long specs side by side
+## machine: the medians, their ratio, and each lane's phases and long specs side by side; COLD=N
+## adds N cold runs of each (empty Go, module and kit caches), alternating too
 BASE ?= c7b0705
+COLD ?= 0
 bench-verify:
-	$(GO) run ./ci/benchverify --base $(BASE)
+	$(GO) run ./ci/benchkit --against $(BASE) --cold $(COLD)
 
 ## bench-io: the I/O bench (about a minute): a foreground's small I/O under writers at each class
 bench-io: bin/classproof

@@ -1,4 +1,5 @@
-// Command benchkit (`make bench-kit`) measures the kit itself: where a `make verify` spends its
+// Command benchkit (`make bench-kit`) measures the kit itself; with --against REV (`make
+// bench-verify`) it times make verify at HEAD against REV instead, side by side (verify.go): where a `make verify` spends its
 // time (the CLI's steps from each lane's run.json, the specs' phases from report.json), and the
 // wall time of `make verify` (median of 3, warm caches and cold ones), `make test` and
 // `make mutants`, in one table with the machine it ran on, and where the kill matrix's time went
@@ -30,7 +31,14 @@ func main() {
 	out := flag.String("out", "docs/bench-kit.md", "where to write the table (also printed)")
 	runs := flag.Int("runs", 3, "verify runs per cache state")
 	skip := flag.String("skip", "", "comma-separated: cold, test, mutants (for a quick look; the committed table has all)")
+	against := flag.String("against", "", "instead: make verify at HEAD against this commit, alternating (make bench-verify)")
+	cold := flag.Int("cold", 0, "with --against: this many cold runs of each, alternating")
+	work := flag.String("work", "", "with --against: folder for the two clones (default: a temporary one, removed after)")
 	flag.Parse()
+	if *against != "" {
+		benchAgainst(*against, *runs, *cold, *work)
+		return
+	}
 	skipped := map[string]bool{}
 	for _, s := range strings.Split(*skip, ",") {
 		skipped[s] = true
@@ -52,7 +60,7 @@ func main() {
 	if !skipped["cold"] {
 		var cold []float64
 		for i := 0; i < *runs; i++ {
-			env, clean := coldEnv()
+			env, clean := coldEnv(os.TempDir())
 			d, err := timed("make", env, "verify")
 			clean()
 			must(d, err)
@@ -162,27 +170,6 @@ func breakdown(b *strings.Builder) {
 	}
 }
 
-// coldEnv is an environment with empty Go build, module and kit caches.
-func coldEnv() ([]string, func()) {
-	dir, err := os.MkdirTemp("", "benchkit-cold")
-	must(0, err)
-	modcache := strings.TrimSpace(goEnv("GOMODCACHE"))
-	env := append(os.Environ(),
-		"GOCACHE="+filepath.Join(dir, "gocache"),
-		"GOMODCACHE="+filepath.Join(dir, "modcache"),
-		"GOPROXY=file://"+filepath.Join(modcache, "cache", "download"),
-		"GOFLAGS=-mod=mod",
-		"GOSUMDB=off", // the kit's go.sum checks every module it builds with
-		"XDG_CACHE_HOME="+filepath.Join(dir, "usercache"),
-	)
-	return env, func() {
-		c := exec.Command("go", "clean", "-modcache")
-		c.Env = env
-		_ = c.Run()
-		os.RemoveAll(dir)
-	}
-}
-
 func timed(name string, env []string, args ...string) (float64, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Env = env
@@ -196,17 +183,11 @@ func timed(name string, env []string, args ...string) (float64, error) {
 }
 
 func med(v []float64) string {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	m := s[len(s)/2]
-	if len(s)%2 == 0 {
-		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
 	var each []string
 	for _, x := range v {
 		each = append(each, fmt.Sprintf("%.1f", x))
 	}
-	return fmt.Sprintf("%.1f s (runs: %s)", m, strings.Join(each, ", "))
+	return fmt.Sprintf("%.1f s (runs: %s)", median(v), strings.Join(each, ", "))
 }
 
 func machine() string {

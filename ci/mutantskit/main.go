@@ -137,7 +137,8 @@ func run(ctx context.Context, u unit, out string) ([]mutant, error) {
 	return ms, nil
 }
 
-// others is a gremlins exclude pattern for every non-test Go file of the package not in mutate.
+// others is a gremlins exclude pattern for every non-test Go file of the package not in mutate,
+// and every file in a folder below it.
 func others(u unit) (string, error) {
 	files, err := filepath.Glob(filepath.Join(u.pkg, "*.go"))
 	if err != nil {
@@ -156,9 +157,9 @@ func others(u unit) (string, error) {
 			ex = append(ex, regexp.QuoteMeta(b))
 		}
 	}
-	if len(ex) == 0 {
-		return "", nil
-	}
+	// gremlins walks the folders below the package too (helpers/report/actions below report):
+	// those are other packages, never this unit's.
+	ex = append(ex, ".*/.*")
 	return "^(" + strings.Join(ex, "|") + ")$", nil
 }
 

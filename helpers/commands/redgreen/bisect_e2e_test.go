@@ -180,9 +180,11 @@ func TestAnInterruptedBisectLeavesNothing(t *testing.T) {
 		for {
 			n, err := pr.Read(buf)
 			seen.Write(buf[:n])
-			if strings.Contains(seen.String(), "step 1:") || err != nil {
+			if strings.Contains(seen.String(), "step 2:") || err != nil {
+				// Half way: the range bracketed, a step done, the next one building or running.
+				time.Sleep(time.Second)
 				cancelledAt <- time.Now()
-				cancel() // half way: the search has bracketed the range and started its steps
+				cancel()
 				return
 			}
 		}
@@ -204,9 +206,11 @@ func TestAnInterruptedBisectLeavesNothing(t *testing.T) {
 	if err == nil || !errors.Is(err, context.Canceled) {
 		t.Errorf("an interrupted bisect returned %v, want the interrupt (context.Canceled: exit 1)", err)
 	}
-	if took := stopped.Sub(<-cancelledAt); took > runner.StopGrace {
+	took := stopped.Sub(<-cancelledAt)
+	if took > runner.StopGrace {
 		t.Errorf("the search took %v to stop after the interrupt, more than the stop grace %v", took, runner.StopGrace)
 	}
+	t.Logf("stopped %v after the interrupt (stop grace %v): %v", took.Round(time.Millisecond), runner.StopGrace, err)
 	if after := repoState(t, repo); after != before {
 		t.Errorf("the repository changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}

@@ -95,6 +95,9 @@ type Step struct {
 	Report  string   `json:"report,omitempty"`
 	Focused bool     `json:"focused"` // only the specs that fail on --bad ran
 	Seconds float64  `json:"seconds"`
+	// passed are the specs judged that passed; undecided those that neither passed nor failed by
+	// their own assertion (another failure, not run).
+	passed, undecided []string
 }
 
 // Bisection is what the search found: the first bad commit, the specs that broke there, the
@@ -136,9 +139,6 @@ type bisector struct {
 	b    *Bisection
 	work string
 	n    int // steps so far, for folder names
-	// Of the last step judged: the specs that passed (on --bad, the selection's), and the specs
-	// of the search that did not pass (failed otherwise than by assertion, or did not run).
-	passedOnBad, notPassed []string
 }
 
 // Bisect finds the first commit between --good and --bad whose lane fails, by their own

@@ -3,12 +3,10 @@ package redgreen
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/classproof/classproof/helpers/base/files"
-	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/report"
 )
 
@@ -69,16 +67,7 @@ func bisectReproduce(b *Bisection) string {
 	if b.Options.Launcher != nil {
 		kit = b.Options.Launcher.Kit
 	}
-	args := []string{"cd", shellQuote(kit), "&&", "go", "run", "./cmd/classproof", "bisect"}
-	if binaries.Prebuilt() != "" {
-		if exe, err := os.Executable(); err == nil {
-			args = []string{shellQuote(exe), "bisect"}
-		}
-	}
 	f := b.Options.Flags
 	f.Good, f.Bad = b.Good.SHA, b.Bad.SHA // the commits, not refs that may move
-	for _, a := range f.Args() {
-		args = append(args, shellQuote(a))
-	}
-	return strings.Join(args, " ")
+	return reproduceLine(kit, "bisect", f.Args())
 }

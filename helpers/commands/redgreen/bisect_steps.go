@@ -27,16 +27,16 @@ func (bs *bisector) bracket(ctx context.Context) error {
 	if len(bs.b.Specs) == 0 {
 		return fmt.Errorf("%w: no spec fails on --bad %s (%s) by its own assertion: nothing to bisect (its report: %s)", ErrRefused, f.Bad, short(bad.SHA), bad.Report)
 	}
-	if passed := bs.passedOnBad; (f.Focus != "" || f.LabelFilter != "") && len(passed) > 0 {
-		return fmt.Errorf("%w: the selection's specs that pass on --bad %s (%s): %s; select only what --bad fails", ErrRefused, f.Bad, short(bad.SHA), strings.Join(passed, "; "))
+	if (f.Focus != "" || f.LabelFilter != "") && len(bad.passed) > 0 {
+		return fmt.Errorf("%w: the selection's specs that pass on --bad %s (%s): %s; select only what --bad fails", ErrRefused, f.Bad, short(bad.SHA), strings.Join(bad.passed, "; "))
 	}
 	bs.say("%d specs fail on --bad %s by their own assertion; checking them on --good %s", len(bs.b.Specs), short(bad.SHA), short(bs.b.Good.SHA))
 	good := bs.step(ctx, bs.b.Good, "good", runner.FocusOn(bs.b.Specs))
 	switch {
 	case good.Verdict == "skipped":
 		return fmt.Errorf("%w: --good %s (%s): %s", ErrRefused, f.Good, short(good.SHA), good.Why)
-	case good.Verdict == "bad" || len(bs.notPassed) > 0:
-		return fmt.Errorf("%w: specs that fail on --good %s (%s) too: %s; a search needs a good commit that passes them", ErrRefused, f.Good, short(good.SHA), strings.Join(append(good.Failed, bs.notPassed...), "; "))
+	case good.Verdict == "bad" || len(good.undecided) > 0:
+		return fmt.Errorf("%w: specs that fail on --good %s (%s) too: %s; a search needs a good commit that passes them", ErrRefused, f.Good, short(good.SHA), strings.Join(append(good.Failed, good.undecided...), "; "))
 	}
 	return nil
 }
@@ -160,13 +160,13 @@ func (bs *bisector) step(ctx context.Context, c Commit, what, focus string) Step
 	if res != nil {
 		st.Report = res.ReportPath
 	}
-	bs.judge(&st, res, err, what == "bad")
+	judge(&st, res, err, bs.b.Specs, what == "bad")
 	return st
 }
 
-// judge sets a step's verdict from its run.
-func (bs *bisector) judge(st *Step, res *runner.Result, err error, onBad bool) {
-	bs.passedOnBad, bs.notPassed = nil, nil
+// judge sets a step's verdict from its run: of the search's specs (on --bad, every spec the run
+// selected), which failed by their own assertion, which passed, which neither.
+func judge(st *Step, res *runner.Result, err error, want []string, onBad bool) {
 	switch {
 	case err != nil && (res == nil || res.Run == nil):
 		st.Verdict, st.Why = "skipped", "the run could not be made: "+err.Error()
@@ -176,7 +176,6 @@ func (bs *bisector) judge(st *Step, res *runner.Result, err error, onBad bool) {
 		return
 	}
 	specs := index(res.Run)
-	want := bs.b.Specs
 	if onBad {
 		want = nil
 		for _, s := range res.Run.Specs {
@@ -185,7 +184,6 @@ func (bs *bisector) judge(st *Step, res *runner.Result, err error, onBad bool) {
 			}
 		}
 	}
-	var undecided []string
 	for _, name := range want {
 		s, ok := specs[name]
 		proves, why := redProves(s)
@@ -193,18 +191,17 @@ func (bs *bisector) judge(st *Step, res *runner.Result, err error, onBad bool) {
 		case ok && proves:
 			st.Failed = append(st.Failed, name)
 		case ok && s.State == "passed":
-			bs.passedOnBad = append(bs.passedOnBad, name)
+			st.passed = append(st.passed, name)
 		default:
-			undecided = append(undecided, name+": "+nonempty(why, "not run"))
-			bs.notPassed = append(bs.notPassed, name)
+			st.undecided = append(st.undecided, name+": "+nonempty(why, "not run"))
 		}
 	}
 	switch {
 	case len(st.Failed) > 0:
 		st.Verdict = "bad"
-	case len(undecided) == 0 && len(want) > 0:
+	case len(st.undecided) == 0 && len(want) > 0:
 		st.Verdict = "good"
 	default:
-		st.Verdict, st.Why = "skipped", "its run did not judge the specs (git bisect's 125): "+report.FirstLine(strings.Join(undecided, "; "))
+		st.Verdict, st.Why = "skipped", "its run did not judge the specs (git bisect's 125): "+report.FirstLine(strings.Join(st.undecided, "; "))
 	}
 }

@@ -92,19 +92,22 @@ func (f Flags) Options(c launcher.Catalog, kit string) (Options, error) {
 	return o, nil
 }
 
-// reproduce is the command line that runs the proof o describes again, from any folder: the
-// archive's own CLI (no Go needed) or go run in the kit's folder, then o's flags.
-func reproduce(o Options) string {
-	args := []string{"cd", shellQuote(o.kit()), "&&", "go", "run", "./cmd/classproof", "redgreen"}
+// reproduce is the command line that runs the proof o describes again, from any folder.
+func reproduce(o Options) string { return reproduceLine(o.kit(), "redgreen", o.Flags.Args()) }
+
+// reproduceLine is a command line that runs command with args again, from any folder: the
+// archive's own CLI (no Go needed) or go run in the kit's folder, every word shell-quoted.
+func reproduceLine(kit, command string, args []string) string {
+	line := []string{"cd", shellQuote(kit), "&&", "go", "run", "./cmd/classproof", command}
 	if binaries.Prebuilt() != "" {
 		if exe, err := os.Executable(); err == nil {
-			args = []string{shellQuote(exe), "redgreen"}
+			line = []string{shellQuote(exe), command}
 		}
 	}
-	for _, a := range o.Flags.Args() {
-		args = append(args, shellQuote(a))
+	for _, a := range args {
+		line = append(line, shellQuote(a))
 	}
-	return strings.Join(args, " ")
+	return strings.Join(line, " ")
 }
 
 func (o Options) kit() string {

@@ -108,12 +108,12 @@ func TestGoRunAtAVersionFromAnotherRepository(t *testing.T) {
 	}
 	checkSums(t, kit, modcache)
 	kitInCache := filepath.Join(modcache, binaries.Module+"@"+selfTestVersion)
-	undo, err := readonly.Make(kitInCache)
+	undo, err := readonly.Make(kitInCache, os.Geteuid(), os.Getegid())
 	if err != nil {
 		t.Fatalf("making the kit's folder in the module cache read-only: %v", err)
 	}
 	t.Cleanup(func() { _ = undo() })
-	if err := readonly.Check(kitInCache); err != nil {
+	if err := readonly.Check(kitInCache, os.Geteuid(), os.Getegid()); err != nil {
 		t.Fatal(err)
 	}
 

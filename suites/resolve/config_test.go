@@ -12,7 +12,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/classproof/classproof/helpers/base/label"
-	"github.com/classproof/classproof/helpers/base/readonly"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/oracle"
 	"github.com/classproof/classproof/helpers/suite"
@@ -253,12 +252,12 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		suite.Must(err)
 		before, _ := suite.ReadLauncherFile(file)
 		dir = filepath.Dir(file)
-		undo, err := readonly.Make(dir)
+		undo, err := suite.ReadOnlyForLauncher(dir)
 		if err != nil {
-			Skip("cannot make the config directory read-only: " + err.Error())
+			Skip("cannot make the config directory read-only for the launcher: " + err.Error())
 		}
 		DeferCleanup(undo)
-		Expect(readonly.Check(dir)).To(Succeed())
+		Expect(suite.LauncherCannotWrite(dir)).To(Succeed())
 		out, err := l.ConfigSet(cfg.Key, "normal")
 		Expect(err).To(HaveOccurred(), "a --set into a read-only directory")
 		Expect(strings.TrimSpace(out)).NotTo(BeEmpty(), "the refusal says why")

@@ -83,8 +83,15 @@ func Args(pid int) ([]string, error) {
 	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00"), nil
 }
 
-// Exe is the executable a process runs, as the kernel says (/proc/PID/exe).
-func Exe(pid int) (string, error) { return os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)) }
+// Exe is the executable a process runs, as the kernel says (/proc/PID/exe), read as the
+// process's owner (asOwner).
+func Exe(pid int) (exe string, err error) {
+	err = asOwner(pid, func() error {
+		exe, err = os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		return err
+	})
+	return exe, err
+}
 
 // stateOf is the process's state letter as /proc shows it (R, S, D, T, Z, ...), spelt out.
 func stateOf(pid int) string {
@@ -122,8 +129,16 @@ func starved(pid int) string {
 
 // Identity is a process's arguments and environment, NUL-separated, at most MaxIdentity bytes
 // of each (/proc/PID/cmdline and /proc/PID/environ; the environment is readable by the same user
-// or root).
-func Identity(pid int) ([]byte, error) {
+// or by ptrace access, so it is read as the process's owner: asOwner).
+func Identity(pid int) (id []byte, err error) {
+	err = asOwner(pid, func() error {
+		id, err = identity(pid)
+		return err
+	})
+	return id, err
+}
+
+func identity(pid int) ([]byte, error) {
 	var out []byte
 	for _, f := range []string{"cmdline", "environ"} {
 		fh, err := os.Open(fmt.Sprintf("/proc/%d/%s", pid, f))

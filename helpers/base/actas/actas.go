@@ -1,0 +1,29 @@
+// Package actas runs a piece of the kit's work with a launcher user's file-system identity, so
+// the kernel, not the kit's bookkeeping, judges what that user may read, pass through, run or
+// change. A root kit reads a launcher process's /proc/PID/exe and environ (ptrace access,
+// PTRACE_MODE_READ_FSCREDS: a root without CAP_SYS_PTRACE, as in a container with Docker's
+// defaults, has none across uids), looks a command up on PATH, and makes a folder read-only
+// for that user, all as that user: no more power than the launcher has itself.
+//
+// It must not import the Ginkgo DSL, Gomega or fixtures/.
+package actas
+
+import (
+	"fmt"
+	"os"
+)
+
+// Do runs fn as uid and gid: on Linux on an OS thread of its own whose fs uid and gid are
+// theirs, with no supplementary groups and no effective capabilities, ended when fn returns
+// (the identity never returns to the Go scheduler's threads). When uid and gid are this
+// process's own it runs fn as it is; a kit that is not root cannot become another user, and
+// says so.
+func Do(uid, gid int, fn func() error) error {
+	if uid == os.Geteuid() && gid == os.Getegid() {
+		return fn()
+	}
+	if os.Geteuid() != 0 {
+		return fmt.Errorf("acting as uid %d gid %d: the kit runs as uid %d, not root", uid, gid, os.Geteuid())
+	}
+	return do(uid, gid, fn)
+}

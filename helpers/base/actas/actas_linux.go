@@ -1,0 +1,50 @@
+package actas
+
+import (
+	"fmt"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
+
+func do(uid, gid int, fn func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		// Never unlocked: the runtime ends a thread whose goroutine exits locked, so the changed
+		// identity dies with it (and the runtime never clones new threads from a locked one).
+		runtime.LockOSThread()
+		if err := become(uid, gid); err != nil {
+			errc <- err
+			return
+		}
+		errc <- fn()
+	}()
+	return <-errc
+}
+
+// become gives the calling thread uid's and gid's file-system identity and drops its
+// capabilities. Each call is the raw per-thread system call (Go's syscall.Setgroups and the like
+// change every thread of the process).
+func become(uid, gid int) error {
+	if _, _, e := unix.RawSyscall(unix.SYS_SETGROUPS, 0, 0, 0); e != 0 {
+		return fmt.Errorf("acting as uid %d: setgroups: %w", uid, e)
+	}
+	// setfsuid and setfsgid return the previous value, never an error: an invalid id (-1) reads
+	// the current one back, which says whether the change took.
+	unix.Setfsgid(gid)
+	unix.Setfsuid(uid)
+	if got, _ := unix.SetfsgidRetGid(-1); got != gid {
+		return fmt.Errorf("acting as gid %d: setfsgid left fs gid %d", gid, got)
+	}
+	if got, _ := unix.SetfsuidRetUid(-1); got != uid {
+		return fmt.Errorf("acting as uid %d: setfsuid left fs uid %d", uid, got)
+	}
+	// The fs uid change already dropped CAP_DAC_OVERRIDE and the other file capabilities; the
+	// rest (CAP_SYS_PTRACE above all, which lets root read any /proc/PID/exe) go too.
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var none [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &none[0]); err != nil {
+		return fmt.Errorf("acting as uid %d: capset: %w", uid, err)
+	}
+	return nil
+}

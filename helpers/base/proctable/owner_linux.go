@@ -1,0 +1,56 @@
+package proctable
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/classproof/classproof/helpers/base/actas"
+)
+
+// asOwner runs read as the user that owns pid when the kit is root and that user is not: what a
+// process of the launcher's shows only to those with ptrace access (its executable, its
+// environment) is then read with the launcher's own rights, which need no CAP_SYS_PTRACE (a
+// container with Docker's defaults has none) and lend it nothing. The owner is the one uid (and
+// gid) /proc/PID/status gives as real, effective, saved and fs alike, as the kernel's ptrace
+// check wants them (kernel/ptrace.c, __ptrace_may_access); a process whose ids differ is read as
+// the kit. A pid reused in between is read with the former owner's rights: no more than those.
+func asOwner(pid int, read func() error) error {
+	if os.Geteuid() != 0 {
+		return read()
+	}
+	uid, gid, ok := ownerIDs(pid)
+	if !ok || uid == 0 {
+		return read()
+	}
+	return actas.Do(uid, gid, read)
+}
+
+// ownerIDs is the single uid and gid of pid's Uid: and Gid: lines in /proc/PID/status.
+func ownerIDs(pid int) (uid, gid int, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, false
+	}
+	uid, uok := sameIDs(string(b), "Uid:")
+	gid, gok := sameIDs(string(b), "Gid:")
+	return uid, gid, uok && gok
+}
+
+// sameIDs is the one id a status line (real, effective, saved, fs) gives, when all four agree.
+func sameIDs(status, key string) (int, bool) {
+	for _, line := range strings.Split(status, "\n") {
+		v, found := strings.CutPrefix(line, key)
+		if !found {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) != 4 || f[0] != f[1] || f[0] != f[2] || f[0] != f[3] {
+			return 0, false
+		}
+		id, err := strconv.Atoi(f[0])
+		return id, err == nil
+	}
+	return 0, false
+}

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -139,6 +138,10 @@ func (d *Driver) buildCommand(vals map[string]string) (argv []string, dir string
 		return nil, "", err
 	}
 	argv, dir = x.Argv, cmp.Or(x.Dir, vals["kit"])
+	// The launcher's user runs the build: its command must be one that user can run.
+	if _, err := executable(argv[0]); err != nil {
+		return nil, "", &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Err: fmt.Errorf("build.run[0]: %w", err)}
+	}
 	// {bin} is handed to the launcher's user for the build: it must pass the folders on the way.
 	id := sandbox.LauncherIdentity()
 	for what, err := range map[string]error{"folder": id.Reaches(dir), "{bin}": id.Passes(filepath.Dir(vals["bin"]))} {
@@ -311,7 +314,7 @@ func (d *Driver) CheckBinaries() error {
 		uses[got[0]] = append(uses[got[0]], field+"[0]")
 	}
 	for _, bin := range bins {
-		if err := executable(bin); err != nil {
+		if _, err := executable(bin); err != nil {
 			hint := ""
 			if d.Manifest.Build != nil {
 				hint = " (the build step should make it: " + strings.Join(d.Manifest.Build.Run, " ") + ")"
@@ -325,22 +328,22 @@ func (d *Driver) CheckBinaries() error {
 	return nil
 }
 
-// executable checks that path (or a bare name on PATH) names a file that exists and may be
-// executed, with the reason in the OS's words.
-func executable(path string) error {
+// executable is the file a launcher command's argv[0] names, as launcher processes find it: a
+// bare name looked up on PATH as their user (sandbox.Identity.LookPath), a path checked that it
+// names a file that user may run; the error in the OS's words, or naming what stops that user.
+func executable(path string) (string, error) {
+	id := sandbox.LauncherIdentity()
 	if !strings.Contains(path, "/") {
-		_, err := exec.LookPath(path)
-		return err
+		return id.LookPath(path)
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
-		return fmt.Errorf("not executable (mode %v)", fi.Mode())
+		return "", fmt.Errorf("not executable (mode %v)", fi.Mode())
 	}
-	// A root kit's launcher runs as another user, which must reach it.
-	return sandbox.LauncherIdentity().Reaches(path)
+	return path, id.MayRun(path)
 }
 
 // env is the kit's environment without the class variable (a CI runner that happens to set it

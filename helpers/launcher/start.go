@@ -28,7 +28,14 @@ import (
 // only below may's folders, made before it starts; the kit's cache, source and the run's verdict
 // files are never among them.
 func (d *Driver) start(ctx context.Context, set *proc.Set, role string, argv []string, dir string, env []string, out io.Writer, c *confined) (*exec.Cmd, error) {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	// The file to run as launcher processes find it, not as the kit would (a root kit's PATH may
+	// lead into root's home first); argv[0] stays as the manifest wrote it.
+	bin, err := executable(argv[0])
+	if err != nil {
+		return nil, fmt.Errorf("starting %s %q: %w", role, strings.Join(argv, " "), err)
+	}
+	cmd := exec.CommandContext(ctx, bin, argv[1:]...)
+	cmd.Args[0] = argv[0]
 	cmd.Dir, cmd.Env = dir, env
 	proc.Command(cmd) // ctx's end kills the group; Wait gives up on a pipe held after the exit
 	if err := set.Contain(cmd); err != nil {

@@ -92,3 +92,43 @@ exec "$@"`
 		})
 	}
 }
+
+// A root kit's launcher command found on PATH only where the launcher's user cannot reach it (a
+// python3 from pyenv's shims in root's 0700 home) is one error before the run, naming the user,
+// the folder and the ways out (issue 52). Before, the kit found it as root, started it as uid
+// 65534, and every spec failed with "fork/exec ...: permission denied".
+func TestACommandTheLaunchersUserCannotRunIsNamedBeforeTheRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts runs")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs a root kit: run as root (make test does, on this machine and in container jobs)")
+	}
+	home := filepath.Join(t.TempDir(), "root")
+	shims := filepath.Join(home, ".pyenv", "shims")
+	if err := os.MkdirAll(shims, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	interp := "classproof-test-python3"
+	if err := os.WriteFile(filepath.Join(shims, interp), []byte("#!/bin/sh\nexec \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := hostile(t, `  run: ["{bin}/refmux", daemon,`, `  run: [`+interp+`, "{bin}/refmux", daemon,`)
+	out := t.TempDir()
+	code, log, _ := runCLI(t, []string{"CLASSPROOF_LAUNCHER_UID=", "PATH=" + shims + string(os.PathListSeparator) + os.Getenv("PATH")},
+		"run", "--target", m, "--suite", "./suites/cpuclass", "--out", out)
+	if code != 2 {
+		t.Errorf("run with daemon.run[0] only below root's 0700 %s: exit %d, want 2 (an unusable launcher)", home, code)
+	}
+	for _, want := range []string{"daemon.run[0]", "uid 65534", "cannot pass through " + home, "CLASSPROOF_LAUNCHER_UID=0"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the preflight does not say %q:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, "permission denied") || regexp.MustCompile(`specs: \d+ ran`).MatchString(log) {
+		t.Errorf("specs ran, or an exec said a bare permission denied:\n%s", log)
+	}
+}

@@ -100,7 +100,7 @@ func IOBench(ctx context.Context, o IOOptions) (*IOResult, error) {
 	}
 	r := &IOResult{Options: o, Machine: machine(), Runs: map[string][]IOSample{}}
 	fs, err := ioFilesystem(ctx, out, o)
-	defer fs.remove()
+	defer fs.close()
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ type ioFS struct {
 	describe  string // what it is, for the report
 	scheduler string // the block device's I/O scheduler, "unknown" when it cannot be read
 	why       string // why no loop device with bfq, when there is none
+	base      string // a kit folder in the temp folder holding the work, removed by close; "" for out
 	undo      []func() error
 	log       func(string, ...any)
 }
@@ -33,6 +34,16 @@ func (f *ioFS) remove() {
 		}
 	}
 	f.undo = nil
+}
+
+// close is remove, then the temp folder the work was in, if any.
+func (f *ioFS) close() {
+	f.remove()
+	if f.base != "" {
+		if err := os.RemoveAll(f.base); err != nil && f.log != nil {
+			f.log("cleaning up the bench filesystem: %v", err)
+		}
+	}
 }
 
 // newImage makes a new regular file of size bytes at path, never through a symlink: one left by
@@ -68,6 +79,10 @@ func newImage(path string, size int64) error {
 // otherwise a folder under out on the filesystem it is on.
 func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 	f := &ioFS{log: func(format string, a ...any) { ioLogf(o, format, a...) }}
+	out, err := f.reachableBase(out)
+	if err != nil {
+		return f, err
+	}
 	why := loopUnavailable(o)
 	if why == "" {
 		var err error
@@ -87,6 +102,19 @@ func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 	f.why = why
 	f.describe, f.scheduler = describeDir(f.dir)
 	return f, f.handOver()
+}
+
+// reachableBase is where the work goes: out, or, when the launcher's user cannot pass through to
+// it (a root kit's clone in /root or in a mktemp -d folder), a kit folder in the temp folder that
+// user passes through, removed by close.
+func (f *ioFS) reachableBase(out string) (string, error) {
+	id := sandbox.LauncherIdentity()
+	if id.Passes(out) == nil {
+		return out, nil
+	}
+	base, err := id.TempDir("classproof-bench-io-")
+	f.base = base
+	return base, err
 }
 
 // handOver gives the work folder (the loop disk's root, or the folder under out) to the

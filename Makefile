@@ -8,7 +8,7 @@ CLASSPROOF := bin/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: help e2e tools tools-verify bin/classproof bench bench-kit bench-verify bench-io bench-smoke verify verify-all verify-unprivileged soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-first mutants-merge mutants-kit fuzz dist clean
+.PHONY: help rehearse e2e tools tools-verify bin/classproof bench bench-kit bench-verify bench-io bench-smoke verify verify-all verify-unprivileged soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-first mutants-merge mutants-kit fuzz dist clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -73,6 +73,13 @@ ifeq ($(shell uname -s),Linux)
 else
 	@echo "verify-unprivileged: Linux only (setpriv); macOS runners run every lane unprivileged"
 endif
+
+## rehearse: the kit where users run it, for real: make verify on a clean clone of HEAD in a
+## Docker container (debootstrap bookworm, no registry) as root with Docker's defaults and as uid
+## 1001; Linux, root or sudo; installs docker.io and debootstrap where missing and starts dockerd
+## when none answers, stopping it after (ci/rehearse; .ci/run runs it, make test does not)
+rehearse:
+	sh ci/rehearse out/rehearse
 
 ## soak: N runs (default 10) of each lane under CPU load and process churn; a table, and a
 ## non-zero exit on any failed spec or leak (not part of make test: it takes minutes)
@@ -153,7 +160,8 @@ layers:
 ## scripts: what runs on a macOS runner's shell is POSIX sh (bash 3.2 there, BSD userland):
 ## shellcheck -s sh, and ci/lane's command lines checked under dash
 scripts:
-	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/tools ci/fetch-release ci/unprivileged ci/delegate
+	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/tools ci/fetch-release ci/unprivileged ci/delegate ci/rehearse
+	dash -n ci/rehearse
 	shellcheck -s bash fixtures/shmux/shmux
 	CLASSPROOF_TEST_SHELL=dash dash ci/lane-check
 	dash ci/tools

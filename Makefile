@@ -8,7 +8,7 @@ CLASSPROOF := bin/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: help rehearse e2e tools tools-verify bin/classproof bench bench-kit bench-verify bench-io bench-smoke verify verify-all verify-unprivileged soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-first mutants-merge mutants-kit fuzz dist clean
+.PHONY: help rehearse rehearse-vm e2e tools tools-verify bin/classproof bench bench-kit bench-verify bench-io bench-smoke verify verify-all verify-unprivileged soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-first mutants-merge mutants-kit fuzz dist clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -80,6 +80,14 @@ endif
 ## when none answers, stopping it after (ci/rehearse; .ci/run runs it, make test does not)
 rehearse:
 	sh ci/rehearse out/rehearse
+
+## rehearse-vm: a GitHub hosted runner, for real: a qemu VM (Debian bookworm's 6.1 kernel,
+## systemd, an unprivileged runner user with sudo) runs each Linux lane from HEAD's release
+## archive as runner, plainly and through ci/delegate (which must give cgroup v2), as the reusable
+## workflow does; REHEARSE_VM_SUITE=./suites/cpuclass runs one suite (emulated: slow; ci/rehearse-vm)
+REHEARSE_VM_SUITE ?=
+rehearse-vm:
+	sh ci/rehearse-vm out/rehearse-vm $(REHEARSE_VM_SUITE)
 
 ## soak: N runs (default 10) of each lane under CPU load and process churn; a table, and a
 ## non-zero exit on any failed spec or leak (not part of make test: it takes minutes)
@@ -160,8 +168,9 @@ layers:
 ## scripts: what runs on a macOS runner's shell is POSIX sh (bash 3.2 there, BSD userland):
 ## shellcheck -s sh, and ci/lane's command lines checked under dash
 scripts:
-	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/tools ci/fetch-release ci/unprivileged ci/delegate ci/rehearse
+	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/tools ci/fetch-release ci/unprivileged ci/delegate ci/rehearse ci/rehearse-vm
 	dash -n ci/rehearse
+	dash -n ci/rehearse-vm
 	shellcheck -s bash fixtures/shmux/shmux
 	CLASSPROOF_TEST_SHELL=dash dash ci/lane-check
 	dash ci/tools

@@ -8,8 +8,13 @@ import (
 
 // git runs a git command and returns its standard output alone: a warning on stderr (git's
 // "refname is ambiguous") is no part of a SHA. Its stderr goes into the error.
+//
+// It runs nothing of the repository's: the kit may be root, and a repository that keeps its hooks
+// in the tree (core.hooksPath .githooks, as husky sets it) would have the checked-out commit's
+// post-checkout hook run as root, outside every sandbox and cgroup. So hooks point nowhere, and
+// no fsmonitor, auto gc or maintenance starts a process that outlives the command.
 func git(repo string, args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+	cmd := exec.Command("git", append(append([]string{"-C", repo}, noRepoCode...), args...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -33,3 +38,7 @@ func resolveRef(repo, ref string) (string, error) {
 	}
 	return git(repo, "rev-parse", "--verify", "--end-of-options", ref+"^{commit}")
 }
+
+// noRepoCode is what every git call gives, before its command (git-config(1): core.hooksPath,
+// core.fsmonitor, gc.auto, maintenance.auto).
+var noRepoCode = []string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "gc.auto=0", "-c", "maintenance.auto=false"}

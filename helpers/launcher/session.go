@@ -205,7 +205,7 @@ func (s *Session) waitReport(done func(Report) bool) error {
 	var lastStarved, lastLook time.Time
 	var starvedBy string
 	for {
-		b, err := files.ReadClaim(s.report, maxReport)
+		b, err := sandbox.LauncherIdentity().ReadClaim(s.report, maxReport)
 		if err == nil {
 			var r Report
 			if err := json.Unmarshal(b, &r); err != nil {

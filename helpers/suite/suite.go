@@ -24,7 +24,6 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/cgroup"
 	"github.com/classproof/classproof/helpers/base/contract"
-	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/proctable"
@@ -375,7 +374,10 @@ func timed(name string, since time.Time) {
 // MaxLauncherFile bounds what a spec reads of a file the launcher wrote (its config file).
 const MaxLauncherFile = 1 << 20
 
-// ReadLauncherFile reads a file the launcher wrote, as a claim: a regular file reached by no
-// symlink, at most MaxLauncherFile bytes (files.ReadClaim), so a config file that is a FIFO or a
+// ReadLauncherFile reads a file the launcher wrote, as a claim and as the launcher's user: a
+// regular file reached by no symlink, at most MaxLauncherFile bytes (sandbox.Identity.ReadClaim),
+// so a config file below a folder swapped for a symlink, or a config file that is a FIFO or a
 // link to /dev/zero fails the spec with its name instead of hanging or exhausting the kit.
-func ReadLauncherFile(path string) ([]byte, error) { return files.ReadClaim(path, MaxLauncherFile) }
+func ReadLauncherFile(path string) ([]byte, error) {
+	return sandbox.LauncherIdentity().ReadClaim(path, MaxLauncherFile)
+}

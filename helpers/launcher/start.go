@@ -11,7 +11,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 
+	"github.com/classproof/classproof/helpers/base/actas"
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/sandbox"
@@ -74,18 +76,47 @@ type confined struct {
 // left as it is: the kit made it for the launcher and handed it over (launcher.privateDir), or it
 // is the user's, declared under writes, and theirs to make writable for it.
 func confine(may sandbox.Policy) (*confined, error) {
+	id := sandbox.LauncherIdentity()
 	for _, w := range may.Dirs {
 		if _, err := os.Stat(w); err == nil {
 			continue
 		}
-		if err := os.MkdirAll(w, sandbox.LauncherIdentity().DirMode()); err != nil {
+		if owner := launcherOwned(id, w); owner != "" {
+			// The launcher's user may change what w resolves to (a symlink planted in {cache}
+			// by an earlier build): it is made as that user, who gets no more than it could
+			// make itself.
+			if err := actas.Do(id.Uid, id.Gid, func() error { return os.MkdirAll(w, 0o755) }); err != nil {
+				return nil, fmt.Errorf("making %s, which the launcher may write, as its user (uid %d; %s is that user's, so the path is its to change): %w", w, id.Uid, owner, err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(w, id.DirMode()); err != nil {
 			return nil, fmt.Errorf("making %s, which the launcher may write: %w", w, err)
 		}
-		if err := sandbox.LauncherIdentity().Give(w); err != nil {
+		if err := id.Give(w); err != nil {
 			return nil, err
 		}
 	}
 	return &confined{may: may, sp: sandbox.NewSpawner(may)}, nil
+}
+
+// launcherOwned is the first folder that exists on the way to w (w's parent upwards) owned by
+// launcher processes' user when that user is not the kit's; "" when there is none, so nothing
+// on the way is that user's to rename or replace with a symlink.
+func launcherOwned(id sandbox.Identity, w string) string {
+	if !id.Other() {
+		return ""
+	}
+	for p := filepath.Dir(w); ; p = filepath.Dir(p) {
+		if fi, err := os.Lstat(p); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == id.Uid {
+				return p
+			}
+		}
+		if p == filepath.Dir(p) {
+			return ""
+		}
+	}
 }
 
 // writes expands a manifest's writes list (field names it in errors).

@@ -27,3 +27,18 @@ func Do(uid, gid int, fn func() error) error {
 	}
 	return do(uid, gid, fn)
 }
+
+// DoAsProcess runs fn as uid and gid the way the kernel checks a process acting on processes
+// (sched_setattr, ioprio_set, setpriority judge the caller's real and effective uid, its
+// capabilities and RLIMIT_NICE): on Linux on an OS thread of its own whose real, effective, saved
+// and fs ids are theirs, with no supplementary groups and no capabilities, ended when fn returns.
+// When uid and gid are this process's own it runs fn as it is.
+func DoAsProcess(uid, gid int, fn func() error) error {
+	if uid == os.Geteuid() && gid == os.Getegid() {
+		return fn()
+	}
+	if os.Geteuid() != 0 {
+		return fmt.Errorf("acting as uid %d gid %d: the kit runs as uid %d, not root", uid, gid, os.Geteuid())
+	}
+	return doAsProcess(uid, gid, fn)
+}

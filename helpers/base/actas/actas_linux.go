@@ -8,18 +8,52 @@ import (
 )
 
 func do(uid, gid int, fn func() error) error {
+	return onThread(func() error { return become(uid, gid) }, fn)
+}
+
+func doAsProcess(uid, gid int, fn func() error) error {
+	return onThread(func() error { return becomeProcess(uid, gid) }, fn)
+}
+
+// onThread runs fn on an OS thread of its own once change has changed that thread's identity.
+func onThread(change, fn func() error) error {
 	errc := make(chan error, 1)
 	go func() {
 		// Never unlocked: the runtime ends a thread whose goroutine exits locked, so the changed
 		// identity dies with it (and the runtime never clones new threads from a locked one).
 		runtime.LockOSThread()
-		if err := become(uid, gid); err != nil {
+		if err := change(); err != nil {
 			errc <- err
 			return
 		}
 		errc <- fn()
 	}()
 	return <-errc
+}
+
+// becomeProcess gives the calling thread uid and gid as its real, effective, saved and fs ids;
+// the change of uid away from 0 empties its capabilities (capabilities(7)), and capset makes
+// sure of it.
+func becomeProcess(uid, gid int) error {
+	if _, _, e := unix.RawSyscall(unix.SYS_SETGROUPS, 0, 0, 0); e != 0 {
+		return fmt.Errorf("acting as uid %d: setgroups: %w", uid, e)
+	}
+	if _, _, e := unix.RawSyscall(unix.SYS_SETRESGID, uintptr(gid), uintptr(gid), uintptr(gid)); e != 0 {
+		return fmt.Errorf("acting as gid %d: setresgid: %w", gid, e)
+	}
+	if _, _, e := unix.RawSyscall(unix.SYS_SETRESUID, uintptr(uid), uintptr(uid), uintptr(uid)); e != 0 {
+		return fmt.Errorf("acting as uid %d: setresuid: %w", uid, e)
+	}
+	return dropCapabilities(uid)
+}
+
+func dropCapabilities(uid int) error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var none [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &none[0]); err != nil {
+		return fmt.Errorf("acting as uid %d: capset: %w", uid, err)
+	}
+	return nil
 }
 
 // become gives the calling thread uid's and gid's file-system identity and drops its
@@ -41,10 +75,5 @@ func become(uid, gid int) error {
 	}
 	// The fs uid change already dropped CAP_DAC_OVERRIDE and the other file capabilities; the
 	// rest (CAP_SYS_PTRACE above all, which lets root read any /proc/PID/exe) go too.
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var none [2]unix.CapUserData
-	if err := unix.Capset(&hdr, &none[0]); err != nil {
-		return fmt.Errorf("acting as uid %d: capset: %w", uid, err)
-	}
-	return nil
+	return dropCapabilities(uid)
 }

@@ -12,3 +12,5 @@ import (
 func do(uid, gid int, fn func() error) error {
 	return fmt.Errorf("acting as uid %d gid %d: not supported on %s", uid, gid, runtime.GOOS)
 }
+
+func doAsProcess(uid, gid int, fn func() error) error { return do(uid, gid, fn) }

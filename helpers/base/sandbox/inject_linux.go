@@ -138,12 +138,30 @@ func (in *injector) answer() {
 		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(in.fd), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&req))); e != 0 {
 			continue // the caller died, or a signal: nothing to answer
 		}
-		did := in.apply(&req)
-		resp := notifResp{id: req.id} // val 0, error 0: "it worked"
-		_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(in.fd), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+		c, self := callerOf(&req)
+		if !self {
+			// Another process, a group or a user: not the kit's to answer; the kernel judges
+			// the call with the caller's own rights, as without the fault.
+			in.send(notifResp{id: req.id, flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE})
+			continue
+		}
+		did := in.apply(&req, c)
+		in.send(notifResp{id: req.id}) // val 0, error 0: "it worked"
 		in.fired.Add(1)
 		in.write(fmt.Sprintf("%s pid %d: %s\n", in.name, req.pid, did))
 	}
+}
+
+func (in *injector) send(resp notifResp) {
+	_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(in.fd), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+}
+
+// valid says whether the call req names is still waiting: the caller, whose pid and memory the
+// kit just read, has not died and been replaced (SECCOMP_IOCTL_NOTIF_ID_VALID).
+func (in *injector) valid(req *notif) bool {
+	id := req.id
+	_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(in.fd), unix.SECCOMP_IOCTL_NOTIF_ID_VALID, uintptr(unsafe.Pointer(&id)))
+	return e == 0
 }
 
 // write appends a line to the run's injection log: one per call answered (the cell's proof that

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,6 +68,57 @@ func TestAnInjectedFaultInEachMode(t *testing.T) {
 		sp.Close()
 		if first != c.first || final != c.final || !strings.HasPrefix(string(b), "sched_setscheduler"+c.mode+" pid ") {
 			t.Errorf("sched_setscheduler%s: policy %d at first, %d at last; want %d, then %d; the log says %q", c.mode, first, final, c.first, c.final, b)
+		}
+	}
+}
+
+// The listener is no confused deputy (issue 53): a launcher process (uid 65534) that asks, under
+// an injected fault, for a root process's policy is judged by the kernel as itself (refused),
+// never served by the root kit; and a late fault applies a nice of -10, which the caller may
+// never set itself, as the caller: refused, so it stays at 0.
+func TestAnInjectedFaultLendsTheCallerNothing(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skipf("needs a root kit whose launcher is another user; runs as uid %d", os.Geteuid())
+	}
+	nobody := &syscall.Credential{Uid: DefaultLauncherUID, Gid: DefaultLauncherUID, Groups: []uint32{}}
+	start := func(t *testing.T, fault string, cred *syscall.Credential, args ...string) (*exec.Cmd, func()) {
+		t.Helper()
+		t.Setenv(contract.InjectEnv, fault)
+		t.Setenv(contract.InjectLogEnv, filepath.Join(t.TempDir(), "injected.log"))
+		sp := NewSpawner(Policy{Dirs: []string{t.TempDir()}})
+		sp.InjectFault()
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		if err := sp.Start(cmd); err != nil {
+			t.Fatal(err)
+		}
+		return cmd, func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); sp.Close() }
+	}
+
+	root := exec.Command("sleep", "30")
+	if err := root.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = root.Process.Kill(); _ = root.Wait() }()
+	chrt, done := start(t, "sched_setscheduler:wrong", nobody, "chrt", "--batch", "-p", "0", strconv.Itoa(root.Process.Pid))
+	err := chrt.Wait()
+	done()
+	if a, gerr := unix.SchedGetAttr(root.Process.Pid, 0); gerr != nil || a.Policy != unix.SCHED_NORMAL {
+		t.Errorf("uid 65534's chrt --batch -p of root's pid %d under sched_setscheduler:wrong: root's process is at policy %v (%v), expected SCHED_OTHER (0); chrt: %v", root.Process.Pid, a, gerr, err)
+	}
+
+	nice, done := start(t, "setpriority:late", nobody, "nice", "-n", "-10", "sleep", "30")
+	defer done()
+	pid := nice.Process.Pid
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); strings.TrimSpace(string(b)) == "sleep" {
+			break
+		}
+	}
+	// Past the late application, the nice must never have become -10.
+	for deadline := time.Now().Add(LateBy + time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if n, err := unix.Getpriority(unix.PRIO_PROCESS, pid); err == nil && 20-n == -10 {
+			t.Fatalf("uid 65534's nice -n -10 under setpriority:late: the kit applied nice -10 for it")
 		}
 	}
 }

@@ -1,11 +1,13 @@
 package launcher
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/oracle"
@@ -38,6 +40,12 @@ func (l *Instance) Account() error {
 	var harnesses, others []int
 	for _, pid := range pids {
 		exe, err := proctable.Exe(pid)
+		if err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ESRCH) && proctable.Alive(pid) {
+			// Alive, and the kit cannot tell what it runs: it may be a second harness.
+			args, _ := proctable.Args(pid)
+			wrong = append(wrong, harnessLine(pid, args, fmt.Sprintf("the kit cannot read its executable (%v), so cannot tell whether it runs the harness", err)))
+			continue
+		}
 		if err != nil || !sameFile(exe, l.d.Harness) {
 			others = append(others, pid) // gone, or not the harness
 			continue

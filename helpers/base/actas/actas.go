@@ -17,7 +17,9 @@ import (
 // theirs, with no supplementary groups and no effective capabilities, ended when fn returns
 // (the identity never returns to the Go scheduler's threads). When uid and gid are this
 // process's own it runs fn as it is; a kit that is not root cannot become another user, and
-// says so.
+// says so. fn makes system calls only, on its own goroutine: a goroutine it starts runs on
+// another thread, as root, and a command it execs regains root's capabilities (its real and
+// effective uid are still 0).
 func Do(uid, gid int, fn func() error) error {
 	if uid == os.Geteuid() && gid == os.Getegid() {
 		return fn()

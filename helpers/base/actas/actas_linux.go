@@ -1,32 +1,81 @@
 package actas
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
+// dumpableMu orders giving the dumpable flag back against threads that hold a user's real uid:
+// while one lives, the flag stays off (a dumpable process would let that user's processes
+// attach to the thread, and so to the kit).
+var dumpableMu sync.Mutex
+
 func do(uid, gid int, fn func() error) error {
-	return onThread(func() error { return become(uid, gid) }, fn)
+	// The kernel makes a process non-dumpable when a thread's fs ids change
+	// (kernel/cred.c, commit_creds), and keeps it so: other root processes without
+	// CAP_SYS_PTRACE could no longer read the kit's /proc/PID/exe or environ (another run's
+	// token check reads them). This thread's real and effective ids stay root's, so no launcher
+	// process may attach to it: the flag is given back once the work is done.
+	dumpable, _ := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
+	err := onThread(func() error { return become(uid, gid) }, fn)
+	if dumpable == 1 {
+		dumpableMu.Lock()
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+		dumpableMu.Unlock()
+	}
+	return err
 }
 
+// doAsProcess gives the dumpable flag back only once its thread, which held the user's real
+// uid, has ended; one at a time.
 func doAsProcess(uid, gid int, fn func() error) error {
-	return onThread(func() error { return becomeProcess(uid, gid) }, fn)
+	dumpableMu.Lock()
+	defer dumpableMu.Unlock()
+	dumpable, _ := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
+	var tid int
+	err := onThread(func() error { tid = unix.Gettid(); return becomeProcess(uid, gid) }, fn)
+	if dumpable == 1 && threadEnded(tid) {
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+	}
+	return err
+}
+
+// threadEnded waits up to a second for this process's thread tid to be gone.
+func threadEnded(tid int) bool {
+	for i := 0; i < 1000; i++ {
+		if _, err := os.Stat(fmt.Sprintf("/proc/self/task/%d", tid)); errors.Is(err, os.ErrNotExist) {
+			return true
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return false
 }
 
 // onThread runs fn on an OS thread of its own once change has changed that thread's identity.
 func onThread(change, fn func() error) error {
 	errc := make(chan error, 1)
 	go func() {
+		var err error
+		returned := false
+		defer func() {
+			if !returned {
+				err = errors.New("acting as another user: the work ended without returning (runtime.Goexit)")
+			}
+			errc <- err
+		}()
 		// Never unlocked: the runtime ends a thread whose goroutine exits locked, so the changed
 		// identity dies with it (and the runtime never clones new threads from a locked one).
 		runtime.LockOSThread()
-		if err := change(); err != nil {
-			errc <- err
-			return
+		if err = change(); err == nil {
+			err = fn()
 		}
-		errc <- fn()
+		returned = true
 	}()
 	return <-errc
 }

@@ -6,8 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 const nobody = 65534
@@ -76,4 +80,31 @@ func sleeper(t *testing.T, cred *syscall.Credential) int {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	return cmd.Process.Pid
+}
+
+// The fs id change makes the kernel mark the whole process non-dumpable; Do gives the flag back
+// (other root processes without CAP_SYS_PTRACE read the kit's exe and environ), and work that
+// ends without returning (runtime.Goexit, as t.FailNow does) is an error, not a hang.
+func TestDoLeavesTheKitDumpableAndReturnsFromGoexit(t *testing.T) {
+	rootOnly(t)
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	before := 1
+	if err := Do(nobody, nobody, func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); after != before {
+		t.Errorf("dumpable %d before Do, %d after", before, after)
+	}
+	done := make(chan error, 1)
+	go func() { done <- Do(nobody, nobody, func() error { runtime.Goexit(); return nil }) }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("work that called runtime.Goexit returned no error")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Do did not return within 5 s of work that called runtime.Goexit")
+	}
 }

@@ -1,6 +1,7 @@
 package proctable
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -24,7 +25,13 @@ func asOwner(pid int, read func() error) error {
 	if !ok || uid == 0 {
 		return read()
 	}
-	return actas.Do(uid, gid, read)
+	err := actas.Do(uid, gid, read)
+	if errors.Is(err, os.ErrPermission) {
+		// A process in a user namespace of its owner's (bwrap, unshare -U): only the owner's
+		// effective uid holds the capabilities in it that the kernel's check asks for.
+		err = actas.DoAsProcess(uid, gid, read)
+	}
+	return err
 }
 
 // ownerIDs is the single uid and gid of pid's Uid: and Gid: lines in /proc/PID/status.

@@ -52,3 +52,27 @@ func TestExeAndIdentityOfAnotherUsersProcess(t *testing.T) {
 		t.Errorf("Identity(%d) = %q, %v; expected its environment", pid, id, err)
 	}
 }
+
+// A harness in a user namespace of its owner's (bwrap, unshare -U) is still read: the kernel's
+// check wants the owner's effective uid there, not only its fs uid.
+func TestExeOfAProcessInItsOwnersUserNamespace(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skipf("needs a root kit to start a process as another user; runs as uid %d", os.Geteuid())
+	}
+	cmd := exec.Command("unshare", "-U", "sleep", "60")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	pid := cmd.Process.Pid
+	sleep, _ := exec.LookPath("sleep")
+	var exe string
+	var err error
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if exe, err = Exe(pid); exe == sleep {
+			return
+		}
+	}
+	t.Fatalf("Exe(%d) of uid 65534's unshare -U sleep: %q, %v; expected %s", pid, exe, err, sleep)
+}

@@ -138,10 +138,11 @@ func (in *injector) answer() {
 		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(in.fd), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&req))); e != 0 {
 			continue // the caller died, or a signal: nothing to answer
 		}
-		c, self := callerOf(&req)
-		if !self {
-			// Another process, a group or a user: not the kit's to answer; the kernel judges
-			// the call with the caller's own rights, as without the fault.
+		c, ours := callerOf(&req)
+		if !ours {
+			// A user's processes, or a pid named from a nested pid namespace: not the kit's to
+			// answer; the kernel judges the call with the caller's own rights, as without the
+			// fault.
 			in.send(notifResp{id: req.id, flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE})
 			continue
 		}

@@ -122,3 +122,38 @@ func TestAnInjectedFaultLendsTheCallerNothing(t *testing.T) {
 		}
 	}
 }
+
+// A launcher may set its child's class from outside (chrt -p, ionice -p, renice -p on the
+// child's pid): the fault takes those calls too, or a broken class step would read as a fault
+// that "never fired".
+func TestAnInjectedFaultTakesACallOnAnotherProcess(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "injected.log")
+	t.Setenv(contract.InjectEnv, "sched_setscheduler")
+	t.Setenv(contract.InjectLogEnv, log)
+	dir := t.TempDir() // the sandbox's one writable folder: the child's pid goes there
+	sp := NewSpawner(Policy{Dirs: []string{dir}})
+	defer sp.Close()
+	sp.InjectFault()
+	out := filepath.Join(dir, "child")
+	cmd := exec.Command("sh", "-c", `sleep 30 & echo $! >"$1"; chrt --idle -p 0 $!; wait`, "sh", out)
+	if err := sp.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	var child int
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if b, _ := os.ReadFile(log); len(b) > 0 {
+			pid, _ := os.ReadFile(out)
+			child, _ = strconv.Atoi(strings.TrimSpace(string(pid)))
+			break
+		}
+	}
+	if child > 0 { // never 0 or below: kill(2) would take a whole process group
+		defer func() { _ = unix.Kill(child, unix.SIGKILL) }()
+	}
+	b, _ := os.ReadFile(log)
+	a, err := unix.SchedGetAttr(child, 0)
+	if child == 0 || err != nil || a.Policy != unix.SCHED_NORMAL || !strings.HasPrefix(string(b), "sched_setscheduler pid ") {
+		t.Fatalf("chrt --idle -p CHILD under a silent sched_setscheduler fault: child %d at %v (%v), log %q; want SCHED_OTHER and the call logged", child, a, err, b)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/classproof/classproof/helpers/base/actas"
+	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
 // Modes of a fault (FAULT:MODE; no mode is silent): the call made a success that does nothing; the
@@ -46,26 +47,29 @@ func parseFault(name string) (nr uintptr, mode string, err error) {
 // sched_attr's fields the kit reads (include/uapi/linux/sched/types.h): size, then policy.
 const schedAttrSize = 56
 
-// caller is the thread that made a class call on itself, and who it runs as.
+// caller is the thread that made a class call, who it runs as, and what the call names, in the
+// kit's own pid namespace: a thread or process (pgrp false), or a process group.
 type caller struct {
 	tid, uid, gid int
+	target        int
+	pgrp          bool
 }
 
-// callerOf says whether req's call names the caller itself, the only target the kit answers for:
-// a scheduling call for pid 0 or its own thread or process, ioprio_set(IOPRIO_WHO_PROCESS, ...) or
-// setpriority(PRIO_PROCESS, ...) likewise. Another pid, a process group or a user is not: the
-// kit would otherwise act for the caller on processes it may not touch (a root kit's power lent to
-// uid 65534), and "who 0" means the caller only for a process target.
+// callerOf reads who made req's call and what it names. A call the kit cannot answer for is not
+// its to fault (ok false; the kernel judges it as usual): a user's processes, or a pid named from
+// a nested pid namespace, which means another process in the kit's. Any other target is faulted
+// (a launcher may set its child's class from outside), and what the kit applies, it applies as
+// the caller, so the kernel allows no more than the caller could do itself.
 func callerOf(req *notif) (caller, bool) {
+	pgrp := false
 	who := int(int32(req.args[0]))
 	switch req.nr {
-	case int32(unix.SYS_IOPRIO_SET):
-		if req.args[0] != ioprioWhoProcess {
-			return caller{}, false
-		}
-		who = int(int32(req.args[1]))
-	case int32(unix.SYS_SETPRIORITY):
-		if req.args[0] != unix.PRIO_PROCESS {
+	case int32(unix.SYS_IOPRIO_SET), int32(unix.SYS_SETPRIORITY):
+		switch kind := req.args[0]; {
+		case req.nr == int32(unix.SYS_IOPRIO_SET) && kind == ioprioWhoProcess, req.nr == int32(unix.SYS_SETPRIORITY) && kind == unix.PRIO_PROCESS:
+		case req.nr == int32(unix.SYS_IOPRIO_SET) && kind == ioprioWhoPgrp, req.nr == int32(unix.SYS_SETPRIORITY) && kind == unix.PRIO_PGRP:
+			pgrp = true
+		default:
 			return caller{}, false
 		}
 		who = int(int32(req.args[1]))
@@ -75,16 +79,40 @@ func callerOf(req *notif) (caller, bool) {
 	if err != nil {
 		return caller{}, false
 	}
-	tgid, _ := statusField(string(status), "Tgid:", 0)
 	uid, uok := statusField(string(status), "Uid:", 1) // effective: what the kernel checks
 	gid, gok := statusField(string(status), "Gid:", 1)
-	if !uok || !gok || (who != 0 && who != tid && who != tgid) {
+	c := caller{tid: tid, uid: uid, gid: gid, target: who, pgrp: pgrp}
+	switch {
+	case !uok || !gok:
+		return caller{}, false
+	case who == 0 && pgrp:
+		in, ok := proctable.Lookup(tid)
+		c.target = in.Pgid
+		return c, ok
+	case who == 0:
+		c.target = tid
+	case nestedPidNS(string(status)):
 		return caller{}, false
 	}
-	if who != 0 {
-		tid = who
+	return c, true
+}
+
+// nestedPidNS says whether the caller's status shows it in a pid namespace below the kit's: its
+// NSpid line lists more pids than the kit's own.
+func nestedPidNS(status string) bool {
+	self, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return true
 	}
-	return caller{tid: tid, uid: uid, gid: gid}, true
+	count := func(s string) int {
+		for _, line := range strings.Split(s, "\n") {
+			if v, ok := strings.CutPrefix(line, "NSpid:"); ok {
+				return len(strings.Fields(v))
+			}
+		}
+		return 1 // a kernel before 4.1: no NSpid, no way to tell; pid namespaces are rare there
+	}
+	return count(status) > count(string(self))
 }
 
 // statusField is the n-th number of a /proc/PID/status line.
@@ -102,11 +130,13 @@ func statusField(status, key string, n int) (int, bool) {
 	return 0, false
 }
 
-const ioprioWhoProcess = 1
+const (
+	ioprioWhoProcess = 1
+	ioprioWhoPgrp    = 2
+)
 
-// apply answers one call on the caller itself the way in's mode says, and returns what the kit
-// did for the log. What it applies, it applies as the caller (actas.DoAsProcess: its uid, no
-// capability), so the kernel allows only what the caller could have done itself.
+// apply answers one call the way in's mode says, and returns what the kit did for the log.
+// What it applies, it applies as the caller (actas.DoAsProcess: its uid, no capability).
 func (in *injector) apply(req *notif, c caller) string {
 	attr, err := readAttr(req, c) // before the answer: the caller may change its memory after
 	if err != nil {
@@ -119,20 +149,21 @@ func (in *injector) apply(req *notif, c caller) string {
 	case ModeWrong:
 		return onBehalf(req, c, attr, true)
 	case ModeLate:
-		// Through a pidfd taken while the caller waits: a caller gone by then is not replaced by
-		// whatever reuses its pid.
-		pidfd, err := unix.PidfdOpen(c.tid, unix.PIDFD_THREAD)
-		if err != nil {
-			pidfd, err = unix.PidfdOpen(c.tid, 0)
-		}
-		if err != nil || !in.valid(req) {
-			return fmt.Sprintf("late: no pidfd for %d (%v); nothing applied", c.tid, err)
+		// A thread or process through a pidfd taken while the caller waits: one gone by then is
+		// not replaced by whatever reuses its pid. (A process group has no pidfd.)
+		pidfd := -1
+		if !c.pgrp {
+			if pidfd, err = targetPidfd(c.target); err != nil || !in.valid(req) {
+				return fmt.Sprintf("late: no pidfd for %d (%v); nothing applied", c.target, err)
+			}
 		}
 		go func() {
-			defer unix.Close(pidfd)
+			if pidfd >= 0 {
+				defer unix.Close(pidfd)
+			}
 			time.Sleep(LateBy)
-			did := "the caller had ended; nothing applied"
-			if unix.PidfdSendSignal(pidfd, 0, nil, 0) == nil {
+			did := "the target had ended; nothing applied"
+			if pidfd < 0 || unix.PidfdSendSignal(pidfd, 0, nil, 0) == nil {
 				did = onBehalf(req, c, attr, false)
 			}
 			in.write(fmt.Sprintf("# %s pid %d, %v later: %s\n", in.name, req.pid, LateBy, did))
@@ -142,12 +173,32 @@ func (in *injector) apply(req *notif, c caller) string {
 	return "did nothing"
 }
 
+// targetPidfd is a pidfd for thread or process tid: of the thread itself (PIDFD_THREAD, Linux
+// 6.9), else of tid when it leads its process, else of the process it belongs to.
+func targetPidfd(tid int) (int, error) {
+	if fd, err := unix.PidfdOpen(tid, unix.PIDFD_THREAD); err == nil {
+		return fd, nil
+	}
+	if fd, err := unix.PidfdOpen(tid, 0); err == nil {
+		return fd, nil
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
+	if err != nil {
+		return -1, err
+	}
+	tgid, ok := statusField(string(status), "Tgid:", 0)
+	if !ok {
+		return -1, fmt.Errorf("/proc/%d/status has no Tgid", tid)
+	}
+	return unix.PidfdOpen(tgid, 0)
+}
+
 // onBehalf makes the call for the caller, wrong or as asked, as the caller.
 func onBehalf(req *notif, c caller, attr []byte, wrong bool) string {
 	var what string
 	err := actas.DoAsProcess(c.uid, c.gid, func() error {
 		var err error
-		what, err = classCall(req, c.tid, attr, wrong)
+		what, err = classCall(req, c, attr, wrong)
 		return err
 	})
 	if err != nil {
@@ -156,8 +207,8 @@ func onBehalf(req *notif, c caller, attr []byte, wrong bool) string {
 	return what
 }
 
-// classCall makes req's call for target, wrong or as asked.
-func classCall(req *notif, target int, attr []byte, wrong bool) (string, error) {
+// classCall makes req's call for c's target, wrong or as asked.
+func classCall(req *notif, c caller, attr []byte, wrong bool) (string, error) {
 	switch req.nr {
 	case int32(unix.SYS_SCHED_SETSCHEDULER), int32(unix.SYS_SCHED_SETATTR):
 		policy := uint32(req.args[1])
@@ -167,14 +218,14 @@ func classCall(req *notif, target int, attr []byte, wrong bool) (string, error) 
 		if wrong {
 			policy = unix.SCHED_BATCH
 		}
-		return fmt.Sprintf("policy %d for %d", policy, target), unix.SchedSetAttr(target, &unix.SchedAttr{Policy: policy}, 0)
+		return fmt.Sprintf("policy %d for %d", policy, c.target), unix.SchedSetAttr(c.target, &unix.SchedAttr{Policy: policy}, 0)
 	case int32(unix.SYS_IOPRIO_SET):
 		prio := req.args[2]
 		if wrong {
 			prio = 2<<13 | 7 // best-effort, level 7
 		}
-		what := fmt.Sprintf("ioprio %#x for %d", prio, target)
-		if _, _, e := unix.Syscall(unix.SYS_IOPRIO_SET, ioprioWhoProcess, uintptr(target), uintptr(prio)); e != 0 {
+		what := fmt.Sprintf("ioprio %#x for %s", prio, c.named())
+		if _, _, e := unix.Syscall(unix.SYS_IOPRIO_SET, uintptr(req.args[0]), uintptr(c.target), uintptr(prio)); e != 0 {
 			return what, e
 		}
 		return what, nil
@@ -183,21 +234,29 @@ func classCall(req *notif, target int, attr []byte, wrong bool) (string, error) 
 		if wrong {
 			nice = 10
 		}
-		return fmt.Sprintf("nice %d for %d", nice, target), unix.Setpriority(unix.PRIO_PROCESS, target, nice)
+		return fmt.Sprintf("nice %d for %s", nice, c.named()), unix.Setpriority(int(req.args[0]), c.target, nice)
 	}
 	return "", nil
 }
 
+func (c caller) named() string {
+	if c.pgrp {
+		return fmt.Sprintf("process group %d", c.target)
+	}
+	return strconv.Itoa(c.target)
+}
+
 // readAttr reads the struct sched_attr a sched_setattr call points at, from the caller's memory
 // (nil for the other calls, whose arguments are all in registers).
-// It reads as the caller (ptrace access to one's own process needs no CAP_SYS_PTRACE, which a
-// root kit in a container lacks); the caller must still be waiting after (valid).
+// It reads as the caller, with its effective uid (ptrace access to one's own process needs no
+// CAP_SYS_PTRACE, which a root kit in a container lacks, and holds in a user namespace the
+// caller made); the caller must still be waiting after (valid).
 func readAttr(req *notif, c caller) ([]byte, error) {
 	if req.nr != int32(unix.SYS_SCHED_SETATTR) {
 		return nil, nil
 	}
 	b := make([]byte, schedAttrSize)
-	err := actas.Do(c.uid, c.gid, func() error {
+	err := actas.DoAsProcess(c.uid, c.gid, func() error {
 		f, err := os.Open(fmt.Sprintf("/proc/%d/mem", req.pid))
 		if err != nil {
 			return err

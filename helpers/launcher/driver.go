@@ -139,7 +139,7 @@ func (d *Driver) buildCommand(vals map[string]string) (argv []string, dir string
 	}
 	argv, dir = x.Argv, cmp.Or(x.Dir, vals["kit"])
 	// The launcher's user runs the build: its command must be one that user can run.
-	if _, err := executable(argv[0]); err != nil {
+	if _, err := executable(argv[0], dir); err != nil {
 		return nil, "", &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Err: fmt.Errorf("build.run[0]: %w", err)}
 	}
 	// {bin} is handed to the launcher's user for the build: it must pass the folders on the way.
@@ -314,7 +314,7 @@ func (d *Driver) CheckBinaries() error {
 		uses[got[0]] = append(uses[got[0]], field+"[0]")
 	}
 	for _, bin := range bins {
-		if _, err := executable(bin); err != nil {
+		if _, err := executable(bin, ""); err != nil {
 			hint := ""
 			if d.Manifest.Build != nil {
 				hint = " (the build step should make it: " + strings.Join(d.Manifest.Build.Run, " ") + ")"
@@ -330,20 +330,26 @@ func (d *Driver) CheckBinaries() error {
 
 // executable is the file a launcher command's argv[0] names, as launcher processes find it: a
 // bare name looked up on PATH as their user (sandbox.Identity.LookPath), a path checked that it
-// names a file that user may run; the error in the OS's words, or naming what stops that user.
-func executable(path string) (string, error) {
+// names a file that user may run (a relative one from dir, where the command runs; "" for the
+// kit's folder); the error in the OS's words, or naming what stops that user. A path is returned
+// as written: exec resolves a relative one from the command's own folder.
+func executable(path, dir string) (string, error) {
 	id := sandbox.LauncherIdentity()
 	if !strings.Contains(path, "/") {
 		return id.LookPath(path)
 	}
-	fi, err := os.Stat(path)
+	p := path
+	if !filepath.IsAbs(p) && dir != "" {
+		p = filepath.Join(dir, p)
+	}
+	fi, err := os.Stat(p)
 	if err != nil {
 		return "", err
 	}
 	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
 		return "", fmt.Errorf("not executable (mode %v)", fi.Mode())
 	}
-	return path, id.MayRun(path)
+	return path, id.MayRun(p)
 }
 
 // env is the kit's environment without the class variable (a CI runner that happens to set it

@@ -32,11 +32,14 @@ import (
 // only below may's folders, made before it starts; the kit's cache, source and the run's verdict
 // files are never among them.
 func (d *Driver) start(ctx context.Context, set *proc.Set, role string, argv []string, dir string, env []string, out io.Writer, c *confined) (*exec.Cmd, error) {
-	// The file to run as launcher processes find it, not as the kit would (a root kit's PATH may
-	// lead into root's home first); argv[0] stays as the manifest wrote it.
-	bin, err := executable(argv[0])
-	if err != nil {
-		return nil, fmt.Errorf("starting %s %q: %w", role, strings.Join(argv, " "), err)
+	// A bare name is found as launcher processes find it, not as the kit would (a root kit's PATH
+	// may lead into root's home first); argv[0] stays as the manifest wrote it.
+	bin := argv[0]
+	if !strings.Contains(bin, "/") {
+		var err error
+		if bin, err = sandbox.LauncherIdentity().LookPath(bin); err != nil {
+			return nil, fmt.Errorf("starting %s %q: %w", role, strings.Join(argv, " "), err)
+		}
 	}
 	cmd := exec.CommandContext(ctx, bin, argv[1:]...)
 	cmd.Args[0] = argv[0]

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/classproof/classproof/helpers/base/actas"
 	"github.com/classproof/classproof/helpers/base/contract"
 )
@@ -57,9 +55,7 @@ func (id Identity) MayRun(path string) error {
 		if fi.IsDir() {
 			return fmt.Errorf("%s is a folder", path)
 		}
-		// AT_EACCESS: judged by this thread's fs ids (faccessat2; on a kernel before 5.8, x/sys
-		// decides from a stat made as this thread, so the folders on the way are still checked).
-		return unix.Faccessat(unix.AT_FDCWD, path, unix.X_OK, unix.AT_EACCESS)
+		return id.mayExec(path, fi)
 	})
 	if errors.Is(err, os.ErrPermission) {
 		if why := id.Reaches(path); why != nil {

@@ -55,3 +55,40 @@ func TestConfineMakesNothingThroughTheLaunchersSymlink(t *testing.T) {
 		t.Fatalf("%s: %v; expected a folder of uid %d", fresh, err, id.Uid)
 	}
 }
+
+// A folder the launcher's user may write without owning it (0777, no sticky bit): a spec's
+// process could plant a symlink there while the kit makes a folder below it, so the kit makes it
+// as that user (review: root made a folder in a root-only 0700 folder, in 5 races of 5).
+func TestConfineMakesNothingThroughAFolderTheUserMayWrite(t *testing.T) {
+	id := sandbox.LauncherIdentity()
+	if os.Geteuid() != 0 || !id.Other() {
+		t.Skipf("needs a root kit whose launcher is another user; uid %d, launcher %v", os.Geteuid(), id)
+	}
+	top := t.TempDir()
+	for _, p := range []string{filepath.Dir(top), top} {
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shared, rootOnly := filepath.Join(top, "shared"), filepath.Join(top, "root-only")
+	if err := os.Mkdir(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(rootOnly, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// The race, already won: the name the kit is about to make is a link into root's folder.
+	if err := os.Symlink(rootOnly, filepath.Join(shared, "x")); err != nil {
+		t.Fatal(err)
+	}
+	c, err := confine(sandbox.Policy{Dirs: []string{filepath.Join(shared, "x", "y")}})
+	if c != nil {
+		c.sp.Close()
+	}
+	if _, serr := os.Stat(filepath.Join(rootOnly, "y")); serr == nil || err == nil {
+		t.Fatalf("confine of shared/x/y with shared/x -> %s: err %v; %s made: %v", rootOnly, err, filepath.Join(rootOnly, "y"), serr == nil)
+	}
+}

@@ -84,12 +84,12 @@ func confine(may sandbox.Policy) (*confined, error) {
 		if _, err := os.Stat(w); err == nil {
 			continue
 		}
-		if owner := launcherOwned(id, w); owner != "" {
+		if swap := launcherMaySwap(id, w); swap != "" {
 			// The launcher's user may change what w resolves to (a symlink planted in {cache}
-			// by an earlier build): it is made as that user, who gets no more than it could
-			// make itself.
+			// by an earlier build, or by a spec's process while the kit makes it): it is made
+			// as that user, who gets no more than it could make itself.
 			if err := actas.Do(id.Uid, id.Gid, func() error { return os.MkdirAll(w, 0o755) }); err != nil {
-				return nil, fmt.Errorf("making %s, which the launcher may write, as its user (uid %d; %s is that user's, so the path is its to change): %w", w, id.Uid, owner, err)
+				return nil, fmt.Errorf("making %s, which the launcher may write, as its user (uid %d, who may change names in %s): %w", w, id.Uid, swap, err)
 			}
 			continue
 		}
@@ -103,23 +103,42 @@ func confine(may sandbox.Policy) (*confined, error) {
 	return &confined{may: may, sp: sandbox.NewSpawner(may)}, nil
 }
 
-// launcherOwned is the first folder that exists on the way to w (w's parent upwards) owned by
-// launcher processes' user when that user is not the kit's; "" when there is none, so nothing
-// on the way is that user's to rename or replace with a symlink.
-func launcherOwned(id sandbox.Identity, w string) string {
+// launcherMaySwap is the first folder on the way to w (top down) in which launcher processes'
+// user could make or replace the next name (plant a symlink where the kit is about to make a
+// folder, say), when that user is not the kit's; "" when there is none. It could in a folder it
+// owns (it may change its mode) or may write by the mode bits, unless the sticky bit keeps it
+// from replacing a name it does not own (/tmp: the kit's own folders there are safe).
+func launcherMaySwap(id sandbox.Identity, w string) string {
 	if !id.Other() {
 		return ""
 	}
-	for p := filepath.Dir(w); ; p = filepath.Dir(p) {
-		if fi, err := os.Lstat(p); err == nil {
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == id.Uid {
-				return p
-			}
-		}
+	next := w
+	var chain [][2]string // (folder, the name on the way below it), bottom up
+	for p := filepath.Dir(w); ; next, p = p, filepath.Dir(p) {
+		chain = append(chain, [2]string{p, next})
 		if p == filepath.Dir(p) {
-			return ""
+			break
 		}
 	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		dir, child := chain[i][0], chain[i][1]
+		fi, err := os.Lstat(dir)
+		if err != nil || !(owner(fi) == id.Uid || id.MayWrite(fi)) {
+			continue // not there yet (MkdirAll makes it), or not the user's to change
+		}
+		cfi, err := os.Lstat(child)
+		if err != nil || fi.Mode()&os.ModeSticky == 0 || owner(cfi) == id.Uid {
+			return dir
+		}
+	}
+	return ""
+}
+
+func owner(fi os.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
 }
 
 // writes expands a manifest's writes list (field names it in errors).

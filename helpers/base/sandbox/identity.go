@@ -241,6 +241,10 @@ func (id Identity) passes(path string, through bool) error {
 	}
 }
 
+// MayWrite says whether the mode bits of fi let launcher processes' user make and remove names
+// in the folder fi describes (write and pass through; ACLs are not read).
+func (id Identity) MayWrite(fi os.FileInfo) bool { return id.may(fi, 0o3) }
+
 // may says whether the mode bits of fi grant id every right in need (r=4, w=2, x=1).
 func (id Identity) may(fi os.FileInfo, need os.FileMode) bool {
 	perm := fi.Mode().Perm()

@@ -2,8 +2,6 @@ package launcher
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -189,14 +187,8 @@ func (d *Driver) refused(output string, may sandbox.Policy, key string) string {
 		sandbox.Current(), strings.Join(paths, ", "), strings.Join(append(append([]string(nil), may.Dirs...), may.Files...), ", "), key, d.Manifest.Source)
 }
 
-// BuildCache is {cache} for the manifest read from source: a folder kept between runs that a
-// launcher's build step may write (a compiler's cache; HOME for the build is below it), beside
-// the kit's own cache folder, never inside it. One per launcher user and per manifest: a target's
-// build writes the Go or cargo cache every later build of that target trusts, so another target
-// (someone else's launcher) never shares it. The folders above it are the kit's (confine makes
-// them, 0711); only the leaf is handed to the launcher's user.
-func BuildCache(source string) string {
-	id := sandbox.LauncherIdentity()
-	sum := sha256.Sum256([]byte(source))
-	return filepath.Join(id.CacheBase(), "classproof-launchers", fmt.Sprintf("uid-%d", id.Uid), hex.EncodeToString(sum[:8]))
+// BuildCache is {cache}: a folder kept between runs that a launcher's build step may write (a
+// compiler's cache), beside the kit's own cache folder, never inside it.
+func BuildCache() string {
+	return filepath.Join(sandbox.LauncherIdentity().CacheBase(), "classproof-launcher")
 }

@@ -1,0 +1,23 @@
+package launcher
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A relative argv[0] (build.run: ["./build.sh"] with build.dir) names a file in the command's own
+// folder, where exec looks for it, not in the kit's (a false red seen in review).
+func TestARelativeCommandIsFoundInItsOwnFolder(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "build.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p := dir; p != os.TempDir(); p = filepath.Dir(p) {
+		_ = os.Chmod(p, 0o755) // reachable by a root kit's launcher user
+	}
+	got, err := executable("./build.sh", dir)
+	if err != nil || got != "./build.sh" {
+		t.Fatalf(`executable("./build.sh", %s) = %q, %v; want "./build.sh" and no error`, dir, got, err)
+	}
+}

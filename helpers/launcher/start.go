@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/classproof/classproof/helpers/base/actas"
 	"github.com/classproof/classproof/helpers/base/contract"
@@ -82,7 +81,7 @@ func confine(may sandbox.Policy) (*confined, error) {
 		if _, err := os.Stat(w); err == nil {
 			continue
 		}
-		if swap := launcherMaySwap(id, w); swap != "" {
+		if swap := id.MaySwap(w); swap != "" {
 			// The launcher's user may change what w resolves to (a symlink planted in {cache}
 			// by an earlier build, or by a spec's process while the kit makes it): it is made
 			// as that user, who gets no more than it could make itself.
@@ -99,44 +98,6 @@ func confine(may sandbox.Policy) (*confined, error) {
 		}
 	}
 	return &confined{may: may, sp: sandbox.NewSpawner(may)}, nil
-}
-
-// launcherMaySwap is the first folder on the way to w (top down) in which launcher processes'
-// user could make or replace the next name (plant a symlink where the kit is about to make a
-// folder, say), when that user is not the kit's; "" when there is none. It could in a folder it
-// owns (it may change its mode) or may write by the mode bits, unless the sticky bit keeps it
-// from replacing a name it does not own (/tmp: the kit's own folders there are safe).
-func launcherMaySwap(id sandbox.Identity, w string) string {
-	if !id.Other() {
-		return ""
-	}
-	next := w
-	var chain [][2]string // (folder, the name on the way below it), bottom up
-	for p := filepath.Dir(w); ; next, p = p, filepath.Dir(p) {
-		chain = append(chain, [2]string{p, next})
-		if p == filepath.Dir(p) {
-			break
-		}
-	}
-	for i := len(chain) - 1; i >= 0; i-- {
-		dir, child := chain[i][0], chain[i][1]
-		fi, err := os.Lstat(dir)
-		if err != nil || !(owner(fi) == id.Uid || id.MayWrite(fi)) {
-			continue // not there yet (MkdirAll makes it), or not the user's to change
-		}
-		cfi, err := os.Lstat(child)
-		if err != nil || fi.Mode()&os.ModeSticky == 0 || owner(cfi) == id.Uid {
-			return dir
-		}
-	}
-	return ""
-}
-
-func owner(fi os.FileInfo) int {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return int(st.Uid)
-	}
-	return -1
 }
 
 // writes expands a manifest's writes list (field names it in errors).

@@ -20,27 +20,22 @@ import (
 // says so. fn makes system calls only, on its own goroutine: a goroutine it starts runs on
 // another thread, as root, and a command it execs regains root's capabilities (its real and
 // effective uid are still 0).
-func Do(uid, gid int, fn func() error) error {
-	if uid == os.Geteuid() && gid == os.Getegid() {
-		return fn()
-	}
-	if os.Geteuid() != 0 {
-		return fmt.Errorf("acting as uid %d gid %d: the kit runs as uid %d, not root", uid, gid, os.Geteuid())
-	}
-	return do(uid, gid, fn)
-}
+func Do(uid, gid int, fn func() error) error { return as(uid, gid, fn, do) }
 
 // DoAsProcess runs fn as uid and gid the way the kernel checks a process acting on processes
 // (sched_setattr, ioprio_set, setpriority judge the caller's real and effective uid, its
 // capabilities and RLIMIT_NICE): on Linux on an OS thread of its own whose real, effective, saved
 // and fs ids are theirs, with no supplementary groups and no capabilities, ended when fn returns.
 // When uid and gid are this process's own it runs fn as it is.
-func DoAsProcess(uid, gid int, fn func() error) error {
+func DoAsProcess(uid, gid int, fn func() error) error { return as(uid, gid, fn, doAsProcess) }
+
+// as runs fn as it is for this process's own ids, else through become, which only root may.
+func as(uid, gid int, fn func() error, become func(uid, gid int, fn func() error) error) error {
 	if uid == os.Geteuid() && gid == os.Getegid() {
 		return fn()
 	}
 	if os.Geteuid() != 0 {
 		return fmt.Errorf("acting as uid %d gid %d: the kit runs as uid %d, not root", uid, gid, os.Geteuid())
 	}
-	return doAsProcess(uid, gid, fn)
+	return become(uid, gid, fn)
 }

@@ -47,17 +47,21 @@ func ownerIDs(pid int) (uid, gid int, ok bool) {
 
 // sameIDs is the one id a status line (real, effective, saved, fs) gives, when all four agree.
 func sameIDs(status, key string) (int, bool) {
-	for _, line := range strings.Split(status, "\n") {
-		v, found := strings.CutPrefix(line, key)
-		if !found {
-			continue
-		}
-		f := strings.Fields(v)
-		if len(f) != 4 || f[0] != f[1] || f[0] != f[2] || f[0] != f[3] {
-			return 0, false
-		}
-		id, err := strconv.Atoi(f[0])
-		return id, err == nil
+	f := StatusFields(status, key)
+	if len(f) != 4 || f[0] != f[1] || f[0] != f[2] || f[0] != f[3] {
+		return 0, false
 	}
-	return 0, false
+	id, err := strconv.Atoi(f[0])
+	return id, err == nil
+}
+
+// StatusFields is the fields of the first line of a /proc/PID/status text that starts with key
+// ("Uid:", "Tgid:", "NSpid:"); nil when there is none.
+func StatusFields(status, key string) []string {
+	for _, line := range strings.Split(status, "\n") {
+		if v, ok := strings.CutPrefix(line, key); ok {
+			return strings.Fields(v)
+		}
+	}
+	return nil
 }

@@ -98,36 +98,23 @@ func callerOf(req *notif) (caller, bool) {
 }
 
 // nestedPidNS says whether the caller's status shows it in a pid namespace below the kit's: its
-// NSpid line lists more pids than the kit's own.
+// NSpid line lists more pids than the kit's own (a kernel before 4.1 has no NSpid: both 0).
 func nestedPidNS(status string) bool {
 	self, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return true
 	}
-	count := func(s string) int {
-		for _, line := range strings.Split(s, "\n") {
-			if v, ok := strings.CutPrefix(line, "NSpid:"); ok {
-				return len(strings.Fields(v))
-			}
-		}
-		return 1 // a kernel before 4.1: no NSpid, no way to tell; pid namespaces are rare there
-	}
-	return count(status) > count(string(self))
+	return len(proctable.StatusFields(status, "NSpid:")) > len(proctable.StatusFields(string(self), "NSpid:"))
 }
 
 // statusField is the n-th number of a /proc/PID/status line.
 func statusField(status, key string, n int) (int, bool) {
-	for _, line := range strings.Split(status, "\n") {
-		if v, ok := strings.CutPrefix(line, key); ok {
-			f := strings.Fields(v)
-			if n >= len(f) {
-				return 0, false
-			}
-			id, err := strconv.Atoi(f[n])
-			return id, err == nil
-		}
+	f := proctable.StatusFields(status, key)
+	if n >= len(f) {
+		return 0, false
 	}
-	return 0, false
+	id, err := strconv.Atoi(f[n])
+	return id, err == nil
 }
 
 const (

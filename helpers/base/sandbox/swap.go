@@ -1,0 +1,46 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// MaySwap is the first folder on the way to w (top down) in which launcher processes' user could
+// make or replace the next name (plant a symlink where the kit is about to make a folder, say),
+// when that user is not the kit's; "" when there is none. It could in a folder it owns (it may
+// change its mode) or may write by the mode bits, unless the sticky bit keeps it from replacing a
+// name it does not own (/tmp: the kit's own folders there are safe).
+func (id Identity) MaySwap(w string) string {
+	if !id.Other() {
+		return ""
+	}
+	next := w
+	var chain [][2]string // (folder, the name on the way below it), bottom up
+	for p := filepath.Dir(w); ; next, p = p, filepath.Dir(p) {
+		chain = append(chain, [2]string{p, next})
+		if p == filepath.Dir(p) {
+			break
+		}
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		dir, child := chain[i][0], chain[i][1]
+		fi, err := os.Lstat(dir)
+		if err != nil || !(ownerOf(fi) == id.Uid || id.MayWrite(fi)) {
+			continue // not there yet (MkdirAll makes it), or not the user's to change
+		}
+		cfi, err := os.Lstat(child)
+		if err != nil || fi.Mode()&os.ModeSticky == 0 || ownerOf(cfi) == id.Uid {
+			return dir
+		}
+	}
+	return ""
+}
+
+// ownerOf is the uid that owns what fi describes; -1 where the platform does not say.
+func ownerOf(fi os.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
+}

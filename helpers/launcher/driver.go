@@ -45,7 +45,7 @@ func New(m *Manifest, p Paths, harness string) (*Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("target manifest %s: %w", m.Source, err)
 	}
-	vals := map[string]string{"kit": p.Kit, "bin": p.Bin, "cache": BuildCache()}
+	vals := map[string]string{"kit": p.Kit, "bin": p.Bin, "cache": BuildCache(m, p)}
 	if p.Repo != "" {
 		vals["repo"] = p.Repo
 	}

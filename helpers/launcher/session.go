@@ -109,7 +109,7 @@ func (l *Instance) WriteFile(path string, data []byte) error {
 		return err
 	}
 	id := sandbox.LauncherIdentity()
-	if rel == ".." || strings.HasPrefix(rel, "../") { // a config file a manifest put elsewhere
+	if !files.Within(path, l.Dir) { // a config file a manifest put elsewhere
 		if id.Other() {
 			return fmt.Errorf("target manifest %s: %s is outside the launcher's folder %s: a root kit writes a file for a launcher that runs as uid %d only below that folder; put it under {dir} or {home}",
 				l.d.Manifest.Source, path, l.Dir, id.Uid)

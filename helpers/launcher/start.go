@@ -2,6 +2,9 @@ package launcher
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/actas"
 	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 )
@@ -111,6 +115,9 @@ func writes(field string, list []string, vals map[string]string) ([]string, erro
 			return nil, fmt.Errorf("%s: %q is not an absolute path", field, list[i])
 		}
 		out[i] = filepath.Clean(w)
+		if files.Within(out[i], buildCaches()) && !files.Within(out[i], vals["cache"]) {
+			return nil, fmt.Errorf("%s: %q is %s, in the build caches of other targets (%s): a target may write its own {cache} only", field, list[i], out[i], buildCaches())
+		}
 	}
 	return out, nil
 }
@@ -148,8 +155,71 @@ func (d *Driver) refused(output string, may sandbox.Policy, key string) string {
 		sandbox.Current(), strings.Join(paths, ", "), strings.Join(append(append([]string(nil), may.Dirs...), may.Files...), ", "), key, d.Manifest.Source)
 }
 
-// BuildCache is {cache}: a folder kept between runs that a launcher's build step may write (a
-// compiler's cache), beside the kit's own cache folder, never inside it.
-func BuildCache() string {
-	return filepath.Join(sandbox.LauncherIdentity().CacheBase(), "classproof-launcher")
+// BuildCache is {cache} for the target whose build step is m's, with its sources at p: a folder
+// kept between runs that the build may write (a compiler's cache; the build's HOME is below it),
+// beside the kit's own cache folder, never inside it. A target's build writes the Go or cargo
+// cache every later build of it trusts, so each target has its own (issue 53: a hostile target's
+// build rewrote another's Go cache entry and a known-red build passed). A target is its build
+// step as written, the kit and the repository ({repo}'s git common folder, which every worktree
+// of it shares): red and green sides, bisect's commits, a variant's vars and a manifest copied
+// elsewhere keep a warm cache; another repository or another build step never shares it. The
+// folders above the leaf are the kit's (confine makes them, 0711); only the leaf is the
+// launcher user's.
+func BuildCache(m *Manifest, p Paths) string {
+	h := sha256.New()
+	b, _ := json.Marshal(m.Build) // plain strings, slices and maps: it cannot fail
+	for _, part := range [][]byte{b, []byte(p.Kit), []byte(repoIdentity(p.Repo))} {
+		fmt.Fprintf(h, "%d:%s", len(part), part)
+	}
+	return filepath.Join(buildCaches(), fmt.Sprintf("uid-%d", sandbox.LauncherIdentity().Uid), hex.EncodeToString(h.Sum(nil)[:8]))
+}
+
+// buildCaches is the folder of every target's {cache}.
+func buildCaches() string {
+	return filepath.Join(sandbox.LauncherIdentity().CacheBase(), "classproof-launchers")
+}
+
+// repoIdentity is what names the repository at repo whichever worktree of it repo is: its git
+// common folder (a worktree's .git file says where its git folder is, whose commondir file names
+// the common one), else repo itself.
+func repoIdentity(repo string) string {
+	if repo == "" {
+		return ""
+	}
+	git := filepath.Join(repo, ".git")
+	fi, err := os.Lstat(git)
+	switch {
+	case err != nil:
+		return repo
+	case fi.IsDir():
+		return git
+	case !fi.Mode().IsRegular():
+		return repo
+	}
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(readSmall(git)), "gitdir: ")
+	if !ok {
+		return repo
+	}
+	if !filepath.IsAbs(gitdir) {
+		gitdir = filepath.Join(repo, gitdir)
+	}
+	common := strings.TrimSpace(readSmall(filepath.Join(gitdir, "commondir")))
+	if common == "" {
+		return filepath.Clean(gitdir)
+	}
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(gitdir, common)
+	}
+	return filepath.Clean(common)
+}
+
+// readSmall is the first 4 KiB of a git pointer file, "" if it cannot be read.
+func readSmall(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 4096))
+	return string(b)
 }

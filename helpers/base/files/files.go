@@ -202,3 +202,9 @@ func WriteBeneath(root, rel string, data []byte, uid, gid int) error {
 	}
 	return f.Close()
 }
+
+// Within says whether the clean absolute path is dir or below it, by its names alone.
+func Within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}

@@ -72,6 +72,16 @@ func onThread(change, fn func() error) error {
 		// Never unlocked: the runtime ends a thread whose goroutine exits locked, so the changed
 		// identity dies with it (and the runtime never clones new threads from a locked one).
 		runtime.LockOSThread()
+		if unix.Gettid() == unix.Getpid() {
+			// But never the main thread: the runtime wedges it instead (runtime/proc.go, mexit:
+			// m0 is never ended), and it is the thread group's leader, whose ids
+			// /proc/PID/status shows and kill(2) checks: the user's processes could then
+			// signal the kit. Held here, it cannot be given to the work, which runs elsewhere.
+			err = onThread(change, fn)
+			runtime.UnlockOSThread()
+			returned = true
+			return
+		}
 		if err = change(); err == nil {
 			err = fn()
 		}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -106,5 +107,45 @@ func TestDoLeavesTheKitDumpableAndReturnsFromGoexit(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Do did not return within 5 s of work that called runtime.Goexit")
+	}
+}
+
+// The runtime never ends the process's main thread (runtime/proc.go, mexit wedges m0): work done
+// there would leave the thread group's leader, the thread /proc/PID/status and kill(2)'s
+// permission check read, as the user for good, so that user's processes could signal the kit.
+// Work is never done on it, however the scheduler places the goroutine.
+func TestTheMainThreadIsNeverTheUsers(t *testing.T) {
+	rootOnly(t)
+	// Free the main thread now and then, so the scheduler may hand it to the work.
+	stop := make(chan struct{})
+	defer close(stop)
+	for i := 0; i < 4; i++ {
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					runtime.Gosched()
+				}
+			}
+		}()
+	}
+	for i := 0; i < 300; i++ {
+		onMain := false
+		for _, act := range []func(int, int, func() error) error{Do, DoAsProcess} {
+			if err := act(nobody, nobody, func() error { onMain = onMain || unix.Gettid() == os.Getpid(); return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if (strings.HasPrefix(line, "Uid:") || strings.HasPrefix(line, "Gid:")) && strings.Contains(line, fmt.Sprint(nobody)) || onMain {
+				t.Fatalf("after %d calls the main thread acted as uid %d (ran there: %v): %s", i+1, nobody, onMain, line)
+			}
+		}
 	}
 }

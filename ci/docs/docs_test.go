@@ -19,6 +19,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/launcher"
 )
@@ -456,5 +458,27 @@ func spawnSpecTranslator(t *testing.T, dir string, b block) {
 		if err != nil || strings.TrimSpace(string(out)) != want {
 			t.Errorf("%s: the translator printed %s (%v), want %s", b, out, err, want)
 		}
+	}
+}
+
+// Every CLASSPROOF_LAUNCHER_LIMITS value the docs show is one the kit takes.
+func TestEveryBoundTheDocsShowIsTaken(t *testing.T) {
+	re := regexp.MustCompile(`CLASSPROOF_LAUNCHER_LIMITS="([^"]*)"`)
+	found := 0
+	for _, b := range []string{"README.md", "docs/containment.md", "docs/manifest.md", "docs/install.md"} {
+		text, err := os.ReadFile(filepath.Join(root(t), b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(text), -1) {
+			found++
+			t.Setenv(contract.LauncherLimitsEnv, m[1])
+			if _, err := sandbox.LauncherLimits(1); err != nil {
+				t.Errorf("%s: %s", b, err)
+			}
+		}
+	}
+	if found == 0 {
+		t.Error("no CLASSPROOF_LAUNCHER_LIMITS example in the docs: docs/containment.md's Bounds shows one")
 	}
 }

@@ -41,6 +41,9 @@ type Where struct {
 	Dir string
 	// Built says Dir holds a build already: it is only checked (red/green built each side first).
 	Built bool
+	// RunsAs is who the launcher's processes will run as, whom its binaries are checked for: a
+	// run's own uid (sandbox.ForRun); nil for sandbox.LauncherIdentity().
+	RunsAs *sandbox.Identity
 }
 
 // Launcher is the one path to a launcher ready to drive: t's build step run where the manifest
@@ -82,7 +85,7 @@ func Launcher(ctx context.Context, t *launcher.Resolved, w Where, log io.Writer)
 			return "", cleanup, err
 		}
 	}
-	err := buildAndCheck(ctx, t, binDir, mustBuild, embedded, archive, log)
+	err := buildAndCheck(ctx, t, binDir, w.RunsAs, mustBuild, embedded, archive, log)
 	if err != nil {
 		if complete != "" {
 			os.RemoveAll(binDir)
@@ -113,11 +116,14 @@ func cached(t *launcher.Resolved, dir string) (binDir, complete string, built bo
 
 // buildAndCheck runs the build step (when mustBuild) and checks the binaries, each failure a
 // LauncherError naming its step.
-func buildAndCheck(ctx context.Context, t *launcher.Resolved, binDir string, mustBuild, kitOwn bool, archive string, log io.Writer) error {
+func buildAndCheck(ctx context.Context, t *launcher.Resolved, binDir string, runsAs *sandbox.Identity, mustBuild, kitOwn bool, archive string, log io.Writer) error {
 	m := t.Manifest
 	d, err := launcher.New(m, t.Paths(binDir), "")
 	if err != nil {
 		return &LauncherError{Target: m.Name, Step: StepCheck, Err: err}
+	}
+	if runsAs != nil {
+		d.RunsAs = *runsAs
 	}
 	if mustBuild {
 		fmt.Fprintf(log, "classproof: building target %s: %s\n", m.Name, strings.Join(m.Build.Run, " "))

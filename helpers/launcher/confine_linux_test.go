@@ -36,7 +36,7 @@ func TestConfineMakesNothingThroughTheLaunchersSymlink(t *testing.T) {
 	if err := os.Symlink(rootOwned, filepath.Join(cache, "p")); err != nil {
 		t.Fatal(err)
 	}
-	c, err := confine(sandbox.Policy{Dirs: []string{filepath.Join(cache, "p", "sitecustomize")}})
+	c, err := confine(id, sandbox.Policy{Dirs: []string{filepath.Join(cache, "p", "sitecustomize")}})
 	if c != nil {
 		c.sp.Close()
 	}
@@ -45,7 +45,7 @@ func TestConfineMakesNothingThroughTheLaunchersSymlink(t *testing.T) {
 	}
 
 	fresh := filepath.Join(cache, "fresh", "deeper")
-	c, err = confine(sandbox.Policy{Dirs: []string{fresh}})
+	c, err = confine(id, sandbox.Policy{Dirs: []string{fresh}})
 	if err != nil {
 		t.Fatalf("confine of a new folder below the launcher's own: %v", err)
 	}
@@ -84,7 +84,7 @@ func TestConfineMakesNothingThroughAFolderTheUserMayWrite(t *testing.T) {
 	if err := os.Symlink(rootOnly, filepath.Join(shared, "x")); err != nil {
 		t.Fatal(err)
 	}
-	c, err := confine(sandbox.Policy{Dirs: []string{filepath.Join(shared, "x", "y")}})
+	c, err := confine(id, sandbox.Policy{Dirs: []string{filepath.Join(shared, "x", "y")}})
 	if c != nil {
 		c.sp.Close()
 	}

@@ -29,6 +29,10 @@ type Driver struct {
 	// Writes are folders, beyond each launcher's own, that its processes may write (a bench's
 	// work folder, where the harness's tools write).
 	Writes []string
+	// RunsAs is who its launcher processes (all but the build step's) run as:
+	// sandbox.LauncherIdentity(), or, for the CLI's preflight of a run with a uid of its own
+	// (sandbox.ForRun), that run's.
+	RunsAs sandbox.Identity
 	vals   map[string]string
 }
 
@@ -56,7 +60,7 @@ func New(m *Manifest, p Paths, harness string) (*Driver, error) {
 	for k, v := range vars {
 		vals[k] = v
 	}
-	return &Driver{Manifest: m, Meaning: meaning, Harness: harness, vals: vals}, nil
+	return &Driver{Manifest: m, Meaning: meaning, Harness: harness, RunsAs: sandbox.LauncherIdentity(), vals: vals}, nil
 }
 
 // Open makes a driver for an already built launcher and checks its binaries and the harness.
@@ -80,7 +84,8 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	if b == nil {
 		return nil
 	}
-	id := sandbox.LauncherIdentity()
+	// The build step runs as the user's choice, the same every run: {cache} is that user's.
+	id := sandbox.BuildIdentity()
 	vals, unstage, err := d.reachableKit(log)
 	if err != nil {
 		return err
@@ -102,7 +107,7 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	// A token of the build's own: without a cgroup, what the build left outside its group is
 	// found by it (never the run's: that would name every launcher of the run).
 	token := proc.NewRunToken()
-	c, err := confine(may)
+	c, err := confine(id, may)
 	if err != nil {
 		return err
 	}
@@ -124,7 +129,7 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	}
 	if err != nil {
 		said := out.String()
-		return &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Output: said + d.refused(said, may, "build.writes"), Err: err}
+		return &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Output: said + d.refused(said, c, "build.writes"), Err: err}
 	}
 	return d.CheckBinaries()
 }
@@ -139,11 +144,11 @@ func (d *Driver) buildCommand(vals map[string]string) (argv []string, dir string
 	}
 	argv, dir = x.Argv, cmp.Or(x.Dir, vals["kit"])
 	// The launcher's user runs the build: its command must be one that user can run.
-	if _, err := executable(argv[0], dir); err != nil {
+	if _, err := executable(sandbox.BuildIdentity(), argv[0], dir); err != nil {
 		return nil, "", &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Err: fmt.Errorf("build.run[0]: %w", err)}
 	}
 	// {bin} is handed to the launcher's user for the build: it must pass the folders on the way.
-	id := sandbox.LauncherIdentity()
+	id := sandbox.BuildIdentity()
 	for what, err := range map[string]error{"folder": id.Reaches(dir), "{bin}": id.Passes(filepath.Dir(vals["bin"]))} {
 		if err != nil {
 			return nil, "", &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Err: fmt.Errorf("the build step's %s is out of its reach: %w; make the folders on the way open to pass through (chmod o+x), or set %s=0 to build and run the launcher as root (run.json then says it held root)", what, err, contract.LauncherUIDEnv)}
@@ -156,7 +161,7 @@ func (d *Driver) buildCommand(vals map[string]string) (argv []string, dir string
 // user cannot reach {kit} (a root kit in /root, or in Go's module cache below it), {kit} pointing
 // at a copy of the kit's files made for the build, removed by the returned func.
 func (d *Driver) reachableKit(log io.Writer) (map[string]string, func(), error) {
-	id := sandbox.LauncherIdentity()
+	id := sandbox.BuildIdentity()
 	kit := d.vals["kit"]
 	why := id.Reaches(kit)
 	if why == nil || kit == "" {
@@ -225,7 +230,7 @@ func (d *Driver) buildWrites(vals map[string]string) (may sandbox.Policy, env ma
 	}
 	may = sandbox.Policy{Dirs: append([]string{vals["bin"], vals["cache"], tmp}, declared...)}
 	env = map[string]string{"TMPDIR": tmp}
-	if sandbox.LauncherIdentity().Other() {
+	if sandbox.BuildIdentity().Other() {
 		// The kit's home is root's, which the launcher's user cannot reach: its build tools keep
 		// their caches and settings (Go's module cache, cargo's registry) in a home of its own,
 		// kept with {cache} between runs (confine makes it).
@@ -314,7 +319,7 @@ func (d *Driver) CheckBinaries() error {
 		uses[got[0]] = append(uses[got[0]], field+"[0]")
 	}
 	for _, bin := range bins {
-		if _, err := executable(bin, ""); err != nil {
+		if _, err := executable(d.RunsAs, bin, ""); err != nil {
 			hint := ""
 			if d.Manifest.Build != nil {
 				hint = " (the build step should make it: " + strings.Join(d.Manifest.Build.Run, " ") + ")"
@@ -333,8 +338,7 @@ func (d *Driver) CheckBinaries() error {
 // names a file that user may run (a relative one from dir, where the command runs; "" for the
 // kit's folder); the error in the OS's words, or naming what stops that user. A path is returned
 // as written: exec resolves a relative one from the command's own folder.
-func executable(path, dir string) (string, error) {
-	id := sandbox.LauncherIdentity()
+func executable(id sandbox.Identity, path, dir string) (string, error) {
 	if !strings.Contains(path, "/") {
 		return id.LookPath(path)
 	}

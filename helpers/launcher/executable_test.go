@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
 // A relative argv[0] (build.run: ["./build.sh"] with build.dir) names a file in the command's own
@@ -16,7 +18,7 @@ func TestARelativeCommandIsFoundInItsOwnFolder(t *testing.T) {
 	for p := dir; p != os.TempDir(); p = filepath.Dir(p) {
 		_ = os.Chmod(p, 0o755) // reachable by a root kit's launcher user
 	}
-	got, err := executable("./build.sh", dir)
+	got, err := executable(sandbox.LauncherIdentity(), "./build.sh", dir)
 	if err != nil || got != "./build.sh" {
 		t.Fatalf(`executable("./build.sh", %s) = %q, %v; want "./build.sh" and no error`, dir, got, err)
 	}

@@ -57,7 +57,7 @@ func (l *Instance) Close() {
 // Every launcher process of the instance starts under ctx: its end (an interrupt, the spec's
 // cleanup) kills the daemon and host and stops a client command mid-answer.
 func (d *Driver) Launch(ctx context.Context, set *proc.Set, opts LaunchOptions, log io.Writer, timeout time.Duration) (*Instance, error) {
-	dir, err := privateDir()
+	dir, err := privateDir(d.RunsAs)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (d *Driver) Launch(ctx context.Context, set *proc.Set, opts LaunchOptions, 
 		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
 			return l, err
 		}
-		if err := sandbox.LauncherIdentity().Give(filepath.Join(dir, sub)); err != nil {
+		if err := d.RunsAs.Give(filepath.Join(dir, sub)); err != nil {
 			return l, err
 		}
 	}
@@ -83,7 +83,7 @@ func (d *Driver) Launch(ctx context.Context, set *proc.Set, opts LaunchOptions, 
 	if err != nil {
 		return l, err
 	}
-	if l.c, err = confine(may); err != nil {
+	if l.c, err = confine(d.RunsAs, may); err != nil {
 		return l, err
 	}
 	l.c.sp.InjectFault() // the run's injected fault, if any, in every process of the instance
@@ -127,7 +127,7 @@ func (l *Instance) startService(role, field string, s Service, extraEnv map[stri
 	err = l.waitReady(role, field, pid, svc, s.Ready)
 	var exited *ExitedError
 	if errors.As(err, &exited) {
-		exited.Output += l.d.refused(exited.Output, l.c.may, "writes")
+		exited.Output += l.d.refused(exited.Output, l.c, "writes")
 	}
 	return pid, err
 }
@@ -324,7 +324,7 @@ func (l *Instance) run(field string, tmpl []string, extra map[string]string, env
 		err = nil // it exited; something it forked held its output open
 	}
 	if err != nil {
-		if hint := l.d.refused(said.String(), l.c.may, "writes"); hint != "" {
+		if hint := l.d.refused(said.String(), l.c, "writes"); hint != "" {
 			err = fmt.Errorf("%w%s", err, hint)
 		}
 	}
@@ -346,7 +346,7 @@ func (l *Instance) Roots() []int {
 
 // privateDir is short (unix socket paths are limited to about 104 bytes), 0700, and the
 // launcher's user's.
-func privateDir() (string, error) {
+func privateDir(id sandbox.Identity) (string, error) {
 	base := os.TempDir()
 	if len(base) > 40 {
 		base = "/tmp" // macOS's per-user TMPDIR is long enough to overflow sun_path
@@ -358,5 +358,5 @@ func privateDir() (string, error) {
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return dir, err
 	}
-	return dir, sandbox.LauncherIdentity().Give(dir)
+	return dir, id.Give(dir)
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/proctable"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/oracle"
 )
 
@@ -108,7 +107,7 @@ func (l *Instance) WriteFile(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	id := sandbox.LauncherIdentity()
+	id := l.d.RunsAs
 	if !files.Within(path, l.Dir) { // a config file a manifest put elsewhere
 		if id.Other() {
 			return fmt.Errorf("target manifest %s: %s is outside the launcher's folder %s: a root kit writes a file for a launcher that runs as uid %d only below that folder; put it under {dir} or {home}",
@@ -205,7 +204,7 @@ func (s *Session) waitReport(done func(Report) bool) error {
 	var lastStarved, lastLook time.Time
 	var starvedBy string
 	for {
-		b, err := sandbox.LauncherIdentity().ReadClaim(s.report, maxReport)
+		b, err := s.l.d.RunsAs.ReadClaim(s.report, maxReport)
 		if err == nil {
 			var r Report
 			if err := json.Unmarshal(b, &r); err != nil {

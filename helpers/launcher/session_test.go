@@ -39,7 +39,7 @@ func TestNamedPidsSaysWhatBecameOfEachPid(t *testing.T) {
 // manifest puts elsewhere is written as before by a kit whose launcher is its own user, and
 // refused, naming the way out, by a root kit whose launcher runs as another.
 func TestAFileForTheLauncherIsWrittenBelowItsFolder(t *testing.T) {
-	l := &Instance{d: &Driver{Manifest: &Manifest{Source: "m.yaml"}}, Dir: t.TempDir()}
+	l := &Instance{d: &Driver{Manifest: &Manifest{Source: "m.yaml"}, RunsAs: sandbox.LauncherIdentity()}, Dir: t.TempDir()}
 	inside := filepath.Join(l.Dir, "home", "myl", "config.json")
 	if err := l.WriteFile(inside, []byte("{}")); err != nil {
 		t.Fatalf("below the folder: %v", err)

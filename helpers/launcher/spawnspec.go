@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/classproof/classproof/helpers/base/contract"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
 var spawnSpecPlaceholderRE = regexp.MustCompile(`\{(harness|report|ledger|run|dir|path)\}`)
@@ -110,7 +109,7 @@ func (l *Instance) hostBytes(spec []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("target manifest %s: spawn_spec_translate %q failed on a spec the kit wrote (%v); it said:\n%s", l.d.Manifest.Source, strings.Join(argv, " "), err, said)
 	}
-	b, err := sandbox.LauncherIdentity().ReadClaim(out, maxHostSpec)
+	b, err := l.d.RunsAs.ReadClaim(out, maxHostSpec)
 	if err != nil {
 		return nil, fmt.Errorf("target manifest %s: spawn_spec_translate's output: %w", l.d.Manifest.Source, err)
 	}

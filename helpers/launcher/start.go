@@ -38,7 +38,7 @@ func (d *Driver) start(ctx context.Context, set *proc.Set, role string, argv []s
 	bin := argv[0]
 	if !strings.Contains(bin, "/") {
 		var err error
-		if bin, err = sandbox.LauncherIdentity().LookPath(bin); err != nil {
+		if bin, err = c.id.LookPath(bin); err != nil {
 			return nil, fmt.Errorf("starting %s %q: %w", role, strings.Join(argv, " "), err)
 		}
 	}
@@ -51,7 +51,7 @@ func (d *Driver) start(ctx context.Context, set *proc.Set, role string, argv []s
 	}
 	// A root kit's launcher runs as another user (sandbox.Identity): no root's power over the
 	// machine or the kit, whatever the sandbox allows it to write.
-	cmd.SysProcAttr.Credential = sandbox.LauncherIdentity().Credential()
+	cmd.SysProcAttr.Credential = c.id.Credential()
 	// Hidden behind a plain writer, even an *os.File gets a pipe from os/exec (see exec.Cmd.Stdout).
 	cmd.Stdout = drained{out}
 	cmd.Stderr = cmd.Stdout
@@ -67,20 +67,20 @@ type drained struct{ w io.Writer }
 
 func (d drained) Write(p []byte) (int, error) { return d.w.Write(p) }
 
-// confined is what a group of launcher processes may write, and the spawner that starts them
-// there, in one sandbox domain: a launcher instance's daemon, host and client commands, or one
-// build step.
+// confined is what a group of launcher processes may write, who they run as, and the spawner
+// that starts them.
 type confined struct {
 	may sandbox.Policy
+	id  sandbox.Identity
 	sp  *sandbox.Spawner
 }
 
-// confine makes may's folders (a folder must exist to be allowed), handing each it made to the
-// launcher's user, and its spawner; the caller closes c.sp. A folder that was there already is
-// left as it is: the kit made it for the launcher and handed it over (launcher.privateDir), or it
-// is the user's, declared under writes, and theirs to make writable for it.
-func confine(may sandbox.Policy) (*confined, error) {
-	id := sandbox.LauncherIdentity()
+// confine makes may's folders (a folder must exist to be allowed), handing each it made to id,
+// the user the processes run as, and its spawner; the caller closes c.sp. A folder that was there
+// already is left as it is: the kit made it for the launcher and handed it over
+// (launcher.privateDir), or it is the user's, declared under writes, and theirs to make writable
+// for it.
+func confine(id sandbox.Identity, may sandbox.Policy) (*confined, error) {
 	for _, w := range may.Dirs {
 		if _, err := os.Stat(w); err == nil {
 			continue
@@ -101,7 +101,7 @@ func confine(may sandbox.Policy) (*confined, error) {
 			return nil, err
 		}
 	}
-	return &confined{may: may, sp: sandbox.NewSpawner(may)}, nil
+	return &confined{may: may, id: id, sp: sandbox.NewSpawner(may)}, nil
 }
 
 // writes expands a manifest's writes list (field names it in errors).
@@ -125,18 +125,18 @@ func writes(field string, list []string, vals map[string]string) ([]string, erro
 // refused is, when output names writes the sandbox refused, what to say about them: the paths,
 // and the manifest key that would allow them; on macOS, a launcher's own Seatbelt profile that
 // the kit's refused, which no key changes.
-func (d *Driver) refused(output string, may sandbox.Policy, key string) string {
+func (d *Driver) refused(output string, c *confined, key string) string {
 	if sandbox.Current().Kind == "seatbelt" {
 		if why := sandbox.Nested(output); why != "" {
 			return "\nclassproof: " + why
 		}
 	}
 	var paths, unreached []string
-	for _, p := range sandbox.Denied(output, may) {
+	for _, p := range sandbox.Denied(output, c.may) {
 		// A root kit's launcher runs as another user: what it cannot reach, no key allows.
-		err := sandbox.LauncherIdentity().Reaches(p)
+		err := c.id.Reaches(p)
 		if errors.Is(err, os.ErrNotExist) {
-			err = sandbox.LauncherIdentity().Reaches(filepath.Dir(p)) // a file it would make
+			err = c.id.Reaches(filepath.Dir(p)) // a file it would make
 		}
 		if err != nil {
 			unreached = append(unreached, err.Error())
@@ -152,7 +152,7 @@ func (d *Driver) refused(output string, may sandbox.Policy, key string) string {
 		return ""
 	}
 	return fmt.Sprintf("\nclassproof: the sandbox (%s) refused writes to %s: outside what this process may write (%s); if the launcher needs them, declare the folders under %s in %s",
-		sandbox.Current(), strings.Join(paths, ", "), strings.Join(append(append([]string(nil), may.Dirs...), may.Files...), ", "), key, d.Manifest.Source)
+		sandbox.Current(), strings.Join(paths, ", "), strings.Join(append(append([]string(nil), c.may.Dirs...), c.may.Files...), ", "), key, d.Manifest.Source)
 }
 
 // BuildCache is {cache} for the target whose build step is m's, with its sources at p: a folder
@@ -171,12 +171,12 @@ func BuildCache(m *Manifest, p Paths) string {
 	for _, part := range [][]byte{b, []byte(p.Kit), []byte(repoIdentity(p.Repo))} {
 		fmt.Fprintf(h, "%d:%s", len(part), part)
 	}
-	return filepath.Join(buildCaches(), fmt.Sprintf("uid-%d", sandbox.LauncherIdentity().Uid), hex.EncodeToString(h.Sum(nil)[:8]))
+	return filepath.Join(buildCaches(), fmt.Sprintf("uid-%d", sandbox.BuildIdentity().Uid), hex.EncodeToString(h.Sum(nil)[:8]))
 }
 
 // buildCaches is the folder of every target's {cache}.
 func buildCaches() string {
-	return filepath.Join(sandbox.LauncherIdentity().CacheBase(), "classproof-launchers")
+	return filepath.Join(sandbox.BuildIdentity().CacheBase(), "classproof-launchers")
 }
 
 // repoIdentity is what names the repository at repo whichever worktree of it repo is: its git

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
 // Fence puts text inside a Markdown code fence that no line of it can close: a fence of
@@ -62,6 +64,14 @@ type Meta struct {
 	// Refused are ledger lines the sweep would not act on: a process not tied to this run (the
 	// launcher can append to the ledger), or a line that is no entry. Each fails the run.
 	Refused []string `json:"refused,omitempty"`
+	// Left is what a uid of the run's own (sandbox.ForRun) left in the temp folder or /dev/shm,
+	// removed at the run's end: named, never a failure (a launcher may keep a file there).
+	Left []string `json:"left_behind,omitempty"`
+	// LauncherPeak is the most a run's own launcher uid held at once, sampled every second
+	// (sandbox.Identity.Watch); zero where the uid is not the run's own.
+	LauncherPeak sandbox.Peak `json:"launcher_peak"`
+	// LauncherLimits are the bounds its launcher processes ran under (sandbox.Limits).
+	LauncherLimits string `json:"launcher_limits"`
 	// Problems are the lane's own reasons to fail beyond its specs (the lane rule, the kit's own
 	// class, a run that stopped), as the run printed them in FAILED LANE lines.
 	Problems []string `json:"problems,omitempty"`

@@ -15,7 +15,6 @@ import (
 	"github.com/classproof/classproof/helpers/base/interrupt"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/proctable"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
 // ginkgoCommand is the ginkgo CLI at the version go.mod pins, over the binaries.Compiled suites, with the
@@ -59,7 +58,7 @@ func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg 
 	t := o.Target
 	run := contract.Run{Target: t.Ref, Vars: t.Vars, Bin: pr.bin, Repo: t.Repo, Kit: t.Kit, Harness: c.Harness,
 		Ledger: ledger, Supervisor: proctable.Supervisor(), Token: token, Scale: contract.Current().Scale,
-		Sandbox: contract.Current().Sandbox, LauncherUID: contract.Current().LauncherUID}
+		Sandbox: contract.Current().Sandbox, LauncherUID: contract.Current().LauncherUID, RunUID: pl.id.RunUID(), LauncherLimits: pl.limits.String()}
 	if o.Inject != "" {
 		run.Inject, run.InjectLog = o.Inject, injectLog(pl.out)
 	}
@@ -97,13 +96,19 @@ func runCgroup(res *Result, token string) *cgroup.Cgroup {
 
 // sweep kills what the ledger names of this run and then what is left in its cgroup: exact where
 // the ledger is a claim, so whatever is still there leaked. With no cgroup, what still carries
-// the run's token leaked.
-func sweep(res *Result, ledger, token string, runCg *cgroup.Cgroup) error {
+// the run's token leaked. Last, a uid of the run's own is let go of: a process that still has it
+// escaped all of that, and is a leak too.
+func sweep(res *Result, pl *plan, token string, runCg *cgroup.Cgroup) error {
 	var err error
-	res.Leaks, res.Refused, err = proc.Sweep(ledger, token, runCg, sandbox.LauncherIdentity().Uid)
+	res.Leaks, res.Refused, err = proc.Sweep(pl.ledger, token, runCg, pl.id.Uid)
 	if err != nil {
-		return fmt.Errorf("sweeping the pid ledger %s: %w", ledger, err)
+		return fmt.Errorf("sweeping the pid ledger %s: %w", pl.ledger, err)
 	}
+	defer func() {
+		leaks, left := pl.release()
+		pl.release = nil
+		res.Leaks, res.Left = append(res.Leaks, leaks...), left
+	}()
 	if runCg == nil {
 		left, err := proc.SweepToken(token)
 		res.Leaks = append(res.Leaks, left...)

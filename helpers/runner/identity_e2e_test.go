@@ -60,8 +60,9 @@ exec "$@"`
 		name, env, says string
 		root            bool
 	}{
-		{"dropped", "CLASSPROOF_LAUNCHER_UID=", "uid 65534 gid 65534, capabilities 0000000000000000", false},
-		{"kept root by choice", "CLASSPROOF_LAUNCHER_UID=0", "uid 0 gid 0", true},
+		// A uid of the run's own (sandbox.ForRun), from systemd's DynamicUser range.
+		{"dropped", "CLASSPROOF_LAUNCHER_UID=", `^uid (6[1-5]\d{3}) gid (6[1-5]\d{3}), capabilities 0000000000000000 \(the run's own`, false},
+		{"kept root by choice", "CLASSPROOF_LAUNCHER_UID=0", `^uid 0 gid 0`, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			os.Remove(filepath.Join(dir, "said"))
@@ -74,8 +75,9 @@ exec "$@"`
 			if code != 0 || !regexp.MustCompile(`specs: [1-9]\d* ran, [1-9]\d* passed, 0 failed`).MatchString(log) {
 				t.Errorf("the class specs with a hostile daemon: exit %d, want 0, all passed:\n%s", code, log)
 			}
-			if jerr != nil || !strings.HasPrefix(meta.LauncherIdentity, c.says) || meta.LauncherRoot != c.root {
-				t.Errorf("run.json: launcher_identity %q, launcher_root %v (%v); want %q..., root %v", meta.LauncherIdentity, meta.LauncherRoot, jerr, c.says, c.root)
+			id := regexp.MustCompile(c.says).FindStringSubmatch(meta.LauncherIdentity)
+			if jerr != nil || id == nil || meta.LauncherRoot != c.root {
+				t.Fatalf("run.json: launcher_identity %q, launcher_root %v (%v); want %q, root %v", meta.LauncherIdentity, meta.LauncherRoot, jerr, c.says, c.root)
 			}
 			want := "refused"
 			if c.root {
@@ -86,8 +88,8 @@ exec "$@"`
 					t.Errorf("%s: the daemon's %s write was not %s; it said:\n%s", c.name, what, want, said)
 				}
 			}
-			if !c.root && !regexp.MustCompile(`(?m)^Uid:\s+65534\s.*\nCapEff:\s+0+$`).MatchString(string(said)) {
-				t.Errorf("the daemon's own status: want uid 65534 and no capability; it said:\n%s", said)
+			if !c.root && !regexp.MustCompile(`(?m)^Uid:\s+`+id[1]+`\s.*\nCapEff:\s+0+$`).MatchString(string(said)) {
+				t.Errorf("the daemon's own status: want uid %s and no capability; it said:\n%s", id[1], said)
 			}
 		})
 	}
@@ -123,10 +125,14 @@ func TestACommandTheLaunchersUserCannotRunIsNamedBeforeTheRun(t *testing.T) {
 	if code != 2 {
 		t.Errorf("run with daemon.run[0] only below root's 0700 %s: exit %d, want 2 (an unusable launcher)", home, code)
 	}
-	for _, want := range []string{"daemon.run[0]", "uid 65534", "cannot pass through " + home, "CLASSPROOF_LAUNCHER_UID=0"} {
+	for _, want := range []string{"daemon.run[0]", "cannot pass through " + home, "CLASSPROOF_LAUNCHER_UID=0"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the preflight does not say %q:\n%s", want, log)
 		}
+	}
+	// Checked as the run's own uid, which its processes would run as.
+	if !regexp.MustCompile(`uid 6[1-5]\d{3}`).MatchString(log) {
+		t.Errorf("the preflight does not name the run's own uid:\n%s", log)
 	}
 	if strings.Contains(log, "permission denied") || regexp.MustCompile(`specs: \d+ ran`).MatchString(log) {
 		t.Errorf("specs ran, or an exec said a bare permission denied:\n%s", log)

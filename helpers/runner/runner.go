@@ -68,6 +68,11 @@ type plan struct {
 	// root kit's --out below a folder of root's), in a folder of the run's it can (ledgerDir).
 	ledger    string
 	ledgerDir string // that folder, removed once the ledger is swept; "" for out
+	// id is who the run's launcher processes run as (sandbox.ForRun); release lets go of a uid
+	// of the run's own, killing and removing what it still has.
+	id      sandbox.Identity
+	release func() (leaks, left []string)
+	limits  sandbox.Limits // the bounds on its launcher processes
 }
 
 // prepared is what the run has once the suites are compiled and the launcher is built.
@@ -103,6 +108,13 @@ type Result struct {
 	Sandbox sandbox.State
 	// Identity is who its launcher processes ran as.
 	Identity sandbox.Identity
+	// Limits are the bounds on its launcher processes; Peak is the most its launcher's own uid
+	// held at once (sandbox.Identity.Watch).
+	Limits sandbox.Limits
+	Peak   sandbox.Peak
+	// Left is what the run's own launcher uid left in the temp folder or /dev/shm, removed at
+	// its end (see Meta.Left).
+	Left []string
 	// Injected is how many calls of Options.Inject were answered: 0, the fault never fired.
 	Injected int
 }
@@ -144,6 +156,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	ledger := pl.ledger
 	defer os.RemoveAll(pl.ledgerDir) // "": the ledger is in out, and stays
+	// A run that ends before its sweep started none of its launcher's processes as its own uid
+	// (the build runs as sandbox.BuildIdentity): letting go of the uid finds nothing to name.
+	defer func() {
+		if pl.release != nil {
+			pl.release()
+		}
+	}()
 	pr, stopped, err := prepare(ctx, o, res, start)
 	defer pr.cleanup()
 	if stopped || err != nil {
@@ -163,7 +182,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	t := time.Now()
 	callerBefore, callerErr := oracle.ObserveOne("classproof (the caller's process)", os.Getpid())
 	g := ginkgoRun{o: o, pl: pl, pr: pr, ledger: ledger, token: token, runCg: runCg, last: last}
-	if res.GinkgoErr, res.Interrupted, err = g.run(ctx); err != nil {
+	if err := g.runWatched(ctx, res); err != nil {
 		return nil, err
 	}
 	res.phase("ginkgo", t)
@@ -174,7 +193,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.Stopped = stoppedBecause(res, last.String())
 	}
 	t = time.Now()
-	if err := sweep(res, ledger, token, runCg); err != nil {
+	if err := sweep(res, &pl, token, runCg); err != nil {
 		return res, &EndError{Step: EndSweep, Err: err}
 	}
 	res.phase("sweep", t)
@@ -202,11 +221,8 @@ func begin(o Options) (*Result, plan, error) {
 	if pl.out, err = OutFolder(o.OutDir); err != nil {
 		return nil, pl, err
 	}
-	res := &Result{Lane: pl.lane, Filter: pl.filter, Manifest: o.Target.Manifest, Sandbox: sandbox.Current(), Identity: sandbox.LauncherIdentity(),
+	res := &Result{Lane: pl.lane, Filter: pl.filter, Manifest: o.Target.Manifest, Sandbox: sandbox.Current(),
 		ReportPath: filepath.Join(pl.out, "report.json"), JUnitPath: filepath.Join(pl.out, "junit.xml"), Phases: map[string]float64{}}
-	if err := sandbox.CheckLauncherIdentity(); err != nil {
-		return nil, pl, err
-	}
 	if o.Inject != "" {
 		if err := sandbox.CheckFault(o.Inject); err != nil {
 			return nil, pl, err
@@ -219,9 +235,17 @@ func begin(o Options) (*Result, plan, error) {
 			return nil, pl, fmt.Errorf("removing %s, left by an earlier run: %w", stale, err)
 		}
 	}
-	id := sandbox.LauncherIdentity()
+	if pl.limits, err = sandbox.LauncherLimits(o.Procs); err != nil {
+		return nil, pl, err
+	}
+	if pl.id, pl.release, err = sandbox.ForRun(); err != nil {
+		return nil, pl, err
+	}
+	res.Identity, res.Limits = pl.id, pl.limits
+	id := pl.id
 	if id.Passes(pl.out) != nil {
 		if pl.ledgerDir, err = id.TempDir("classproof-ledger-"); err != nil {
+			pl.release()
 			return nil, pl, err
 		}
 		pl.ledger = filepath.Join(pl.ledgerDir, "pids.ledger")
@@ -229,6 +253,7 @@ func begin(o Options) (*Result, plan, error) {
 	// The harness, as the launcher's user, appends to it.
 	if err := errors.Join(proc.NewLedger(pl.ledger), id.Give(pl.ledger)); err != nil {
 		os.RemoveAll(pl.ledgerDir)
+		pl.release()
 		return nil, pl, err
 	}
 	return res, pl, nil
@@ -265,7 +290,7 @@ func prepare(ctx context.Context, o Options, res *Result, start time.Time) (pr p
 	res.phase("compile", t)
 	t = time.Now()
 	if !o.DryRun {
-		pr.bin, pr.cleanup, err = binaries.Launcher(prep, o.Target, binaries.Where{Dir: o.BinDir, Built: o.BinDir != ""}, o.Log)
+		pr.bin, pr.cleanup, err = binaries.Launcher(prep, o.Target, binaries.Where{Dir: o.BinDir, Built: o.BinDir != "", RunsAs: &res.Identity}, o.Log)
 		if interruptedBefore(prep, res, "the launcher's build") {
 			return pr, true, nil
 		}

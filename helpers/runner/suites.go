@@ -15,8 +15,19 @@ import (
 	"sync"
 
 	"github.com/classproof/classproof/helpers/base/cgroup"
+	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/launcher"
 )
+
+// runWatched is run with what the run's own launcher uid holds watched against its bounds
+// throughout (sandbox.Identity.Watch): a bound passed is a reason the run fails.
+func (g ginkgoRun) runWatched(ctx context.Context, res *Result) (err error) {
+	stop := g.pl.id.Watch(g.pl.limits, sandbox.LimitsInterval)
+	res.GinkgoErr, res.Interrupted, err = g.run(ctx)
+	peak, over := stop()
+	res.Peak, res.Problems = peak, append(res.Problems, over...)
+	return err
+}
 
 // ginkgoRun is the suites of one run, started by ginkgo and supervised to their end.
 type ginkgoRun struct {

@@ -3,6 +3,8 @@ package runner
 import (
 	"fmt"
 	"strings"
+
+	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
 // Text is what a run says when it ends: its summary (or why it wrote no report), each leak,
@@ -28,6 +30,9 @@ func (r *Result) Text(dryRun bool) string {
 	for _, l := range r.Refused {
 		fmt.Fprintf(&b, "REFUSED LEDGER LINE: %s\n", l)
 	}
+	for _, l := range r.Left {
+		fmt.Fprintf(&b, "LEFT BEHIND: %s\n", l)
+	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(&b, "FAILED LANE: %s\n", p)
 	}
@@ -37,6 +42,12 @@ func (r *Result) Text(dryRun bool) string {
 	if r.Sandbox.Kind != "" {
 		fmt.Fprintf(&b, "sandbox: %s\n", r.Sandbox)
 		fmt.Fprintf(&b, "launcher identity: %s\n", r.Identity)
+		if r.Identity.PerRun {
+			fmt.Fprintf(&b, "launcher bounds: %s (at most %d processes and threads and %s held at once, sampled every %v)\n",
+				r.Limits, r.Peak.Tasks, sandbox.Size(r.Peak.RSSBytes), sandbox.LimitsInterval)
+		} else {
+			fmt.Fprintf(&b, "launcher bounds: file=%s only (no uid of the run's own: processes and memory are not bounded)\n", sandbox.Size(r.Limits.FileBytes))
+		}
 	}
 	fmt.Fprintf(&b, "reports: %s, %s (%.1fs)\n", r.ReportPath, r.JUnitPath, r.Duration.Seconds())
 	if r.Run != nil && !dryRun {

@@ -114,6 +114,7 @@ func (env *Env) openEach(b []byte) {
 	env.Platform, err = lane.Current(env.Driver.Meaning)
 	Must(err, "this OS's lane")
 	Expect(proc.BecomeSubreaper()).To(Succeed())
+	Must(sandbox.LauncherIdentity().Bound(), "bounding the launcher's processes")
 	readOwnStart()
 	if proc.RunToken() == "" {
 		// Run without the CLI: a token for this process's launchers, harnesses and tools.

@@ -39,6 +39,12 @@ const (
 	// (unset: 65534:65534, nobody); "0" keeps root, which the run says and gate --require-sandbox
 	// blocks (helpers/base/sandbox, LauncherIdentity).
 	LauncherUIDEnv = Prefix + "LAUNCHER_UID"
+	// Set by the CLI for the suites: "UID:GID" of the run's own launcher user, which a root kit
+	// takes for each run when the user chose none (helpers/base/sandbox, ForRun).
+	RunUIDEnv = Prefix + "RUN_UID"
+	// Set by the user: the bounds on a run's launcher processes, e.g. "procs=4096 memory=2GiB"
+	// (helpers/base/sandbox, LauncherLimits).
+	LauncherLimitsEnv = Prefix + "LAUNCHER_LIMITS"
 	// Set by the CLI for the suites (classproof mutants --inject): a class system call that every
 	// process of a launcher instance sees succeed without effect, and the file each call is
 	// recorded in (helpers/base/sandbox, Faults).
@@ -83,6 +89,10 @@ type Run struct {
 	Sandbox    string // "off" or empty (helpers/base/sandbox)
 	// LauncherUID is the user's choice of a root kit's launcher identity (helpers/base/sandbox).
 	LauncherUID string
+	// RunUID is the run's own launcher user, taken by the CLI (helpers/base/sandbox, ForRun).
+	RunUID string
+	// LauncherLimits is the user's bounds on a run's launcher processes.
+	LauncherLimits string
 	// Inject and InjectLog are a fault and its record (helpers/base/sandbox, Faults).
 	Inject, InjectLog string
 }
@@ -108,6 +118,8 @@ func (r Run) Environ() []string {
 	add(ScaleEnv, r.Scale)
 	add(SandboxEnv, r.Sandbox)
 	add(LauncherUIDEnv, r.LauncherUID)
+	add(RunUIDEnv, r.RunUID)
+	add(LauncherLimitsEnv, r.LauncherLimits)
 	add(InjectEnv, r.Inject)
 	add(InjectLogEnv, r.InjectLog)
 	return out
@@ -143,7 +155,7 @@ func Current() Run {
 		Target: os.Getenv(TargetEnv), Bin: os.Getenv(BinEnv), Repo: os.Getenv(RepoEnv),
 		Kit: os.Getenv(KitEnv), Harness: os.Getenv(HarnessEnv), Ledger: os.Getenv(LedgerEnv),
 		Supervisor: os.Getenv(SupervisorEnv), Cgroup: os.Getenv(CgroupEnv), Token: os.Getenv(TokenEnv), Scale: os.Getenv(ScaleEnv),
-		Sandbox: os.Getenv(SandboxEnv), LauncherUID: os.Getenv(LauncherUIDEnv),
+		Sandbox: os.Getenv(SandboxEnv), LauncherUID: os.Getenv(LauncherUIDEnv), RunUID: os.Getenv(RunUIDEnv), LauncherLimits: os.Getenv(LauncherLimitsEnv),
 		Inject: os.Getenv(InjectEnv), InjectLog: os.Getenv(InjectLogEnv),
 	}
 }

@@ -28,30 +28,66 @@ type Identity struct {
 	Uid, Gid int
 	// CapEff is the effective capability set (Linux, /proc/self/status), as hex; "" elsewhere.
 	CapEff string
+	// PerRun says the uid is the run's own (ForRun): no other run, kit or account uses it.
+	PerRun bool
 	kit    int // the kit's own euid: a launcher identity that differs from it is another user
 }
+
+// FirstRunUID and LastRunUID bound the uids a root kit takes one from for each run: systemd's
+// range for DynamicUser= (systemd's docs/UIDS-GIDS.md, "61184…65519"), which no account in
+// /etc/passwd is given. systemd takes from it too: a uid it holds (a lock file named by the
+// number in /run/systemd/dynamic-uid, src/core/dynamic-user.c) is passed over, as is one any
+// process, account or group already has.
+const FirstRunUID, LastRunUID = 61184, 65519
 
 // DefaultLauncherUID is nobody (and nogroup) on Debian, Ubuntu and Fedora alike.
 const DefaultLauncherUID = 65534
 
-var identity struct {
+var identity, build struct {
 	once sync.Once
 	id   Identity
 	err  error
 }
 
-// LauncherIdentity is who this process's launcher processes run as. A malformed
-// contract.LauncherUIDEnv never gives root: the identity is then the default, and
-// CheckLauncherIdentity says what was wrong (a run refuses to start on it).
+// LauncherIdentity is who this process's launcher processes run as: the run's own user where the
+// CLI took one (contract.RunUIDEnv, set for the suites), else BuildIdentity. A malformed value
+// never gives root: the identity is then the default, and CheckLauncherIdentity says what was
+// wrong (a run refuses to start on it).
 func LauncherIdentity() Identity {
-	identity.once.Do(func() { identity.id, identity.err = chooseIdentity(contract.Current().LauncherUID) })
+	identity.once.Do(func() {
+		run := contract.Current().RunUID
+		if run == "" {
+			identity.id, identity.err = BuildIdentity(), build.err
+			return
+		}
+		identity.id, identity.err = chooseIdentity(run)
+		identity.id.PerRun = identity.err == nil && identity.id.Other()
+		if identity.err != nil {
+			identity.err = fmt.Errorf("$%s (set by the CLI for the suites): %w", contract.RunUIDEnv, identity.err)
+		}
+	})
 	return identity.id
+}
+
+// BuildIdentity is the user's choice (contract.LauncherUIDEnv), the same for every run: who a
+// launcher's build step runs as, and whose {cache} it writes, kept between runs; and who runs
+// the launcher where no run took a user of its own (bench, doctor, a suite run without the CLI).
+func BuildIdentity() Identity {
+	build.once.Do(func() { build.id, build.err = chooseIdentity(contract.Current().LauncherUID) })
+	return build.id
 }
 
 // CheckLauncherIdentity is the error in the user's choice of a launcher identity, if any.
 func CheckLauncherIdentity() error {
-	LauncherIdentity()
-	return identity.err
+	BuildIdentity()
+	if build.err != nil {
+		return build.err
+	}
+	if contract.Current().RunUID != "" {
+		LauncherIdentity()
+		return identity.err
+	}
+	return nil
 }
 
 func chooseIdentity(choice string) (Identity, error) {
@@ -104,6 +140,14 @@ func (id Identity) Root() bool {
 	return err == nil && caps != 0
 }
 
+// RunUID is id as contract.RunUIDEnv hands a run's own user to the suites; "" for any other.
+func (id Identity) RunUID() string {
+	if !id.PerRun {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d", id.Uid, id.Gid)
+}
+
 // Other says whether launcher processes run as another user than the kit.
 func (id Identity) Other() bool { return id.Uid != id.kit }
 
@@ -114,6 +158,8 @@ func (id Identity) String() string {
 	}
 	if id.Root() {
 		s += " (root: launcher processes may write /proc/sys and the kit's own /proc entries and change the kit's class; no sandbox refuses that)"
+	} else if id.PerRun {
+		s += fmt.Sprintf(" (the run's own: taken for this run from %d-%d, used by no other run, kit or account; the kit runs as uid %d; launcher processes run as this user, set in each before exec)", FirstRunUID, LastRunUID, id.kit)
 	} else if id.Other() {
 		s += fmt.Sprintf(" (the kit runs as uid %d; launcher processes run as this user, set in each before exec)", id.kit)
 	}

@@ -1,0 +1,222 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/classproof/classproof/helpers/base/contract"
+)
+
+// forRunHere narrows ForRun to uids first..last with locks in a folder of the test's own, and
+// skips where ForRun gives no uid of a run's own (not root, or a uid the user chose).
+func forRunHere(t *testing.T, first, last int) {
+	t.Helper()
+	if os.Geteuid() != 0 || contract.Current().LauncherUID != "" {
+		t.Skipf("ForRun takes a uid only for a root kit whose user chose none (euid %d, $%s=%q)", os.Geteuid(), contract.LauncherUIDEnv, contract.Current().LauncherUID)
+	}
+	locks, uids := runUIDLocks, runUIDs
+	t.Cleanup(func() { runUIDLocks, runUIDs = locks, uids })
+	runUIDLocks, runUIDs = filepath.Join(t.TempDir(), "uid"), [2]int{first, last}
+}
+
+// reaped waits until nothing of uid is left, zombies included (its killed processes are the
+// reaper's to wait for), so that the next test may take it.
+func reaped(t *testing.T, uid int) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		busy, err := uidBusy(uid, true)
+		if err != nil || len(busy) == 0 {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("uid %d still has %v 10 s after its release", uid, busy)
+		}
+	}
+}
+
+// asUser starts sleep SECONDS as uid (a process of another run, or one left behind).
+func asUser(t *testing.T, uid int, seconds string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("sleep", seconds)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{}}}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd
+}
+
+// Two runs at once never share a uid, and neither takes one a process already has: of three, one
+// has a process (another kit's launcher, a systemd DynamicUser service), one is held by the first
+// run, so the second gets the third; with all three gone, a third run is refused, naming the range
+// and the way out.
+func TestEachRunHasAUidNoOneElseHas(t *testing.T) {
+	first := 63001
+	forRunHere(t, first, first+2)
+	asUser(t, first+1, "30")
+	a, releaseA, err := ForRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseA()
+	b, releaseB, err := ForRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseB()
+	if !a.PerRun || !b.PerRun || a.Uid == b.Uid || a.Uid == first+1 || b.Uid == first+1 || a.Gid != a.Uid {
+		t.Fatalf("two runs got %v and %v; want two uids of their own, neither %d (a process has it)", a, b, first+1)
+	}
+	if _, _, err := ForRun(); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("no uid in %d-%d is free", first, first+2)) || !strings.Contains(err.Error(), contract.LauncherUIDEnv) {
+		t.Errorf("a third run with every uid taken: %v; want a refusal naming the range and %s", err, contract.LauncherUIDEnv)
+	}
+	if !strings.Contains(a.String(), "the run's own") {
+		t.Errorf("the identity does not say it is the run's own: %s", a)
+	}
+}
+
+// Letting go of a run's uid kills what still has it, as that uid, and names it (it escaped the
+// run's sweep); what it left in the temp folder and /dev/shm is removed and named; the uid is
+// free for the next run.
+func TestReleaseKillsAndRemovesWhatTheRunsUidLeft(t *testing.T) {
+	first := 63101
+	forRunHere(t, first, first)
+	id, release, err := ForRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := asUser(t, id.Uid, "987661")
+	shm := filepath.Join("/dev/shm", fmt.Sprintf("classproof-test-%d", os.Getpid()))
+	if err := os.WriteFile(shm, []byte("x"), 0o600); err != nil {
+		t.Skipf("no /dev/shm to leave a file in: %v", err)
+	}
+	defer os.Remove(shm)
+	if err := os.Lchown(shm, id.Uid, id.Gid); err != nil {
+		t.Fatal(err)
+	}
+	seg, err := unix.SysvShmGet(unix.IPC_PRIVATE, 1<<20, unix.IPC_CREAT|0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.SysvShmCtl(seg, unix.IPC_RMID, nil)
+	ds := &unix.SysvShmDesc{}
+	if _, err := unix.SysvShmCtl(seg, unix.IPC_STAT, ds); err != nil {
+		t.Fatal(err)
+	}
+	ds.Perm.Uid, ds.Perm.Gid = uint32(id.Uid), uint32(id.Gid)
+	if _, err := unix.SysvShmCtl(seg, unix.IPC_SET, ds); err != nil {
+		t.Fatal(err)
+	}
+	leaks, files := release()
+	if len(leaks) != 1 || !strings.Contains(leaks[0], fmt.Sprintf("pid %d", left.Process.Pid)) || !strings.Contains(leaks[0], "987661") {
+		t.Errorf("release named %q; want the sleep (pid %d) of uid %d", leaks, left.Process.Pid, id.Uid)
+	}
+	done := make(chan error, 1)
+	go func() { done <- left.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Errorf("pid %d of uid %d is alive after release", left.Process.Pid, id.Uid)
+	}
+	if _, err := os.Lstat(shm); err == nil || len(files) != 2 || !strings.Contains(strings.Join(files, "\n"), shm+" (uid ") {
+		t.Errorf("release left %s (err %v) and named %q", shm, err, files)
+	}
+	if _, err := unix.SysvShmCtl(seg, unix.IPC_STAT, ds); err == nil || !strings.Contains(strings.Join(files, "\n"), fmt.Sprintf("segment %d, 1048576 bytes", seg)) {
+		t.Errorf("release left System V segment %d (stat: %v) and named %q", seg, err, files)
+	}
+	again, releaseAgain, err := ForRun()
+	if err != nil || again.Uid != id.Uid {
+		t.Fatalf("after release the only uid %d was not free again: %v, %v", id.Uid, again, err)
+	}
+	releaseAgain()
+	reaped(t, id.Uid)
+}
+
+// The run's own uid is bounded: the kernel refuses a fork past RLIMIT_NPROC to that uid alone
+// (the kit, root, is never counted), and Watch names the bound it was seen at.
+func TestARunsUidCannotForkPastItsBound(t *testing.T) {
+	forRunHere(t, 63201, 63201)
+	id, release, err := ForRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	l := Limits{Procs: 64, FileBytes: 64 << 20, MemoryBytes: 1 << 30}
+	stop := id.Watch(l, 100*time.Millisecond)
+	// A shell of the uid under the bound starts sleeps until the kernel refuses a fork (the shell
+	// then gives up); at most the bound's worth are ever there.
+	cmd := exec.Command("sh", "-c", `i=0; while [ $i -lt 500 ]; do sleep 30 & i=$((i+1)); done; sleep 1`)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: id.Credential(), Setpgid: true}
+	// The test process (root, never counted) holds the bound while the shell starts, as a
+	// suite process does (Identity.Bound).
+	old := &unix.Rlimit{}
+	unix.Getrlimit(unix.RLIMIT_NPROC, old)
+	defer unix.Setrlimit(unix.RLIMIT_NPROC, old)
+	if err := unix.Setrlimit(unix.RLIMIT_NPROC, &unix.Rlimit{Cur: l.Procs, Max: l.Procs}); err != nil {
+		t.Fatal(err)
+	}
+	// To a file: a pipe would wait for the sleeps that hold it.
+	log, err := os.Create(filepath.Join(t.TempDir(), "sh.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	_ = cmd.Run()
+	unix.Setrlimit(unix.RLIMIT_NPROC, old)
+	tasks, _ := uidHolds(id.Uid)
+	time.Sleep(300 * time.Millisecond) // three of Watch's samples at least
+	peak, over := stop()
+	leaks, _ := release()
+	out, _ := os.ReadFile(log.Name())
+	if tasks > int(l.Procs) || tasks < int(l.Procs)/2 {
+		t.Errorf("uid %d had %d processes and threads under a bound of %d (peak %+v; the shell said %q)", id.Uid, tasks, l.Procs, peak, out)
+	}
+	if len(over) == 0 || !strings.Contains(over[0], "reached their bound of 64 processes and threads") || !strings.Contains(over[0], contract.LauncherLimitsEnv) {
+		t.Errorf("Watch said %q (peak %+v, %d seen after the shell); want the bound named", over, peak, tasks)
+	}
+	if len(leaks) == 0 {
+		t.Errorf("the sleeps left by the shell were not named at release")
+	}
+	reaped(t, id.Uid)
+}
+
+// Past its memory bound, everything of the run's uid is killed and the run is told why.
+func TestARunsUidPastItsMemoryBoundIsKilled(t *testing.T) {
+	forRunHere(t, 63301, 63301)
+	id, release, err := ForRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	stop := id.Watch(Limits{Procs: 4096, FileBytes: 64 << 20, MemoryBytes: 100 << 20}, 100*time.Millisecond)
+	// dd fills a 200 MiB buffer from /dev/zero (every page touched), then blocks writing it to
+	// a pipe no one reads: 200 MiB resident until killed.
+	cmd := exec.Command("sh", "-c", "dd if=/dev/zero bs=200M count=1 2>/dev/null | sleep 60")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: id.Credential(), Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		t.Errorf("a 200 MiB process of the run's uid under a bound of 100 MiB was alive 10 s later")
+	}
+	peak, over := stop()
+	if len(over) != 1 || !strings.Contains(over[0], "past its bound of 100MiB") || !strings.Contains(over[0], "killed: ") || !strings.Contains(over[0], "dd") {
+		t.Errorf("Watch said %q (peak %+v); want the memory bound named and dd among the killed", over, peak)
+	}
+	release()
+	reaped(t, id.Uid)
+}

@@ -83,14 +83,19 @@ func TestTwoRunsAtOnceCannotReachEachOther(t *testing.T) {
 	}
 }
 
-// A launcher that holds 2 GiB, and one that forks without end, each end their run red with a
-// line naming the bound it hit (memory or processes, and the variable that sets it), the report
-// written, and nothing of the run's uid left (issue 53: neither was bounded; a fork storm could
-// take the machine).
+// A launcher that holds 2 GiB, one that forks without end, and one that floods the pid ledger,
+// each end their run red with a line naming the bound it hit (memory, processes, the ledger past
+// what the sweep reads, which the file size bound stops at 64 MiB), the report written, and
+// nothing of the run's uid left (issue 53: none was bounded; a fork storm could take the
+// machine, a flooded ledger filled the disk).
 func TestARunPastItsBoundsIsRedAndSaysWhich(t *testing.T) {
 	rootKit(t)
 	// A spec whose harness lives 3 s, so that the hog is there for the sampler to see.
 	const wholeLife = "the harness's whole life"
+	// The session command floods the pid ledger its profile names (the harness appends to it)
+	// past the file size bound (issue 53: 389 MB of it filled --out's disk, and no report was
+	// written).
+	flood := `l=$(tr -d '\n' <"$1" | sed 's/.*"--ledger", *"\([^"]*\)".*/\1/'); shift; (yes '{"role":"flood","pid":1,"start":1}' >>"$l") 2>/dev/null & exec "$@"`
 	for _, c := range []struct {
 		name, hog, limits, says string
 	}{
@@ -101,9 +106,18 @@ func TestARunPastItsBoundsIsRedAndSaysWhich(t *testing.T) {
 			`the launcher's processes \(uid \d+\) held [\d.]+MiB of memory \d+s into the run, past its bound of 256MiB \(memory= in \$CLASSPROOF_LAUNCHER_LIMITS\): killed: pid \d+`},
 		{"a fork storm", `(while :; do sleep 600 & done) 2>/dev/null &`, "procs=512",
 			`the launcher's processes \(uid \d+\) reached their bound of 512 processes and threads \d+s into the run \(\d+ seen; RLIMIT_NPROC, procs= in \$CLASSPROOF_LAUNCHER_LIMITS\)`},
+		{"a ledger flood", "", "",
+			`the pid ledger (\S+) was not swept: pid ledger: \S+ is over 16777216 bytes; refused`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := hostile(t, `  run: ["{bin}/refmux", daemon,`, `  run: [sh, -c, '`+c.hog+` exec "$@"', sh, "{bin}/refmux", daemon,`)
+			if c.hog == "" {
+				script := filepath.Join(reachable(t), "flood.sh")
+				if err := os.WriteFile(script, []byte(flood+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				m = hostile(t, `direct: ["{bin}/refmux", session`, `direct: [sh, "`+script+`", "{profile}", "{bin}/refmux", session`)
+			}
 			out := t.TempDir()
 			code, log, took := runCLI(t, []string{"CLASSPROOF_LAUNCHER_UID=", "CLASSPROOF_LAUNCHER_LIMITS=" + c.limits},
 				"run", "--target", m, "--suite", "./suites/cpuclass", "--focus", wholeLife, "--out", out)
@@ -116,8 +130,14 @@ func TestARunPastItsBoundsIsRedAndSaysWhich(t *testing.T) {
 			if err == nil {
 				err = json.Unmarshal(b, &meta)
 			}
-			if _, rerr := os.Stat(filepath.Join(out, "report.json")); err != nil || rerr != nil || !strings.Contains(strings.Join(meta.Problems, "\n"), "bound") {
+			if _, rerr := os.Stat(filepath.Join(out, "report.json")); err != nil || rerr != nil || !regexp.MustCompile(c.says).MatchString(strings.Join(meta.Problems, "\n")) {
 				t.Errorf("%s: run.json (%v) problems %q, report.json: %v; want both written, the bound among the problems", c.name, err, meta.Problems, rerr)
+			}
+			// The flood stopped at the file size bound: --out keeps its disk.
+			if m := regexp.MustCompile(c.says).FindStringSubmatch(log); len(m) > 1 {
+				if fi, err := os.Stat(m[1]); err == nil && fi.Size() > 64<<20 {
+					t.Errorf("%s: the ledger %s is %d bytes, past the 64 MiB file size bound", c.name, m[1], fi.Size())
+				}
 			}
 			uid := regexp.MustCompile(`launcher identity: uid (\d+)`).FindStringSubmatch(log)
 			if uid == nil {

@@ -38,6 +38,7 @@ func TestEachTargetHasABuildCacheOfItsOwn(t *testing.T) {
 		{"another repository", BuildCache(build("make", "-C", "{repo}"), Paths{Kit: "/kit", Repo: other}), false},
 		{"another build step", BuildCache(build("make", "-C", "{repo}", "all"), Paths{Kit: "/kit", Repo: repo}), false},
 		{"another kit", BuildCache(build("make", "-C", "{repo}"), Paths{Kit: "/kit2", Repo: repo}), false},
+		{"a tree whose .git file names the repository's folder (no worktree of it)", BuildCache(build("make", "-C", "{repo}"), Paths{Kit: "/kit", Repo: impostor(t, repo)}), false},
 	} {
 		if (c.got == mine) != c.same {
 			t.Errorf("%s: {cache} %s beside %s, want same=%v", c.what, c.got, mine, c.same)
@@ -49,17 +50,42 @@ func TestEachTargetHasABuildCacheOfItsOwn(t *testing.T) {
 	}
 }
 
-// A writes entry may name the target's own {cache}, never another target's.
+// A writes entry may name the target's own {cache}, never another target's, nor a folder that
+// holds them all, by name or through a symlink (the review of issue 53 wrote another target's
+// entry through writes: [/tmp/classproof-cache-0]).
 func TestWritesNeverReachAnotherTargetsCache(t *testing.T) {
 	vals := map[string]string{"cache": filepath.Join(buildCaches(), "uid-1", "mine")}
 	if _, err := writes("build.writes", []string{"{cache}/go"}, vals); err != nil {
 		t.Errorf("its own {cache}: %v", err)
 	}
-	theirs := filepath.Join(buildCaches(), "uid-1", "theirs", "home")
-	_, err := writes("build.writes", []string{theirs}, vals)
-	if err == nil || !strings.Contains(err.Error(), theirs) || !strings.Contains(err.Error(), "its own {cache} only") {
-		t.Errorf("writes %s: %v, want a refusal naming it", theirs, err)
+	base := sandbox.BuildIdentity().CacheBase()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(base, link); err != nil {
+		t.Fatal(err)
 	}
+	for _, w := range []string{
+		filepath.Join(buildCaches(), "uid-1", "theirs", "home"), // another target's
+		base,                          // the folder holding them all
+		filepath.Dir(base),            // one above it
+		"/",                           // everything
+		"{cache}/../theirs",           // out of its own by ..
+		filepath.Join(link, "x", "y"), // through a symlink
+	} {
+		_, err := writes("build.writes", []string{w}, vals)
+		if err == nil || !strings.Contains(err.Error(), "a target may write only its own {cache} there") {
+			t.Errorf("writes %s: %v, want a refusal naming it", w, err)
+		}
+	}
+}
+
+// impostor is a tree whose .git file names repo's own git folder, as a worktree's would, with
+// no worktree of repo behind it.
+func impostor(t *testing.T, repo string) string {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".git"), []byte("gitdir: "+filepath.Join(repo, ".git")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func gitRepo(t *testing.T) string {
@@ -123,7 +149,7 @@ func TestOneTargetsBuildCannotWriteAnothersCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dd.vals["cache"]) })
-	if err := dd.Build(context.Background(), io.Discard); err == nil || !strings.Contains(err.Error(), "its own {cache} only") {
+	if err := dd.Build(context.Background(), io.Discard); err == nil || !strings.Contains(err.Error(), "a target may write only its own {cache} there") {
 		t.Errorf("a build declaring another target's {cache} under build.writes: %v, want a refusal", err)
 	}
 	if got, _ := os.ReadFile(entry); string(got) != "red" {

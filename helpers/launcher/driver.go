@@ -107,14 +107,14 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	// A token of the build's own: without a cgroup, what the build left outside its group is
 	// found by it (never the run's: that would name every launcher of the run).
 	token := proc.NewRunToken()
+	if err := id.Give(vals["bin"], tmp); err != nil {
+		return err
+	}
 	c, err := confine(id, may)
 	if err != nil {
 		return err
 	}
 	defer c.sp.Close()
-	if err := id.Give(vals["bin"], tmp); err != nil {
-		return err
-	}
 	cmd, err := d.start(ctx, set, "build step", argv, dir, d.env(token, env), io.MultiWriter(&out, Capped(log, LogBytes, "the build step")), c)
 	if err == nil {
 		err = cmd.Wait()

@@ -82,7 +82,14 @@ type confined struct {
 // for it.
 func confine(id sandbox.Identity, may sandbox.Policy) (*confined, error) {
 	for _, w := range may.Dirs {
-		if _, err := os.Stat(w); err == nil {
+		if fi, err := os.Stat(w); err == nil {
+			// A folder declared under writes that is there already stays as it is; one the
+			// launcher's user cannot write would fail it as a read-only folder does, so it is
+			// named now. (A run's own uid is new each run: such a folder is open to all, 1777.)
+			if id.Other() && !id.MayWrite(fi) {
+				return nil, fmt.Errorf("%s, which the launcher may write, is there already and uid %d, which launcher processes run as, cannot write it (owner uid %d, mode %v): make it writable by all with the sticky bit (chmod 1777), or leave it out and the kit makes it for each run",
+					w, id.Uid, sandbox.Owner(fi), fi.Mode().Perm())
+			}
 			continue
 		}
 		if swap := id.MaySwap(w); swap != "" {
@@ -115,8 +122,12 @@ func writes(field string, list []string, vals map[string]string) ([]string, erro
 			return nil, fmt.Errorf("%s: %q is not an absolute path", field, list[i])
 		}
 		out[i] = filepath.Clean(w)
-		if files.Within(out[i], buildCaches()) && !files.Within(out[i], vals["cache"]) {
-			return nil, fmt.Errorf("%s: %q is %s, in the build caches of other targets (%s): a target may write its own {cache} only", field, list[i], out[i], buildCaches())
+		// The cache folder holds the kit's compiled suites and every target's {cache}: a rule
+		// that reaches into it, or holds it, by name or through a symlink, would let this
+		// target write what the kit or another target runs.
+		real, base := files.Resolved(out[i]), files.Resolved(sandbox.BuildIdentity().CacheBase())
+		if own := files.Resolved(vals["cache"]); (files.Within(real, base) || files.Within(base, real)) && !files.Within(real, own) {
+			return nil, fmt.Errorf("%s: %q is %s, which is or holds the kit's cache folder %s (the kit's compiled suites, every target's {cache}): a target may write only its own {cache} there", field, list[i], real, base)
 		}
 	}
 	return out, nil
@@ -181,7 +192,9 @@ func buildCaches() string {
 
 // repoIdentity is what names the repository at repo whichever worktree of it repo is: its git
 // common folder (a worktree's .git file says where its git folder is, whose commondir file names
-// the common one), else repo itself.
+// the common one), else repo itself. A worktree is taken as one only where its git folder points
+// back at it (gitdir/gitdir names repo/.git): a .git file naming another repository's folder
+// would otherwise give a hostile tree that repository's {cache}.
 func repoIdentity(repo string) string {
 	if repo == "" {
 		return ""
@@ -196,30 +209,29 @@ func repoIdentity(repo string) string {
 	case !fi.Mode().IsRegular():
 		return repo
 	}
-	gitdir, ok := strings.CutPrefix(strings.TrimSpace(readSmall(git)), "gitdir: ")
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(pointer(git)), "gitdir: ")
 	if !ok {
 		return repo
 	}
 	if !filepath.IsAbs(gitdir) {
 		gitdir = filepath.Join(repo, gitdir)
 	}
-	common := strings.TrimSpace(readSmall(filepath.Join(gitdir, "commondir")))
+	if back := strings.TrimSpace(pointer(filepath.Join(gitdir, "gitdir"))); back == "" || files.Resolved(back) != files.Resolved(git) {
+		return repo
+	}
+	common := strings.TrimSpace(pointer(filepath.Join(gitdir, "commondir")))
 	if common == "" {
-		return filepath.Clean(gitdir)
+		return files.Resolved(gitdir)
 	}
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(gitdir, common)
 	}
-	return filepath.Clean(common)
+	return files.Resolved(common)
 }
 
-// readSmall is the first 4 KiB of a git pointer file, "" if it cannot be read.
-func readSmall(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	b, _ := io.ReadAll(io.LimitReader(f, 4096))
+// pointer is a git pointer file's text (bounded, a regular file only: a FIFO planted there must
+// not hold the run), "" if it cannot be read.
+func pointer(path string) string {
+	b, _ := files.ReadClaim(path, 4096)
 	return string(b)
 }

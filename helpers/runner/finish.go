@@ -51,7 +51,7 @@ func seal(res *Result, m *launcher.Manifest, o Options, pl plan) error {
 	}
 	res.Problems = append(laneProblems(o, res.Run, res.Lane, res.Filter), res.Problems...)
 	meta := report.Meta{Lane: res.Lane, Target: m.Source, Filter: res.Filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
-		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Refused: res.Refused, Left: res.Left, LauncherPeak: res.Peak, LauncherLimits: res.Limits.String(), Passed: res.Passed(),
+		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Refused: res.Refused, Left: res.Left, LauncherPeak: res.Peak, LauncherLimits: res.Limits.InForce(res.Identity), Passed: res.Passed(),
 		Problems: res.Problems, Stopped: res.Stopped,
 		Duration: res.Duration, Phases: res.Phases, Containment: res.Containment,
 		Sandbox: res.Sandbox.String(), Sandboxed: res.Sandbox.Confined(), SandboxLacks: res.Sandbox.Lacks(),

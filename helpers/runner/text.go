@@ -42,11 +42,10 @@ func (r *Result) Text(dryRun bool) string {
 	if r.Sandbox.Kind != "" {
 		fmt.Fprintf(&b, "sandbox: %s\n", r.Sandbox)
 		fmt.Fprintf(&b, "launcher identity: %s\n", r.Identity)
+		fmt.Fprintf(&b, "launcher bounds: %s\n", r.Limits.InForce(r.Identity))
 		if r.Identity.PerRun {
-			fmt.Fprintf(&b, "launcher bounds: %s (at most %d processes and threads and %s held at once, sampled every %v)\n",
-				r.Limits, r.Peak.Tasks, sandbox.Size(r.Peak.RSSBytes), sandbox.LimitsInterval)
-		} else {
-			fmt.Fprintf(&b, "launcher bounds: file=%s only (no uid of the run's own: processes and memory are not bounded)\n", sandbox.Size(r.Limits.FileBytes))
+			fmt.Fprintf(&b, "launcher peak: %d processes and threads and %s held at once (sampled every %v)\n",
+				r.Peak.Tasks, sandbox.Size(r.Peak.RSSBytes), sandbox.LimitsInterval)
 		}
 	}
 	fmt.Fprintf(&b, "reports: %s, %s (%.1fs)\n", r.ReportPath, r.JUnitPath, r.Duration.Seconds())

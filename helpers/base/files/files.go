@@ -208,3 +208,19 @@ func Within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
+
+// Resolved is path with every symlink in its longest existing part followed (the part that does
+// not exist yet is joined on as written): where a write sandbox's rule for path lands, as
+// Landlock opens a rule's folder.
+func Resolved(path string) string {
+	rest := ""
+	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if p == filepath.Dir(p) {
+			return filepath.Clean(path)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
+}

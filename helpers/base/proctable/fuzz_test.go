@@ -34,7 +34,7 @@ func FuzzParseStat(f *testing.F) {
 		if err != nil {
 			t.Fatalf("parsed %q with no error, but field 22 is %q", stat, fields[22-3])
 		}
-		want := Stat{State: fields[0][0], Ppid: num(4), Pgrp: num(5), Session: num(6), Start: start, Policy: num(41),
+		want := Stat{State: fields[0][0], Ppid: num(4), Pgrp: num(5), Session: num(6), Threads: num(20), Start: start, Policy: num(41),
 			Priority: num(18), Nice: num(19), RTPriority: num(40)}
 		if st != want {
 			t.Fatalf("parsed %q as %+v, the fields hold %+v", stat, st, want)

@@ -12,12 +12,18 @@ type Stat struct {
 	Ppid    int    // field 4
 	Pgrp    int    // field 5
 	Session int    // field 6
+	Threads int    // field 20
 	Start   uint64 // field 22: clock ticks since boot
 	Policy  int    // field 41: 5 is SCHED_IDLE
 	// What ps's pri and ni columns are made of (procps reads this same line): field 18 the
 	// priority, 19 the nice value, 40 the real-time priority.
 	Priority, Nice, RTPriority int
 }
+
+// Dead says the process ended and was not waited for: a zombie with no thread left. A leader
+// thread that exited on its own (SYS_exit) shows Z too while its other threads run on (num_threads
+// counts them), and that process is alive: it holds memory and may fork.
+func (s Stat) Dead() bool { return s.State == 'Z' && s.Threads <= 1 }
 
 // ParseStat reads one /proc/PID/stat line. The comm field may hold spaces and ')' (go-ps breaks
 // on that), so fields are counted from the last ')'. It is the kit's one stat parser: the oracle
@@ -42,7 +48,7 @@ func ParseStat(stat []byte) (Stat, error) {
 		}
 		return v
 	}
-	st.Ppid, st.Pgrp, st.Session, st.Policy = num(4), num(5), num(6), num(41)
+	st.Ppid, st.Pgrp, st.Session, st.Threads, st.Policy = num(4), num(5), num(6), num(20), num(41)
 	st.Priority, st.Nice, st.RTPriority = num(18), num(19), num(40)
 	if err != nil {
 		return Stat{}, err

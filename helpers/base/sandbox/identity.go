@@ -296,7 +296,7 @@ func (id Identity) may(fi os.FileInfo, need os.FileMode) bool {
 	perm := fi.Mode().Perm()
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		switch {
-		case ownerOf(fi) == id.Uid:
+		case Owner(fi) == id.Uid:
 			perm >>= 6
 		case int(st.Gid) == id.Gid:
 			perm >>= 3

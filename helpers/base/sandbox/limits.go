@@ -31,11 +31,15 @@ type Limits struct {
 // 4096 and 1536 MiB, is ten times over.
 func DefaultLimits(procs int) Limits {
 	procs = max(procs, 1)
-	return Limits{Procs: max(4096, 2048*uint64(procs)), FileBytes: 64 << 20, MemoryBytes: max(1536<<20, 768<<20*uint64(procs))}
+	return Limits{Procs: max(4096, 2048*uint64(procs)), FileBytes: minFileBytes, MemoryBytes: max(1536<<20, 768<<20*uint64(procs))}
 }
 
 // LimitsAccepted is what contract.LauncherLimitsEnv takes, for its errors and the docs.
-const LimitsAccepted = "space-separated NAME=VALUE: procs=N (64 or more), file=SIZE and memory=SIZE (1MiB or more; SIZE a number of bytes with an optional KiB, MiB or GiB)"
+const LimitsAccepted = "space-separated NAME=VALUE: procs=N (64 or more), file=SIZE (64MiB or more) and memory=SIZE (1MiB or more; SIZE a number of bytes with an optional KiB, MiB or GiB)"
+
+// minFileBytes is the least file bound: a lane's report.json is some 1.5 MB, and Ginkgo writes
+// it from a suite process, under the same bound.
+const minFileBytes = 64 << 20
 
 // LauncherLimits is the user's bounds (contract.LauncherLimitsEnv) over DefaultLimits(procs); an
 // error names the variable, the value and what is accepted. The CLI hands the suites the bounds
@@ -53,7 +57,11 @@ func LauncherLimits(procs int) (Limits, error) {
 				err = fmt.Errorf("below 64")
 			}
 		case "file":
-			l.FileBytes, err = parseSize(val)
+			// The suites' processes hold it too (Identity.Bound), and Ginkgo writes each suite's
+			// reports from one of them: a bound below the default would cut those.
+			if l.FileBytes, err = parseSize(val); err == nil && l.FileBytes < minFileBytes {
+				err = fmt.Errorf("below %s, the suites' own reports' bound", exact(minFileBytes))
+			}
 		case "memory":
 			l.MemoryBytes, err = parseSize(val)
 		default:

@@ -6,15 +6,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/classproof/classproof/helpers/base/actas"
 	"github.com/classproof/classproof/helpers/base/contract"
@@ -78,6 +76,11 @@ func ForRun() (id Identity, release func() (leaks, left []string), err error) {
 		}
 		return id, func() (leaks, left []string) {
 			defer unlock()
+			if systemdHas(id.Uid) {
+				// systemd gave the uid to a service while the run held it: what has it now is
+				// not the run's alone, and a system service is not the kit's to kill.
+				return []string{fmt.Sprintf("uid %d, the run's own, was given by systemd to a DynamicUser= service during the run (/run/systemd/dynamic-uid/%d): what still has it was not killed, and the run cannot say its launcher left nothing", id.Uid, id.Uid)}, nil
+			}
 			// What the run's own sweep did not end escaped it: each is a leak.
 			for _, l := range killAll(id) {
 				leaks = append(leaks, fmt.Sprintf("of the run's uid %d after the sweep: %s", id.Uid, l))
@@ -96,7 +99,7 @@ func ForRun() (id Identity, release func() (leaks, left []string), err error) {
 // take holds uid for this run if no one has it: not systemd, no other run (its lock), no process.
 // unlock is nil for a uid someone has.
 func take(uid int) (unlock func(), err error) {
-	if _, err := os.Lstat(filepath.Join("/run/systemd/dynamic-uid", strconv.Itoa(uid))); err == nil {
+	if systemdHas(uid) || accountHas(uid) {
 		return nil, nil
 	}
 	unlock, ok, err := files.TryLock(filepath.Join(runUIDLocks, strconv.Itoa(uid)))
@@ -108,6 +111,24 @@ func take(uid int) (unlock func(), err error) {
 		return nil, err
 	}
 	return unlock, nil
+}
+
+// systemdHas says whether systemd holds uid for a DynamicUser= service (a lock file named by the
+// number: src/core/dynamic-user.c).
+func systemdHas(uid int) bool {
+	_, err := os.Lstat(filepath.Join("/run/systemd/dynamic-uid", strconv.Itoa(uid)))
+	return err == nil
+}
+
+// accountHas says whether the system's user and group databases (NSS: LDAP, sssd, systemd's own,
+// not only /etc/passwd) give uid to an account or a group, as getent(1) answers.
+func accountHas(uid int) bool {
+	for _, db := range []string{"passwd", "group"} {
+		if err := exec.Command("getent", db, strconv.Itoa(uid)).Run(); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // takenIDs are the uids and gids /etc/passwd and /etc/group give an account or a group.
@@ -168,11 +189,14 @@ func uidProcs(uid int) ([]held, error) {
 			continue
 		}
 		h := held{pid: pid, real: len(ids) > 0 && ids[0] == want}
-		if f := proctable.StatusFields(status, "State:"); len(f) > 0 && f[0] == "Z" {
-			h.zombie = true
-		}
 		if f := proctable.StatusFields(status, "Threads:"); len(f) > 0 {
 			h.threads, _ = strconv.Atoi(f[0])
+		}
+		// A leader thread that exited by itself shows Z while the other threads run on (and
+		// hold the memory): only a zombie with no thread left is dead (proctable.Stat.Dead).
+		if f := proctable.StatusFields(status, "State:"); len(f) > 0 && f[0] == "Z" {
+			h.zombie = h.threads <= 1
+			status = liveThreadStatus(pid)
 		}
 		if f := proctable.StatusFields(status, "VmRSS:"); len(f) > 0 {
 			kb, _ := strconv.ParseUint(f[0], 10, 64)
@@ -181,6 +205,19 @@ func uidProcs(uid int) ([]held, error) {
 		out = append(out, h)
 	}
 	return out, nil
+}
+
+// liveThreadStatus is the status of a thread of pid that has not exited ("" if none): a zombie
+// leader's own shows no memory.
+func liveThreadStatus(pid int) string {
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		b, err := files.ReadClaim(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()), 64<<10)
+		if f := proctable.StatusFields(string(b), "State:"); err == nil && len(f) > 0 && f[0] != "Z" {
+			return string(b)
+		}
+	}
+	return ""
 }
 
 // uidBusy lists the pids of uidProcs(uid); with dead, zombies too (a uid that has one is not
@@ -206,7 +243,9 @@ func killAll(id Identity) []string {
 		if err != nil {
 			return append(leaks, fmt.Sprintf("listing the processes of uid %d: %v", id.Uid, err))
 		}
-		if len(busy) == 0 {
+		// Once whatever the list shows: a process /proc cannot show (another pid namespace's
+		// view, a race with its start) is the uid's too.
+		if len(busy) == 0 && round > 0 {
 			break
 		}
 		for _, pid := range busy {
@@ -217,18 +256,18 @@ func killAll(id Identity) []string {
 				}
 			}
 		}
-		_ = actas.DoAsProcess(id.Uid, id.Gid, func() error { return syscall.Kill(-1, syscall.SIGKILL) })
+		_, _ = actas.Child(id.Uid, id.Gid, actas.KillAll)          // a process of the uid's own, never a thread of the kit's
 		time.Sleep(time.Duration(round+1) * 10 * time.Millisecond) // the kernel reaps the killed
 	}
 	sort.Strings(leaks)
 	return leaks
 }
 
-// sweepLeft removes, as id's user, what it owns at the top of the temp folders, of /dev/shm and
-// /dev/mqueue, and its System V shared memory segments (memory, for as long as the machine runs),
-// and names each.
+// sweepLeft removes, as id's user in a process of its own, what it owns at the top of the temp
+// folders, of /dev/shm and /dev/mqueue, and its System V IPC objects (memory, for as long as the
+// machine runs), and names them: each of the first few, then how many more.
 func sweepLeft(id Identity) ([]string, error) {
-	left := sweepShm(id)
+	var paths []string
 	for _, dir := range []string{os.TempDir(), "/var/tmp", "/dev/shm", "/dev/mqueue"} {
 		ents, err := os.ReadDir(dir)
 		if err != nil {
@@ -236,136 +275,70 @@ func sweepLeft(id Identity) ([]string, error) {
 		}
 		for _, e := range ents {
 			p := filepath.Join(dir, e.Name())
-			fi, err := os.Lstat(p)
-			if err != nil || ownerOf(fi) != id.Uid {
-				continue
-			}
-			err = actas.DoAsProcess(id.Uid, id.Gid, func() error { return os.RemoveAll(p) })
-			if err != nil {
-				left = append(left, fmt.Sprintf("%s (uid %d's; not removed: %v)", p, id.Uid, err))
-			} else {
-				left = append(left, fmt.Sprintf("%s (uid %d's; removed)", p, id.Uid))
+			if fi, err := os.Lstat(p); err == nil && Owner(fi) == id.Uid {
+				paths = append(paths, p)
 			}
 		}
+	}
+	ipc := ipcOf(id.Uid)
+	var left []string
+	for _, w := range []struct {
+		op   string
+		args []string
+	}{{actas.RemoveAll, paths}, {actas.RemoveIPC, ipc}} {
+		if len(w.args) == 0 {
+			continue
+		}
+		failed, err := actas.Child(id.Uid, id.Gid, w.op, w.args...)
+		if err != nil {
+			return left, err
+		}
+		left = append(left, named(w.args, failed, id.Uid)...)
 	}
 	return left, nil
 }
 
-// Bound limits the launcher processes this process starts (they inherit its limits): the size of
-// a file each may write (RLIMIT_FSIZE), and, where they run as a uid of the run's own (PerRun),
-// how many processes and threads they may have (RLIMIT_NPROC, which the kernel counts per uid:
-// kernel/fork.c, copy_process, fails a fork past it with EAGAIN; kernel/cred.c, set_user, and
-// fs/exec.c fail the exec of a setuid to a uid past it). With a uid no one else has the count is
-// exactly the run's; a uid shared with others is left without it, as their processes would count.
-// Root is never counted (INIT_USER), so the kit's own processes are not bound by it.
-func (id Identity) Bound() error {
-	l, err := LauncherLimits(1) // the CLI named all three
-	if err != nil {
-		return err
+// named says what a sweep found of uid's, the first ten by name (quoted: a file name is the
+// launcher's to choose) and how many more, and what it could not remove.
+func named(found, failed []string, uid int) []string {
+	const most = 10
+	var out []string
+	for i, f := range found {
+		if i == most {
+			out = append(out, fmt.Sprintf("and %d more of uid %d's (removed)", len(found)-most, uid))
+			break
+		}
+		out = append(out, fmt.Sprintf("%q (uid %d's; removed)", f, uid))
 	}
-	if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &unix.Rlimit{Cur: l.FileBytes, Max: l.FileBytes}); err != nil {
-		return fmt.Errorf("setrlimit(RLIMIT_FSIZE, %d): %w", l.FileBytes, err)
+	for _, f := range failed {
+		out = append(out, fmt.Sprintf("not removed, of uid %d's: %s", uid, f))
 	}
-	if !id.PerRun {
-		return nil
-	}
-	if err := unix.Setrlimit(unix.RLIMIT_NPROC, &unix.Rlimit{Cur: l.Procs, Max: l.Procs}); err != nil {
-		return fmt.Errorf("setrlimit(RLIMIT_NPROC, %d): %w", l.Procs, err)
-	}
-	return nil
+	return out
 }
 
-// Watch samples what id's uid holds every interval until stop is called: where the uid is the
-// run's own (PerRun), all of it is the run's launcher's. Past l.MemoryBytes every process of the
-// uid is killed (as that uid) and a line says so; a count of processes and threads at l.Procs
-// says the run hit that bound (the kernel refused its forks). stop gives the peak and those lines,
-// each a reason the run fails. Elsewhere it watches nothing.
-func (id Identity) Watch(l Limits, interval time.Duration) (stop func() (Peak, []string)) {
-	if !id.PerRun {
-		return func() (Peak, []string) { return Peak{}, nil }
-	}
-	done, ended := make(chan struct{}), make(chan struct{})
-	var peak Peak
-	var over []string
-	atProcs := false // said once
-	start := time.Now()
-	sample := func() {
-		tasks, rss := uidHolds(id.Uid)
-		peak.Tasks, peak.RSSBytes = max(peak.Tasks, tasks), max(peak.RSSBytes, rss)
-		at := time.Since(start).Round(time.Second)
-		if rss > l.MemoryBytes {
-			killed := killAll(id)
-			over = append(over, fmt.Sprintf("the launcher's processes (uid %d) held %s of memory %v into the run, past its bound of %s (memory= in $%s): killed: %s",
-				id.Uid, Size(rss), at, exact(l.MemoryBytes), contract.LauncherLimitsEnv, strings.Join(killed, "; ")))
+// ipcOf lists the System V IPC objects (/proc/sysvipc/{shm,msg,sem}) uid owns or made, as
+// actas.RemoveIPC takes them ("shm:ID"): an owner may hand one to another uid, its creator
+// still may remove it, and a segment outlives every process, as a file in /dev/shm does.
+func ipcOf(uid int) []string {
+	var out []string
+	for _, kind := range []string{"shm", "msg", "sem"} {
+		b, err := files.ReadClaim("/proc/sysvipc/"+kind, 16<<20)
+		if err != nil {
+			continue
 		}
-		// At the bound, give or take what forked or ended between the kernel's refusal and
-		// the sample: the kernel refused a fork there, which nothing else records.
-		if uint64(tasks)+max(2, l.Procs/64) > l.Procs && !atProcs {
-			atProcs = true
-			over = append(over, fmt.Sprintf("the launcher's processes (uid %d) reached their bound of %d processes and threads %v into the run (%d seen; RLIMIT_NPROC, procs= in $%s): the kernel refuses forks past it",
-				id.Uid, l.Procs, at, tasks, contract.LauncherLimitsEnv))
+		lines := strings.Split(string(b), "\n")
+		head := strings.Fields(lines[0])
+		idCol, uidCol, cuidCol := slices.Index(head, map[string]string{"shm": "shmid", "msg": "msqid", "sem": "semid"}[kind]), slices.Index(head, "uid"), slices.Index(head, "cuid")
+		if idCol < 0 || uidCol < 0 || cuidCol < 0 {
+			continue
 		}
-	}
-	go func() {
-		defer close(ended)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				sample()
+		want := strconv.Itoa(uid)
+		for _, line := range lines[1:] {
+			f := strings.Fields(line)
+			if len(f) > max(idCol, uidCol, cuidCol) && (f[uidCol] == want || f[cuidCol] == want) {
+				out = append(out, kind+":"+f[idCol])
 			}
 		}
-	}()
-	return func() (Peak, []string) {
-		close(done)
-		<-ended
-		return peak, over
 	}
-}
-
-// uidHolds counts the living processes and threads whose real uid is uid, and sums their
-// resident memory.
-func uidHolds(uid int) (tasks int, rss uint64) {
-	procs, _ := uidProcs(uid)
-	for _, p := range procs {
-		if p.real && !p.zombie {
-			tasks, rss = tasks+p.threads, rss+p.rss
-		}
-	}
-	return tasks, rss
-}
-
-// sweepShm removes, as id's user, the System V shared memory segments its uid owns
-// (/proc/sysvipc/shm: key, shmid, perms, size, cpid, lpid, nattch, uid, ...), and names each: a
-// segment outlives every process, as a file in /dev/shm does.
-func sweepShm(id Identity) []string {
-	b, err := files.ReadClaim("/proc/sysvipc/shm", 16<<20)
-	if err != nil {
-		return nil
-	}
-	var left []string
-	for _, line := range strings.Split(string(b), "\n")[1:] {
-		f := strings.Fields(line)
-		if len(f) < 8 || f[7] != strconv.Itoa(id.Uid) {
-			continue
-		}
-		shmid, err := strconv.Atoi(f[1])
-		if err != nil {
-			continue
-		}
-		err = actas.DoAsProcess(id.Uid, id.Gid, func() error {
-			_, err := unix.SysvShmCtl(shmid, unix.IPC_RMID, nil)
-			return err
-		})
-		what := fmt.Sprintf("System V shared memory segment %d, %s bytes (uid %d's; ", shmid, f[3], id.Uid)
-		if err != nil {
-			left = append(left, what+"not removed: "+err.Error()+")")
-		} else {
-			left = append(left, what+"removed)")
-		}
-	}
-	return left
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/classproof/classproof/helpers/base/actas"
 	"github.com/classproof/classproof/helpers/base/contract"
 )
 
@@ -102,8 +104,13 @@ func TestReleaseKillsAndRemovesWhatTheRunsUidLeft(t *testing.T) {
 	if err := os.Lchown(shm, id.Uid, id.Gid); err != nil {
 		t.Fatal(err)
 	}
-	seg, err := unix.SysvShmGet(unix.IPC_PRIVATE, 1<<20, unix.IPC_CREAT|0o600)
-	if err != nil {
+	// A segment the uid made and then gave to root (its creator still may remove it), as the
+	// review of issue 53 left one behind.
+	var seg int
+	if err := actas.DoAsProcess(id.Uid, id.Gid, func() (err error) {
+		seg, err = unix.SysvShmGet(unix.IPC_PRIVATE, 1<<20, unix.IPC_CREAT|0o600)
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	defer unix.SysvShmCtl(seg, unix.IPC_RMID, nil)
@@ -111,7 +118,7 @@ func TestReleaseKillsAndRemovesWhatTheRunsUidLeft(t *testing.T) {
 	if _, err := unix.SysvShmCtl(seg, unix.IPC_STAT, ds); err != nil {
 		t.Fatal(err)
 	}
-	ds.Perm.Uid, ds.Perm.Gid = uint32(id.Uid), uint32(id.Gid)
+	ds.Perm.Uid, ds.Perm.Gid = 0, 0
 	if _, err := unix.SysvShmCtl(seg, unix.IPC_SET, ds); err != nil {
 		t.Fatal(err)
 	}
@@ -126,10 +133,10 @@ func TestReleaseKillsAndRemovesWhatTheRunsUidLeft(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Errorf("pid %d of uid %d is alive after release", left.Process.Pid, id.Uid)
 	}
-	if _, err := os.Lstat(shm); err == nil || len(files) != 2 || !strings.Contains(strings.Join(files, "\n"), shm+" (uid ") {
+	if _, err := os.Lstat(shm); err == nil || len(files) != 2 || !strings.Contains(strings.Join(files, "\n"), fmt.Sprintf("%q (uid ", shm)) {
 		t.Errorf("release left %s (err %v) and named %q", shm, err, files)
 	}
-	if _, err := unix.SysvShmCtl(seg, unix.IPC_STAT, ds); err == nil || !strings.Contains(strings.Join(files, "\n"), fmt.Sprintf("segment %d, 1048576 bytes", seg)) {
+	if _, err := unix.SysvShmCtl(seg, unix.IPC_STAT, ds); err == nil || !strings.Contains(strings.Join(files, "\n"), fmt.Sprintf(`"shm:%d" (uid`, seg)) {
 		t.Errorf("release left System V segment %d (stat: %v) and named %q", seg, err, files)
 	}
 	again, releaseAgain, err := ForRun()
@@ -218,5 +225,68 @@ func TestARunsUidPastItsMemoryBoundIsKilled(t *testing.T) {
 		t.Errorf("Watch said %q (peak %+v); want the memory bound named and dd among the killed", over, peak)
 	}
 	release()
+	reaped(t, id.Uid)
+}
+
+// zombieLeaderEnv makes this test binary a process whose main thread exits by itself while
+// another thread holds 100 MiB: its leader shows State Z, and it runs on.
+const zombieLeaderEnv = "CLASSPROOF_TEST_ZOMBIE_LEADER"
+
+func init() {
+	if os.Getenv(zombieLeaderEnv) == "" {
+		return
+	}
+	runtime.LockOSThread() // main runs on the leader thread, which exits alone below
+	go func() {
+		b := make([]byte, 100<<20)
+		for i := range b {
+			b[i] = 1
+		}
+		for {
+			time.Sleep(time.Second)
+			_ = b[len(b)-1]
+		}
+	}()
+	time.Sleep(200 * time.Millisecond)
+	unix.RawSyscall(unix.SYS_EXIT, 0, 0, 0) // this thread only
+}
+
+// A process whose leader thread exited (State Z) while its other threads run is alive: its memory
+// counts, and letting go of the run's uid kills it (the review of issue 53 saw both missed: 0
+// tasks, 0 bytes, and it ran on after the run).
+func TestAProcessWithAnExitedLeaderIsAlive(t *testing.T) {
+	forRunHere(t, 63401, 63401)
+	id, release, err := ForRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	// Through the magic link: the test binary's own folder is root's 0700.
+	cmd := exec.Command("/proc/self/exe", "-test.run=^$")
+	cmd.Env = append(os.Environ(), zombieLeaderEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: id.Credential()}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	defer func() { cmd.Process.Kill(); <-done }()
+	var tasks int
+	var rss uint64
+	for end := time.Now().Add(10 * time.Second); rss < 100<<20 && time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		tasks, rss = uidHolds(id.Uid)
+	}
+	if tasks < 2 || rss < 100<<20 {
+		t.Errorf("uid %d's process with an exited leader: %d tasks, %d bytes counted; want its threads and its 100 MiB", id.Uid, tasks, rss)
+	}
+	leaks, _ := release()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Errorf("pid %d (leader exited) is alive 10 s after release", cmd.Process.Pid)
+	}
+	if len(leaks) != 1 || !strings.Contains(leaks[0], fmt.Sprintf("pid %d", cmd.Process.Pid)) {
+		t.Errorf("release named %q; want pid %d", leaks, cmd.Process.Pid)
+	}
 	reaped(t, id.Uid)
 }

@@ -26,19 +26,19 @@ func (id Identity) MaySwap(w string) string {
 	for i := len(chain) - 1; i >= 0; i-- {
 		dir, child := chain[i][0], chain[i][1]
 		fi, err := os.Lstat(dir)
-		if err != nil || !(ownerOf(fi) == id.Uid || id.MayWrite(fi)) {
+		if err != nil || !(Owner(fi) == id.Uid || id.MayWrite(fi)) {
 			continue // not there yet (MkdirAll makes it), or not the user's to change
 		}
 		cfi, err := os.Lstat(child)
-		if err != nil || fi.Mode()&os.ModeSticky == 0 || ownerOf(cfi) == id.Uid {
+		if err != nil || fi.Mode()&os.ModeSticky == 0 || Owner(cfi) == id.Uid {
 			return dir
 		}
 	}
 	return ""
 }
 
-// ownerOf is the uid that owns what fi describes; -1 where the platform does not say.
-func ownerOf(fi os.FileInfo) int {
+// Owner is the uid that owns what fi describes; -1 where the platform does not say.
+func Owner(fi os.FileInfo) int {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return int(st.Uid)
 	}

@@ -34,10 +34,10 @@ var runUIDs = [2]int{FirstRunUID, LastRunUID}
 // run's launcher owns, nor this one theirs (the kernel's checks are by uid). Else it is
 // BuildIdentity, and release does nothing.
 //
-// release ends the run's hold: every process of the uid still alive is killed (as that uid:
-// kill(2) with pid -1 reaches exactly the processes it may signal) and each named; what the uid
-// left in the temp folder and /dev/shm is removed (as that uid) and named. The caller reports
-// both; it calls release after its own sweep.
+// release ends the run's hold: every process of the uid still alive is killed (as that uid, in
+// a process of its own: kill(2) with pid -1 reaches exactly the processes it may signal) and each
+// named; what the uid left in the shared temp folders and its System V IPC objects are removed
+// (likewise) and named (sweepLeft). The caller reports both; it calls release after its own sweep.
 func ForRun() (id Identity, release func() (leaks, left []string), err error) {
 	base := BuildIdentity()
 	if err := CheckLauncherIdentity(); err != nil || contract.Current().LauncherUID != "" || !base.Other() {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/cgroup"
 	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/oracle"
@@ -225,6 +226,9 @@ func (d *Driver) buildWrites(vals map[string]string) (may sandbox.Policy, env ma
 	if err != nil {
 		return may, nil, "", fmt.Errorf("target manifest %s: %w", d.Manifest.Source, err)
 	}
+	if err := kitsCacheFolders(vals["cache"]); err != nil {
+		return may, nil, "", err
+	}
 	if tmp, err = os.MkdirTemp("", "classproof-build-"); err != nil {
 		return may, nil, "", err
 	}
@@ -243,6 +247,21 @@ func (d *Driver) buildWrites(vals map[string]string) (may sandbox.Policy, env ma
 	}
 	maps.Copy(env, x.Env)
 	return may, env, tmp, nil
+}
+
+// kitsCacheFolders makes the folders above a target's {cache} as the kit's, passable by the
+// launcher's user and no more, checked first: confine makes a missing folder whose chain that user
+// may change as that user, and a first build on a fresh machine (a unit test's) left the kit's
+// cache folder itself uid 65534's, which every later run then refused.
+func kitsCacheFolders(cache string) error {
+	above := filepath.Dir(cache)
+	if err := files.TrustedPath(above); err != nil {
+		return fmt.Errorf("the folder of every target's {cache}: %w", err)
+	}
+	if err := os.MkdirAll(above, sandbox.BuildIdentity().DirMode()); err != nil {
+		return fmt.Errorf("making the folder of every target's {cache}: %w", err)
+	}
+	return files.TrustedPath(above) // a name swapped in while it was made
 }
 
 // endBuild kills what the build step left running and names it in log.

@@ -211,12 +211,21 @@ func Within(path, dir string) bool {
 
 // Resolved is path with every symlink in its longest existing part followed (the part that does
 // not exist yet is joined on as written): where a write sandbox's rule for path lands, as
-// Landlock opens a rule's folder.
-func Resolved(path string) string {
+// Landlock opens a rule's folder. A dangling symlink is followed too: what it names may be made
+// later (a cache folder the kit makes on first use), and the rule lands there then.
+func Resolved(path string) string { return resolved(path, 40) }
+
+func resolved(path string, hops int) string {
 	rest := ""
 	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			return filepath.Join(real, rest)
+		}
+		if to, err := os.Readlink(p); err == nil && hops > 0 {
+			if !filepath.IsAbs(to) {
+				to = filepath.Join(filepath.Dir(p), to)
+			}
+			return resolved(filepath.Join(to, rest), hops-1)
 		}
 		if p == filepath.Dir(p) {
 			return filepath.Clean(path)

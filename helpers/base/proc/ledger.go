@@ -113,8 +113,7 @@ func SweepToken(token string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("finding what carries the run's token: %w", err)
 	}
-	me := os.Getpid()
-	mine, _ := proctable.Chain(me)
+	k := thisKit()
 	var leaks []string
 	for pid, in := range all {
 		if in.Zombie {
@@ -124,7 +123,7 @@ func SweepToken(token string) ([]string, error) {
 		if err != nil || !carries(w, token) {
 			continue
 		}
-		if ok, why := tiedBy(pid, me, mine, nil, nil, ""); (!ok && why != "") || proctable.KillPending(pid) {
+		if ok, why := tiedBy(pid, k, nil, nil, ""); (!ok && why != "") || proctable.KillPending(pid) {
 			continue // the kit's own, or dying of a kill already sent (a supervisor past its deadline)
 		}
 		line := "carries the run's token: " + cgroup.Leftover(pid)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -49,14 +50,13 @@ func Tied(pid int, token string) (bool, string) { return tie(token, cgroup.Conta
 
 // tie is Tied for many pids, within scope (nil: no cgroup): the kit's own chain of parents is read once.
 func tie(token string, scope *cgroup.Cgroup) func(pid int) (bool, string) {
-	me := os.Getpid()
-	mine, _ := proctable.Chain(me)
+	k := thisKit()
 	return func(pid int) (bool, string) {
 		if scope == nil {
 			chain, _ := proctable.Chain(pid)
-			return tiedBy(pid, me, mine, chain, proctable.Identity, token)
+			return tiedBy(pid, k, chain, proctable.Identity, token)
 		}
-		if ok, why := tiedBy(pid, me, mine, nil, nil, ""); !ok && why != "" {
+		if ok, why := tiedBy(pid, k, nil, nil, ""); !ok && why != "" {
 			return false, why // never the kit or its ancestors, whatever cgroup they are in
 		}
 		// A cgroup is exact: only a process in it is the run's, whatever it carries or descends
@@ -68,9 +68,47 @@ func tie(token string, scope *cgroup.Cgroup) func(pid int) (bool, string) {
 	}
 }
 
-// tiedBy is Tied's rule on what was read: mine is this process's chain of parents, chain pid's
-// (pid first), identity reads a process's arguments and environment.
-func tiedBy(pid, me int, mine, chain []int, identity func(int) ([]byte, error), token string) (bool, string) {
+// kit is this process as tiedBy sees it: its pid, its chain of parents (itself first), and its
+// kin, the ancestors whose other descendants are the kit's own and never a launcher's: its
+// parent, and every ancestor up to the CLI supervising the run (contract.SupervisorEnv). With
+// --procs or several suites, the other test processes are children of the parent or cousins
+// under the supervisor, and they carry the run's token too.
+type kit struct {
+	me   int
+	mine []int
+	kin  []int
+}
+
+// thisKit reads kit for this process.
+func thisKit() kit {
+	me := os.Getpid()
+	mine, _ := proctable.Chain(me)
+	sup, _ := proctable.OwnerPid(contract.Current().Supervisor)
+	return kitOf(me, mine, sup)
+}
+
+// kitOf is kit's rule on what was read: sup is the supervisor's pid, 0 when none is alive.
+func kitOf(me int, mine []int, sup int) kit {
+	k := kit{me: me, mine: mine}
+	if len(mine) < 2 {
+		return k
+	}
+	upto := 1 // the parent alone, when the supervisor is not above (a suite run by go test)
+	if i := slices.Index(mine, sup); i > 1 {
+		upto = i
+	}
+	for _, p := range mine[1 : upto+1] {
+		if p > 1 {
+			k.kin = append(k.kin, p)
+		}
+	}
+	return k
+}
+
+// tiedBy is Tied's rule on what was read: chain is pid's chain of parents (pid first), identity
+// reads a process's arguments and environment.
+func tiedBy(pid int, k kit, chain []int, identity func(int) ([]byte, error), token string) (bool, string) {
+	me, mine := k.me, k.mine
 	switch {
 	case pid <= 1:
 		return false, fmt.Sprintf("pid %d is never signalled", pid)
@@ -92,12 +130,14 @@ func tiedBy(pid, me int, mine, chain []int, identity func(int) ([]byte, error), 
 	if contains(chain, me) {
 		return true, ""
 	}
-	// A sibling of the kit's (another Ginkgo test process of this run: the ginkgo CLI's other
-	// children) carries the run's token too, yet no launcher started it: a process that descends
-	// from the kit's own parent but not from the kit is never tied through a report. (Further up,
-	// an ancestor may be a subreaper that an escaped launcher process was handed to.)
-	if len(mine) > 1 && mine[1] > 1 && contains(chain, mine[1]) {
-		return false, fmt.Sprintf("it descends from the kit's own parent %d, not from this process: a process of the kit's (another test process, say), not a launcher's", mine[1])
+	// A sibling or cousin of the kit's (another Ginkgo test process of this run, another suite's
+	// under the same CLI) carries the run's token too, yet no launcher started it: a process that
+	// descends from the kit's kin but not from the kit is never tied through a report. (Above the
+	// supervisor, an ancestor may be a subreaper that an escaped launcher process was handed to.)
+	for _, p := range k.kin {
+		if contains(chain, p) {
+			return false, fmt.Sprintf("it descends from the kit's own ancestor %d (up to the CLI supervising the run), not from this process: a process of the kit's (another test process or suite, say), not a launcher's", p)
+		}
 	}
 	for _, p := range chain {
 		if p <= 1 {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -53,19 +54,54 @@ func TestTiedByTheRule(t *testing.T) {
 		{"the kit itself", me, mine, "it is the kit itself"},
 		{"the kit's parent", 900, []int{900, 1}, "it is an ancestor of the kit"},
 		// --procs 2: the other test process carries the run's token in its environment too
-		{"a sibling test process, token and all", 42, []int{42, 900, 1}, "it descends from the kit's own parent 900"},
-		{"a tool of a sibling test process's launcher", 50, []int{50, 42, 900, 1}, "it descends from the kit's own parent 900"},
+		{"a sibling test process, token and all", 42, []int{42, 900, 1}, "it descends from the kit's own ancestor 900"},
+		{"a tool of a sibling test process's launcher", 50, []int{50, 42, 900, 1}, "it descends from the kit's own ancestor 900"},
 		{"an escaped launcher process handed to a subreaper above the kit's parent", 42, []int{42, 800, 1}, ""},
 		// init carries whatever it was started with; a chain reaching it ties nothing
 		{"a stranger whose chain reaches an init that names the token", 45, []int{45, 1}, "carries no token of this run"},
 	} {
-		ok, why := tiedBy(c.pid, me, mine, c.chain, identity, token)
+		ok, why := tiedBy(c.pid, kitOf(me, mine, 0), c.chain, identity, token)
 		if ok != (c.want == "") || !strings.Contains(why, c.want) {
 			t.Errorf("%s: tied %v, %q; want %q", c.name, ok, why, c.want)
 		}
 	}
-	if ok, _ := tiedBy(40, me, mine, []int{40, 1}, identity, ""); ok {
+	if ok, _ := tiedBy(40, kitOf(me, mine, 0), []int{40, 1}, identity, ""); ok {
 		t.Error("with no token, a stranger was tied")
+	}
+}
+
+// With several suites (each its own ginkgo CLI under one classproof CLI), another suite's test
+// process is a cousin of the kit's that carries the run's token: it descends from the supervisor,
+// not from the kit, and is never tied. Without a supervisor in the chain only the parent is kin.
+func TestACousinSuiteIsNeverTied(t *testing.T) {
+	const me, token = 1000, "cp-0123"
+	mine := []int{me, 900, 700, 600, 1} // the kit, its ginkgo CLI, the classproof CLI, a shell, init
+	identity := func(pid int) ([]byte, error) {
+		if pid == 42 || pid == 43 {
+			return []byte("suite.test\x00CLASSPROOF_RUN=cp-0123\x00"), nil
+		}
+		return []byte("x\x00"), nil
+	}
+	cousin := []int{42, 800, 700, 600, 1} // another suite's test process, under its own ginkgo CLI
+	if ok, why := tiedBy(42, kitOf(me, mine, 700), cousin, identity, token); ok || !strings.Contains(why, "ancestor 700") {
+		t.Errorf("a cousin suite's test process: tied %v, %q; want refused as a descendant of the supervisor 700", ok, why)
+	}
+	if ok, why := tiedBy(51, kitOf(me, mine, 700), []int{51, 42, 800, 700, 600, 1}, identity, token); ok || !strings.Contains(why, "ancestor") {
+		t.Errorf("a launcher's process of the cousin suite: tied %v, %q; want refused", ok, why)
+	}
+	// above the supervisor nothing changes: a process under the shell that carries the token is tied
+	if ok, why := tiedBy(43, kitOf(me, mine, 700), []int{43, 600, 1}, identity, token); !ok {
+		t.Errorf("a token carrier above the supervisor: refused, %q", why)
+	}
+	// no supervisor known (a suite run by go test): the parent alone is kin, as before
+	if ok, why := tiedBy(42, kitOf(me, mine, 0), cousin, identity, token); !ok {
+		t.Errorf("without a supervisor, a token carrier outside the parent's tree was refused: %q", why)
+	}
+	if k := kitOf(me, mine, 700); !slices.Equal(k.kin, []int{900, 700}) {
+		t.Errorf("kin %v, want [900 700]", k.kin)
+	}
+	if k := kitOf(me, mine, me); !slices.Equal(k.kin, []int{900}) {
+		t.Errorf("the supervisor itself: kin %v, want its parent alone [900]", k.kin)
 	}
 }
 
@@ -217,7 +253,7 @@ func TestAKitWithoutAParentOfItsOwnStillTiesItsLaunchers(t *testing.T) {
 		return nil, errors.New("gone")
 	}
 	for name, mine := range map[string][]int{"the kit's parent is init": {me, 1}, "the kit's chain is itself alone": {me}} {
-		if ok, why := tiedBy(42, me, mine, []int{42, 1}, identity, token); !ok {
+		if ok, why := tiedBy(42, kitOf(me, mine, 0), []int{42, 1}, identity, token); !ok {
 			t.Errorf("%s: the launcher's daemon was not tied: %s", name, why)
 		}
 	}

@@ -59,6 +59,19 @@ func Exists(value string) bool {
 	return e.live()
 }
 
+// OwnerPid is the pid of the owner a Supervisor value names while that process, and not a later
+// one with its pid, runs in this pid namespace.
+func OwnerPid(value string) (int, bool) {
+	e, ok := parseSupervisor(value)
+	if !ok || !e.live() {
+		return 0, false
+	}
+	if ns, named := OwnerNS(value); named && ns != PidNS() {
+		return 0, false
+	}
+	return e.Pid, true
+}
+
 // owner is the process a Supervisor value names: a pid and its start time.
 type owner struct {
 	Pid   int

@@ -372,6 +372,22 @@ func TestAVarThatExplodesIsRefusedByName(t *testing.T) {
 	}
 }
 
+// A value is bounded whole: a 70000-byte --var (or manifest value) with no placeholder in it was
+// accepted, the bound counting only what placeholders add.
+func TestAVarTooLongAsWrittenIsRefusedByName(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(good+"vars:\n  v: \"x\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetVars([]string{"v=" + strings.Repeat("y", 70000)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.ResolveVars(map[string]string{"kit": "/kit", "bin": "/bin"})
+	if err == nil || !strings.Contains(err.Error(), "vars.v: 70000 bytes, more than 65536") {
+		t.Errorf("a 70000-byte var: %v; want it refused by name", err)
+	}
+}
+
 // A host alone is not enough for the raw spawn-spec specs: they need the command that hands
 // the host a spec as is.
 func TestAHostWithoutASpawnSpecCommandLeavesOutTheSpawnSpecSpecs(t *testing.T) {

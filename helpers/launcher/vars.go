@@ -24,7 +24,7 @@ var (
 // literalBrace is how a manifest writes a "{" that is not a placeholder.
 const literalBrace = "{{"
 
-// MaxVarBytes bounds what one var expands to.
+// MaxVarBytes bounds one var: its value as written (a manifest's, or --var's) and what it expands to.
 const MaxVarBytes = 64 << 10
 
 // ResolveVars expands the vars with the given built-in values and each other, in any order; a
@@ -73,6 +73,11 @@ func (r *varResolver) resolve(name string, path []string) error {
 			return ""
 		}
 		return s
+	}
+	if size > MaxVarBytes { // the value as written counts, not only what its placeholders add
+		fail(fmt.Errorf("vars.%s: %d bytes, more than %d; a var holds a path or a word", name, size, MaxVarBytes))
+		r.state[name] = 2
+		return err
 	}
 	r.out[name] = placeholderRE.ReplaceAllStringFunc(raw, func(p string) string {
 		ref := p[1 : len(p)-1]

@@ -1,14 +1,15 @@
 package launcher
 
 import (
-	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/oracle"
 )
@@ -22,7 +23,7 @@ func (l *Instance) hand(report string) {
 }
 
 // Account checks, from the kernel, every process of this instance that runs the kit's harness
-// executable: exactly one for each report path the kit handed out, none for a path it did not.
+// code (by content: a copy or a memfd of the harness is one): exactly one for each report path the kit handed out, none for a path it did not.
 // A report names the process the launcher points at; a launcher that starts the harness twice
 // (a retry, a fallback path, or a second harness at normal beside a decoy at background) breaks
 // the seed's promise in the one the kit would not look at otherwise. The error names each such
@@ -38,15 +39,19 @@ func (l *Instance) Account() error {
 	byReport := map[string][]int{}
 	var wrong []string
 	var harnesses, others []int
+	im, err := proctable.ImageOf(l.d.Harness)
+	if err != nil {
+		return fmt.Errorf("reading the kit's harness %s to know it by its content: %w", l.d.Harness, err)
+	}
 	for _, pid := range pids {
-		exe, err := proctable.Exe(pid)
-		if err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ESRCH) && proctable.Alive(pid) {
+		runs, err := im.RunBy(pid)
+		if err != nil && proctable.Alive(pid) {
 			// Alive, and the kit cannot tell what it runs: it may be a second harness.
 			args, _ := proctable.Args(pid)
 			wrong = append(wrong, harnessLine(pid, args, fmt.Sprintf("the kit cannot read its executable (%v), so cannot tell whether it runs the harness", err)))
 			continue
 		}
-		if err != nil || !sameFile(exe, l.d.Harness) {
+		if err != nil || !runs {
 			others = append(others, pid) // gone, or not the harness
 			continue
 		}
@@ -117,9 +122,12 @@ func (l *Instance) TakeEvidence() []string {
 }
 
 // candidates are the processes that may be this instance's: its cgroup's members, or, without
-// one, what descends from its daemon and host, what is in a process group it started (a client
-// command's leftovers), and what descends from the suite process (a subreaper: what the launcher
-// double-forks comes back to it) and names this instance's folder after --report.
+// one, what descends from its daemon and host; anywhere in the table, what is in a process group
+// it started (a client command's leftovers) or a session one of its processes made (setsid: on
+// macOS an orphan goes to launchd, not to the kit); and what descends from the suite process (a
+// subreaper: what the launcher double-forks comes back to it) and runs the harness, whatever its
+// report path and environment, unless another live instance of this process's handed it out;
+// without a subreaper (macOS), what runs the harness among launchd's children (strays).
 func (l *Instance) candidates() ([]int, error) {
 	if cg := l.set.Cgroup(); cg != nil {
 		return cg.Members()
@@ -129,21 +137,65 @@ func (l *Instance) candidates() ([]int, error) {
 		return nil, err
 	}
 	mine := proctable.DescendantsIn(table, l.Roots()...)
-	groups := map[int]bool{}
+	groups, sessions := l.groups(table, mine)
+	for pid, in := range table {
+		if !slices.Contains(mine, pid) && (groups[in.Pgid] || sessions[in.Sid]) {
+			mine = append(mine, pid)
+		}
+	}
+	im, err := proctable.ImageOf(l.d.Harness)
+	if err != nil {
+		return nil, err
+	}
+	others := live.others(l)
+	for _, pid := range strays(table) {
+		if slices.Contains(mine, pid) || others.own(table, pid) {
+			continue
+		}
+		if runs, err := im.RunBy(pid); runs || err != nil && proctable.Alive(pid) {
+			mine = append(mine, pid) // Account names it, or says it cannot tell
+		}
+	}
+	return mine, nil
+}
+
+// strays are where a harness that left its launcher's tree is: below the suite process, the
+// subreaper of what its specs start; where there is none (macOS), an orphan goes to launchd (XNU
+// bsd/kern/kern_exit.c, proc_reparentlocked(q, initproc, ...)), and every child of pid 1 is one.
+func strays(table map[int]proctable.Info) []int {
+	if proc.Subreaper {
+		return proctable.DescendantsIn(table, os.Getpid())
+	}
+	var out []int
+	for pid, in := range table {
+		if in.Ppid == 1 {
+			out = append(out, pid)
+		}
+	}
+	return append(out, proctable.DescendantsIn(table, os.Getpid())...)
+}
+
+// groups are the process groups the kit started this instance's processes in, and the sessions
+// its processes made, kept from one observation to the next: a session outlives its leader.
+func (l *Instance) groups(table map[int]proctable.Info, mine []int) (groups, sessions map[int]bool) {
+	groups = map[int]bool{}
 	for _, e := range l.set.Entries() {
 		if e.Owned { // started by the kit, in a group of its own (launcher.start)
 			groups[e.Pid] = true
 		}
 	}
-	for _, pid := range proctable.DescendantsIn(table, os.Getpid()) {
-		if slices.Contains(mine, pid) {
-			continue
-		}
-		if args, err := proctable.Args(pid); groups[table[pid].Pgid] || err == nil && strings.HasPrefix(after(args, "--report"), l.Dir+string(filepath.Separator)) {
-			mine = append(mine, pid)
+	kit, _ := unix.Getsid(0)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sessions == nil {
+		l.sessions = map[int]bool{}
+	}
+	for _, pid := range mine {
+		if sid := table[pid].Sid; sid > 1 && sid != kit {
+			l.sessions[sid] = true
 		}
 	}
-	return mine, nil
+	return groups, maps.Clone(l.sessions)
 }
 
 // after is the argument after flag in args, "" when there is none.

@@ -37,7 +37,8 @@ type Instance struct {
 	n         atomic.Int32
 	c         *confined
 	mu        sync.Mutex
-	handed    []string // report paths handed out (hand)
+	handed    []string     // report paths handed out (hand)
+	sessions  map[int]bool // sessions its processes made (setsid), kept once seen (candidates)
 	seen      map[int]bool
 	evidence  []string // the launcher's other processes, with their class (note)
 }
@@ -45,6 +46,7 @@ type Instance struct {
 // Close ends what the kit kept for this instance (its sandbox's spawner) and removes its folder;
 // the caller has killed its processes (the set) first.
 func (l *Instance) Close() {
+	live.remove(l)
 	if l.c != nil {
 		l.c.sp.Close()
 	}
@@ -62,6 +64,7 @@ func (d *Driver) Launch(ctx context.Context, set *proc.Set, opts LaunchOptions, 
 		return nil, err
 	}
 	l := &Instance{d: d, Dir: dir, set: set, timeout: timeout, ctx: ctx}
+	live.add(l)
 	l.vals = map[string]string{
 		"dir":         dir,
 		"home":        filepath.Join(dir, "home"),
@@ -354,6 +357,11 @@ func privateDir(id sandbox.Identity) (string, error) {
 	dir, err := os.MkdirTemp(base, "cp")
 	if err != nil {
 		return "", err
+	}
+	// Resolved: /tmp is /private/tmp on macOS, and a launcher that resolves the report path it
+	// passes on would give a path the kit did not hand out (a false "not the harness").
+	if real, rerr := filepath.EvalSymlinks(dir); rerr == nil {
+		dir = real
 	}
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return dir, err

@@ -158,35 +158,28 @@ func (l *Instance) StartSessionWith(mode Mode, profileEnv map[string]string, har
 }
 
 // isTheHarness checks, from the kernel, that the pid the report names is the harness the kit
-// handed out for this session: it runs the fixture harness's executable, with this session's
-// report path after --report in its arguments (a path no other session has). A report is the
-// launcher's claim: a decoy at background class descending from the daemon is not the harness.
+// handed out for this session: it runs the fixture harness's code (its content, whatever file it
+// was started from), with this session's report path after --report in its arguments (a path no
+// other session has). A report is the launcher's claim: a decoy at background class descending
+// from the daemon is not the harness.
 func (s *Session) isTheHarness() error {
 	pid := s.Report.HarnessPid
 	args, aerr := proctable.Args(pid)
 	exe, eerr := proctable.Exe(pid)
-	ok := aerr == nil && eerr == nil && after(args, "--report") == s.report && sameFile(exe, s.l.d.Harness)
-	if ok {
+	im, ierr := proctable.ImageOf(s.l.d.Harness)
+	var runs bool
+	if ierr == nil {
+		runs, ierr = im.RunBy(pid)
+	}
+	if aerr == nil && eerr == nil && ierr == nil && runs && after(args, "--report") == s.report {
 		return nil
 	}
-	runs := fmt.Sprintf("%v (executable %s)", args, exe)
-	if aerr != nil || eerr != nil {
-		runs = fmt.Sprintf("something the kit cannot read (%v)", errors.Join(aerr, eerr))
+	what := fmt.Sprintf("%v (executable %s)", args, exe)
+	if aerr != nil || eerr != nil || ierr != nil {
+		what = fmt.Sprintf("something the kit cannot read (%v)", errors.Join(aerr, eerr, ierr))
 	}
 	return fmt.Errorf("%s harness report %s claims pid %d is the harness; that pid runs %s, not the harness the kit handed out (%s --report %s)",
-		s.Mode, s.report, pid, runs, s.l.d.Harness, s.report)
-}
-
-// sameFile compares by the file itself: the harness path may be reached through a symlink. Both
-// platforms give the kernel's absolute path (proctable.Exe); a relative one, which neither should,
-// cannot be resolved from here, and is only compared by its name.
-func sameFile(exe, harness string) bool {
-	if !filepath.IsAbs(exe) {
-		return filepath.Base(exe) == filepath.Base(harness)
-	}
-	a, aerr := os.Stat(exe)
-	b, berr := os.Stat(harness)
-	return aerr == nil && berr == nil && os.SameFile(a, b)
+		s.Mode, s.report, pid, what, s.l.d.Harness, s.report)
 }
 
 // track records the reported pids with the start times the harness reported: the report is a

@@ -138,6 +138,11 @@ func (env *Env) sweepEach() {
 	left, err := cgroup.CloseContained() // a cgroup this process made, run without the CLI
 	Must(err, "closing this process's cgroup")
 	Expect(left).To(BeEmpty(), "leak scan: processes still in this process's cgroup after the suite (now killed)")
+	orphans, err := proc.KillOrphans()
+	Must(err, "the leak scan below this process")
+	if len(orphans) > 0 {
+		Fail("leak scan: processes still below this suite process after the suite, each a LEAK (a launcher's double fork handed to the kit as subreaper; now killed):\n  " + strings.Join(orphans, "\n  "))
+	}
 	if env.ownLedger == "" {
 		return
 	}

@@ -30,7 +30,16 @@ func lookupKinfo(pid int) (kinfo, bool) {
 // Table lists every process in one sysctl (kern.proc.all), read again while the table outgrows
 // the answer (readKinfos).
 func Table() (map[int]Info, error) {
-	return readKinfos(func() ([]byte, error) { return unix.SysctlRaw("kern.proc.all") })
+	all, err := readKinfos(func() ([]byte, error) { return unix.SysctlRaw("kern.proc.all") })
+	for pid, in := range all {
+		// kinfo_proc holds a pointer to the session, not its id: getsid(2) per process
+		// (XNU bsd/kern/kern_prot.c, getsid).
+		if sid, err := unix.Getsid(pid); err == nil {
+			in.Sid = sid
+			all[pid] = in
+		}
+	}
+	return all, err
 }
 
 // ChildrenTable is Table: one sysctl reads them all.

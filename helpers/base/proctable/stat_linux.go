@@ -19,7 +19,7 @@ func Lookup(pid int) (Info, bool) {
 	if err != nil {
 		return Info{}, false
 	}
-	return Info{Pid: pid, Ppid: st.Ppid, Pgid: st.Pgrp, Start: st.Start, Zombie: st.Dead()}, true
+	return Info{Pid: pid, Ppid: st.Ppid, Pgid: st.Pgrp, Sid: st.Session, Start: st.Start, Zombie: st.Dead()}, true
 }
 
 // Table lists every process (not thread) in /proc, one stat read each.

@@ -13,6 +13,7 @@ import (
 // Info is one process as the kernel lists it, read in one look.
 type Info struct {
 	Pid, Ppid, Pgid int
+	Sid             int // the session (macOS: getsid, read with the table)
 	// Start is when the process started (Linux: clock ticks since boot; macOS: microseconds since
 	// the epoch). Pids and thread ids share one space and wrap (32768 on a default Linux), so a
 	// pid names the same process only while its start time is the same.

@@ -1,0 +1,70 @@
+package launcher
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/classproof/classproof/helpers/base/proctable"
+)
+
+// live are the instances of this process not yet closed: a spec may run two at once, and a
+// harness below the suite process that is another instance's is not this one's to account for.
+var live registry
+
+type registry struct {
+	mu  sync.Mutex
+	all []*Instance
+}
+
+func (r *registry) add(l *Instance) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.all = append(r.all, l)
+}
+
+func (r *registry) remove(l *Instance) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.all = slices.DeleteFunc(r.all, func(x *Instance) bool { return x == l })
+}
+
+// others are the live instances but l, as what tells their processes apart.
+func (r *registry) others(l *Instance) siblings {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var s siblings
+	for _, x := range r.all {
+		if x == l {
+			continue
+		}
+		s.roots = append(s.roots, x.Roots()...)
+		s.dirs = append(s.dirs, x.Dir+string(filepath.Separator))
+	}
+	return s
+}
+
+// siblings are other live instances: their daemons and hosts, and their folders, below which
+// their handed report paths are.
+type siblings struct {
+	roots []int
+	dirs  []string
+}
+
+// own says whether pid is one of theirs: below their daemon or host, or a harness whose report is
+// in one of their folders.
+func (s siblings) own(table map[int]proctable.Info, pid int) bool {
+	if len(s.roots) == 0 {
+		return false
+	}
+	if slices.Contains(proctable.DescendantsIn(table, s.roots...), pid) {
+		return true
+	}
+	args, err := proctable.Args(pid)
+	if err != nil {
+		return false
+	}
+	report := after(args, "--report")
+	return slices.ContainsFunc(s.dirs, func(d string) bool { return strings.HasPrefix(report, d) })
+}

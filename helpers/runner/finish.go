@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 
 	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/sandbox"
@@ -30,7 +29,7 @@ func finish(res *Result, m *launcher.Manifest, o Options, pl plan) error {
 // seal reads the run's report back and writes run.json over it (finish).
 func seal(res *Result, m *launcher.Manifest, o Options, pl plan) error {
 	out := pl.out
-	res.Injected = injected(o, out)
+	injected(res, o, out)
 	digests := map[string]string{}
 	for _, name := range report.Finalised {
 		b, err := os.ReadFile(filepath.Join(out, name))
@@ -63,25 +62,29 @@ func seal(res *Result, m *launcher.Manifest, o Options, pl plan) error {
 // injectLog is where the suites record each call of an injected fault (contract.InjectLogEnv).
 func injectLog(out string) string { return filepath.Join(out, "injected.log") }
 
-// injected counts the calls of the run's injected fault the suites answered, and says so in the
-// log: 0 is a fault that never fired, which the run cannot call caught or missed.
-func injected(o Options, out string) int {
+// injected counts the calls of the run's injected fault the suites answered, from the counts
+// each suite process kept in memory and wrote beside the log (sandbox.InjectedCount), and says so
+// in the log: 0 is a fault that never fired, which the run cannot call caught or missed. A count
+// it cannot read fails the run.
+func injected(res *Result, o Options, out string) {
 	if o.Inject == "" {
-		return 0
+		return
 	}
-	b, _ := files.ReadClaim(injectLog(out), 16<<20)
-	n := 0 // a line a call; a line starting with # says what a late fault did later
-	for _, line := range strings.Split(string(b), "\n") {
-		if line != "" && !strings.HasPrefix(line, "#") {
-			n++
-		}
+	n, found, err := sandbox.InjectedCount(injectLog(out))
+	if err != nil {
+		res.Problems = append(res.Problems, err.Error())
+		fmt.Fprintf(o.Log, "classproof: fault injected: %s, calls answered unknown: %v\n", sandbox.DescribeFault(o.Inject), err)
+		return
 	}
-	never := ""
-	if n == 0 {
-		never = " (it never fired: the launcher never made that call)"
+	res.Injected, res.InjectCounted = int(n), found
+	said := ""
+	switch {
+	case !found:
+		said = " (unknown: no launcher instance of the run closed to count them)"
+	case n == 0:
+		said = " (it never fired: the launcher never made that call, in any ABI)"
 	}
-	fmt.Fprintf(o.Log, "classproof: fault injected: %s, %d calls answered%s\n", sandbox.DescribeFault(o.Inject), n, never)
-	return n
+	fmt.Fprintf(o.Log, "classproof: fault injected: %s, %d calls answered%s\n", sandbox.DescribeFault(o.Inject), n, said)
 }
 
 // The steps of a run that come after its specs ran (EndError.Step).

@@ -115,8 +115,9 @@ type Result struct {
 	// Left is what the run's own launcher uid left in the temp folder or /dev/shm, removed at
 	// its end (see Meta.Left).
 	Left []string
-	// Injected is how many calls of Options.Inject were answered: 0, the fault never fired.
-	Injected int
+	// Injected: calls of Options.Inject answered, in any ABI, if InjectCounted (else unknown).
+	Injected      int
+	InjectCounted bool
 }
 
 // Passed is true when Ginkgo passed, nothing leaked and the lane ran its platform's specs.
@@ -230,7 +231,7 @@ func begin(o Options) (*Result, plan, error) {
 	}
 	// Nothing of an earlier run in this folder may be read as this one's.
 	pl.ledger = filepath.Join(pl.out, "pids.ledger")
-	for _, stale := range []string{res.ReportPath, res.JUnitPath, filepath.Join(pl.out, "run.json"), pl.ledger, injectLog(pl.out)} {
+	for _, stale := range append([]string{res.ReportPath, res.JUnitPath, filepath.Join(pl.out, "run.json"), pl.ledger, injectLog(pl.out)}, sandbox.InjectedCounts(injectLog(pl.out))...) {
 		if err := os.Remove(stale); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, pl, fmt.Errorf("removing %s, left by an earlier run: %w", stale, err)
 		}

@@ -53,6 +53,43 @@ func nativeArch() uint32 {
 	return 0
 }
 
+// A class call can be made through another ABI than the kit's: a 64-bit x86 process may call
+// int $0x80 (the i386 table) or set the x32 bit, an arm64 one may run 32-bit code. The filter takes
+// those too, answered by the same fault, or a class step through them would pass untouched and the
+// fault read as "never fired". compatArch is that other table's audit arch, compatCalls its numbers
+// (arch/x86/entry/syscalls/syscall_32.tbl, arch/arm/tools/syscall.tbl; x/sys/unix's zsysnum
+// files for 386 and arm agree).
+func compatArch() uint32 {
+	switch runtime.GOARCH {
+	case "amd64":
+		return unix.AUDIT_ARCH_I386
+	case "arm64":
+		return unix.AUDIT_ARCH_ARM
+	}
+	return 0
+}
+
+var compatCalls = map[string]map[string]uint32{
+	"amd64": {"sched_setscheduler": 156, "setpriority": 97, "ioprio_set": 289, "sched_setattr": 351},
+	"arm64": {"sched_setscheduler": 156, "setpriority": 97, "ioprio_set": 314, "sched_setattr": 380},
+}
+
+// x32Bit marks a call of the x32 ABI in the x86-64 table (__X32_SYSCALL_BIT); the numbers of the
+// class calls are the 64-bit ones with it set.
+const x32Bit = 0x40000000
+
+// native is req's call as the native table numbers it, and the ABI it came through ("" native).
+func native(req *notif, name string) (int32, string) {
+	call, _, _ := strings.Cut(name, ":")
+	switch {
+	case req.arch == compatArch() && compatArch() != 0 && uint32(req.nr) == compatCalls[runtime.GOARCH][call]:
+		return int32(Faults[call]), map[string]string{"amd64": "i386 ABI, int $0x80", "arm64": "32-bit arm ABI"}[runtime.GOARCH]
+	case req.arch == nativeArch() && req.nr&x32Bit != 0 && runtime.GOARCH == "amd64":
+		return req.nr &^ x32Bit, "x32 ABI"
+	}
+	return req.nr, ""
+}
+
 // seccomp_data offsets (include/uapi/linux/seccomp.h).
 const (
 	offNr   = 0
@@ -82,7 +119,6 @@ type notifResp struct {
 type injector struct {
 	name, mode, log string
 	fd              int
-	fired           atomic.Int64
 	closed          atomic.Bool
 }
 
@@ -95,12 +131,16 @@ func installFault() (*injector, error) {
 	if err != nil {
 		return nil, err
 	}
+	call, _, _ := strings.Cut(run.Inject, ":")
 	prog := []unix.SockFilter{
 		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offArch},
-		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 1, Jf: 0, K: nativeArch()},
-		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 3, K: nativeArch()}, // else to 5
 		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offNr},
-		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 1, K: uint32(nr)},
+		{Code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, K: ^uint32(x32Bit)},
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 3, Jf: 4, K: uint32(nr)},   // to 8, or 9
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 3, K: compatArch()}, // else to 9
+		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offNr},
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 1, K: compatCalls[runtime.GOARCH][call]},
 		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_USER_NOTIF},
 		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
 	}
@@ -138,6 +178,8 @@ func (in *injector) answer() {
 		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(in.fd), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&req))); e != 0 {
 			continue // the caller died, or a signal: nothing to answer
 		}
+		var abi string
+		req.nr, abi = native(&req, in.name)
 		c, ours := callerOf(&req)
 		if !ours {
 			// A user's processes, or a pid named from a nested pid namespace: not the kit's to
@@ -148,8 +190,11 @@ func (in *injector) answer() {
 		}
 		did := in.apply(&req, c)
 		in.send(notifResp{id: req.id}) // val 0, error 0: "it worked"
-		in.fired.Add(1)
-		in.write(fmt.Sprintf("%s pid %d: %s\n", in.name, req.pid, did))
+		answered.Add(1)
+		if abi != "" {
+			did += " (through the " + abi + ")"
+		}
+		in.logCall(fmt.Sprintf("%s pid %d: %s\n", in.name, req.pid, did))
 	}
 }
 
@@ -165,9 +210,21 @@ func (in *injector) valid(req *notif) bool {
 	return e == 0
 }
 
-// write appends a line to the run's injection log: one per call answered (the cell's proof that
-// the fault fired: a fault the launcher never calls is neither caught nor missed), and, starting
-// with #, what a late fault did later.
+// logCall records a call answered in the run's injection log, for the first MaxLoggedCalls of
+// this process; the count of them all is kept in memory (answered) and carried to the run
+// (WriteInjectedCount): a launcher may make a call a million times, and a log grown without bound
+// was once read back, capped, as "never fired".
+func (in *injector) logCall(line string) {
+	switch n := logged.Add(1); {
+	case n <= MaxLoggedCalls:
+		in.write(line)
+	case n == MaxLoggedCalls+1:
+		in.write(fmt.Sprintf("# more calls than %d in process %d: counted, not logged\n", MaxLoggedCalls, os.Getpid()))
+	}
+}
+
+// write appends a line to the run's injection log: a call answered, or, starting with #, what a
+// late fault did later, or that later calls were counted only.
 func (in *injector) write(line string) {
 	if in.log == "" {
 		return
@@ -183,5 +240,6 @@ func (in *injector) write(line string) {
 func (in *injector) close() {
 	if in != nil {
 		in.closed.Store(true)
+		writeCount(in.log)
 	}
 }

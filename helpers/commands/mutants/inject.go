@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/report"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 // InjectPrefix names a value that is no build of the launcher but a fault injected into the
@@ -41,6 +43,31 @@ func splitFault(value string) (fault, build string) {
 		return f, ""
 	}
 	return "", value
+}
+
+// firing says whether an injected cell's fault never fired, and adds to broken why the cell
+// cannot tell: "never fired" holds only where a launcher instance counted the calls, none came in
+// any ABI, and the cell's specs ran (a cell whose launcher never started, or whose specs broke in
+// setup, says nothing of the fault and is an error, which fails the matrix).
+func firing(fault string, res *runner.Result, broken []string) (notFired bool, _ []string) {
+	if fault == "" {
+		return false, broken
+	}
+	ran := 0
+	for _, s := range res.Run.Specs {
+		if o := s.Outcome(); o == report.Passed || o == report.Failed {
+			ran++
+		}
+	}
+	switch {
+	case res.Injected > 0:
+		return false, broken
+	case !res.InjectCounted:
+		return false, append(broken, "no launcher instance counted the fault's calls (it never started?): whether it fired is unknown")
+	case ran == 0:
+		return false, append(broken, "no spec ran: whether the fault fired is unknown")
+	}
+	return len(broken) == 0, broken
 }
 
 // neverFired is why a row is neither caught nor missed: its fault was injected on every target

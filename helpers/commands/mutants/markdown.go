@@ -88,6 +88,10 @@ func summary(c Cell, untilCaught bool) string {
 		return "not run: " + c.NotRun
 	}
 	if c.NotFired {
+		if len(c.CaughtBy) > 0 {
+			// the fault did nothing, yet specs failed: shown, never hidden behind the row's "-"
+			return fmt.Sprintf("never fired (%d specs failed anyway)", len(c.CaughtBy))
+		}
 		return "never fired"
 	}
 	s := fmt.Sprintf("%d specs", len(c.CaughtBy))

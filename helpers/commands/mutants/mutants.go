@@ -360,7 +360,7 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 	if err != nil {
 		return Cell{}, nil, err
 	}
-	c := Cell{Target: t.Ref, Lane: res.Lane, Passed: res.Passed(), Timing: timing(res), NotFired: fault != "" && res.Injected == 0}
+	c := Cell{Target: t.Ref, Lane: res.Lane, Passed: res.Passed(), Timing: timing(res)}
 	if why := append(append(append([]string(nil), res.Problems...), res.Leaks...), res.Refused...); len(why) > 0 {
 		c.Why = why[0]
 	}
@@ -371,6 +371,7 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 	for _, s := range res.Run.Setups {
 		c.Broken = append(c.Broken, fmt.Sprintf("%s in %s", s.Node, s.Suite))
 	}
+	c.NotFired, c.Broken = firing(fault, res, c.Broken)
 	for _, s := range res.Run.Specs {
 		if s.Outcome() == report.Failed && len(c.CaughtBy)+len(c.Broken) == 0 {
 			c.Why = s.Name + ": " + report.FirstLine(s.Reason) // the first failure says more than a lane problem

@@ -108,3 +108,37 @@ func TestAFaultThatNeverFiredIsNeitherCaughtNorMissed(t *testing.T) {
 		t.Errorf("an unknown fault: %v; want it named", err)
 	}
 }
+
+// "Never fired" is said only of a cell that could have seen the fault: a launcher instance counted
+// the calls (none, in any ABI) and its specs ran. A cell whose launcher never started, or whose
+// specs all broke in setup, is broken, which fails the matrix, never left out of it; and specs that
+// failed in a never-fired cell are shown in its summary.
+func TestNeverFiredOnlyWhereTheCellRan(t *testing.T) {
+	ran := &report.Run{Specs: []report.Spec{{Name: "a direct session", State: "passed"}}}
+	none := &report.Run{Specs: []report.Spec{{Name: "a direct session", NotRun: true}}}
+	for _, c := range []struct {
+		name     string
+		res      runner.Result
+		broken   []string
+		notFired bool
+		says     string
+	}{
+		{"counted none, specs ran", runner.Result{InjectCounted: true, Run: ran}, nil, true, ""},
+		{"counted some", runner.Result{Injected: 3, InjectCounted: true, Run: ran}, nil, false, ""},
+		{"no instance counted", runner.Result{Run: ran}, nil, false, "whether it fired is unknown"},
+		{"no spec ran", runner.Result{InjectCounted: true, Run: none}, nil, false, "no spec ran"},
+		{"setup broke", runner.Result{InjectCounted: true, Run: ran}, []string{"BeforeSuite in cpuclass"}, false, "BeforeSuite"},
+	} {
+		notFired, broken := firing("setpriority", &c.res, c.broken)
+		if notFired != c.notFired || (c.says == "") != (len(broken) == 0) || c.says != "" && !strings.Contains(strings.Join(broken, "; "), c.says) {
+			t.Errorf("%s: never fired %v, broken %q; want %v, saying %q", c.name, notFired, broken, c.notFired, c.says)
+		}
+	}
+	m := assemble(nil, []Value{{Name: InjectPrefix + "setpriority"}}, nil, 1, []Cell{{Lane: "linux-idle", Broken: []string{"no launcher instance counted the fault's calls"}}})
+	if m.OK {
+		t.Errorf("a matrix with a cell that cannot tell whether its fault fired is OK: %+v", m.Rows)
+	}
+	if s := summary(Cell{NotFired: true, CaughtBy: []string{"x"}}, false); !strings.Contains(s, "1 specs failed anyway") {
+		t.Errorf("a never-fired cell whose spec failed reads %q", s)
+	}
+}

@@ -1,0 +1,138 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/classproof/classproof/helpers/base/contract"
+)
+
+// niceCall is a program that makes setpriority(PRIO_PROCESS, 0, 10) N times through one ABI (argv[1]:
+// "native", "i386" by int $0x80, "x32" with the x32 bit), prints the first answer, then execs
+// argv[3:] (a sleep to read the nice of).
+const niceCall = `#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+static long call(const char *abi) {
+	long r;
+	if (!strcmp(abi, "i386")) {
+		__asm__ volatile("int $0x80" : "=a"(r) : "a"(97L), "b"(0L), "c"(0L), "d"(10L) : "memory");
+	} else {
+		long nr = 141L | (!strcmp(abi, "x32") ? 0x40000000L : 0L);
+		__asm__ volatile("syscall" : "=a"(r) : "a"(nr), "D"(0L), "S"(0L), "d"(10L) : "rcx", "r11", "memory");
+	}
+	return r;
+}
+int main(int argc, char **argv) {
+	long first = call(argv[1]);
+	for (long i = 1; i < atol(argv[2]); i++) call(argv[1]);
+	printf("%ld\n", first);
+	fflush(stdout);
+	execvp(argv[3], argv + 3);
+	return 127;
+}
+`
+
+// A class call through another ABI is answered by the same fault (issue 54: int $0x80 passed the
+// filter untouched, and the run said the fault never fired); and a flood of calls is counted in
+// memory, whole, while the log keeps its first MaxLoggedCalls lines.
+func TestAFaultTakesEveryABIAndCountsAFlood(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skipf("the i386 and x32 ABIs are x86-64's; this is %s", runtime.GOARCH)
+	}
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skipf("no C compiler to build the int $0x80 caller: %v", err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "nicecall")
+	if err := os.WriteFile(bin+".c", []byte(niceCall), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(cc, "-O1", "-o", bin, bin+".c").CombinedOutput(); err != nil {
+		t.Fatalf("building the caller: %v\n%s", err, out)
+	}
+	// run starts the caller, returns its first answer and the sleep's nice.
+	run := func(t *testing.T, sp *Spawner, abi string, n int) (string, int) {
+		t.Helper()
+		cmd := exec.Command(bin, abi, strconv.Itoa(n), "sleep", "30")
+		pr, pw, _ := os.Pipe()
+		cmd.Stdout = pw
+		start := func(c *exec.Cmd) error { return c.Start() }
+		if sp != nil {
+			start = sp.Start
+		}
+		if err := start(cmd); err != nil {
+			t.Fatal(err)
+		}
+		pw.Close()
+		defer func() { cmd.Process.Kill(); cmd.Wait() }()
+		line := make([]byte, 32)
+		k, _ := pr.Read(line)
+		pr.Close()
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if b, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/comm"); strings.TrimSpace(string(b)) == "sleep" {
+				break
+			}
+		}
+		p, err := unix.Getpriority(unix.PRIO_PROCESS, cmd.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(line[:k])), 20 - p
+	}
+	for _, abi := range []string{"native", "i386", "x32"} {
+		t.Run(abi, func(t *testing.T) {
+			// The control: without the fault the call works through this ABI, or the kernel has no
+			// such ABI (ENOSYS) and there is nothing to take.
+			// The filter sees a call before the kernel looks its number up, so an x32 call is taken
+			// even where the kernel has no x32 ABI (ENOSYS without the fault).
+			if said, nice := run(t, nil, abi, 1); (said != "0" || nice != 10) && abi != "x32" {
+				t.Skipf("this kernel has no working %s ABI for setpriority (it answered %s, nice %d)", abi, said, nice)
+			}
+			log := filepath.Join(t.TempDir(), "injected.log")
+			t.Setenv(contract.InjectEnv, "setpriority")
+			t.Setenv(contract.InjectLogEnv, log)
+			before := answered.Load()
+			sp := NewSpawner(Policy{Dirs: []string{t.TempDir()}})
+			sp.InjectFault()
+			said, nice := run(t, sp, abi, 1)
+			sp.Close()
+			n, found, err := InjectedCount(log)
+			if said != "0" || nice != 0 || err != nil || !found || n != before+1 {
+				t.Errorf("setpriority through the %s ABI under the silent fault: answered %s, nice %d (want 0: nothing applied); count %d, %v, %v (want %d)", abi, said, nice, n, found, err, before+1)
+			}
+			if b, _ := os.ReadFile(log); abi != "native" && !strings.Contains(string(b), "ABI") {
+				t.Errorf("the log does not say which ABI the call came through: %q", b)
+			}
+		})
+	}
+	t.Run("a flood", func(t *testing.T) {
+		log := filepath.Join(t.TempDir(), "injected.log")
+		t.Setenv(contract.InjectEnv, "setpriority")
+		t.Setenv(contract.InjectLogEnv, log)
+		before, loggedBefore := answered.Load(), logged.Load()
+		t.Cleanup(func() { logged.Store(loggedBefore) }) // the other tests read their calls in the log
+		sp := NewSpawner(Policy{Dirs: []string{t.TempDir()}})
+		sp.InjectFault()
+		const calls = 100000
+		run(t, sp, "native", calls)
+		sp.Close()
+		n, _, err := InjectedCount(log)
+		b, _ := os.ReadFile(log)
+		lines := strings.Count(string(b), "\n")
+		want := max(0, MaxLoggedCalls-int(loggedBefore)) + 1 // the lines left to log, then the one "#" line
+		if err != nil || n != before+calls || lines != want || !strings.Contains(string(b), "counted, not logged") {
+			t.Errorf("a flood of %d calls: counted %d (want %d, %v); the log has %d lines (want %d, bounded) of %d bytes", calls, n-before, calls, err, lines, want, len(b))
+		}
+	})
+}

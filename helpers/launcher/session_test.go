@@ -57,3 +57,28 @@ func TestAFileForTheLauncherIsWrittenBelowItsFolder(t *testing.T) {
 		t.Errorf("outside the folder, the launcher the kit's own user: %q, %v", b, err)
 	}
 }
+
+// The folder the kit hands out, and so every report path below it, is the resolved one: on macOS
+// /tmp is a symlink to /private/tmp, and a launcher that resolves the path it passes on must not
+// make the kit say "not the harness". Here the temp folder is a symlink, as /tmp is there.
+func TestTheHandedOutFolderIsResolved(t *testing.T) {
+	real := t.TempDir()
+	short, err := os.MkdirTemp("/tmp", "l") // the kit takes /tmp for a TMPDIR too long for sockets
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(short)
+	link := filepath.Join(short, "t")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", link)
+	dir, err := privateDir(sandbox.LauncherIdentity())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if r, _ := filepath.EvalSymlinks(dir); r != dir || !strings.HasPrefix(dir, real+"/") {
+		t.Errorf("handed out %s, which resolves to %s; want the resolved path below %s", dir, r, real)
+	}
+}

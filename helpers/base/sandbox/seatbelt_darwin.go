@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 )
 
@@ -71,32 +70,8 @@ func (s *Spawner) Start(cmd *exec.Cmd) error {
 // Close has nothing to end on macOS.
 func (s *Spawner) Close() {}
 
-// profile is p in Seatbelt's language. Paths are the real ones: /tmp is /private/tmp on macOS,
-// and Seatbelt matches the resolved path.
-func profile(p Policy) string {
-	var b strings.Builder
-	b.WriteString("(version 1)\n(allow default)\n(deny file-write*)\n(allow file-write*")
-	for _, d := range append(append([]string(nil), p.Dirs...), kernelDirs...) {
-		fmt.Fprintf(&b, "\n  (subpath %s)", quote(real(d)))
-	}
-	for _, f := range append(append([]string(nil), p.Files...), devices...) {
-		fmt.Fprintf(&b, "\n  (literal %s)", quote(real(f)))
-	}
-	b.WriteString(")\n")
-	return b.String()
-}
-
-func real(path string) string {
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		return r
-	}
-	return path
-}
-
-// quote is a Seatbelt string literal (a Scheme string: backslash and double quote escaped).
-func quote(s string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
-}
+// profile is p in Seatbelt's language, with macOS's kernel folders (seatbeltProfile).
+func profile(p Policy) string { return seatbeltProfile(p, kernelDirs) }
 
 // InjectFault does nothing here: faults are injected on Linux only (CheckFault says so first).
 func (s *Spawner) InjectFault() {}

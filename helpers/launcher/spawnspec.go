@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -19,27 +20,74 @@ var spawnSpecPlaceholderRE = regexp.MustCompile(`\{(harness|report|ledger|run|di
 // JSON-escaped. It returns the spec and the report path the harness will write.
 func (l *Instance) RenderSpawnSpec(tmpl []byte) ([]byte, string) {
 	report := filepath.Join(l.Dir, fmt.Sprintf("report-spec-%d.json", l.n.Add(1)))
+	l.hand(report)
+	return l.renderAt(tmpl, report), report
+}
+
+// renderAt fills tmpl with report as its report path.
+func (l *Instance) renderAt(tmpl []byte, report string) []byte {
 	vals := map[string]string{
 		"harness": l.d.Harness, "report": report, "ledger": contract.Current().Ledger, "run": l.set.Token(),
 		"dir": l.Dir, "path": os.Getenv("PATH"),
 	}
-	l.hand(report)
-	out := spawnSpecPlaceholderRE.ReplaceAllFunc(tmpl, func(p []byte) []byte {
+	return spawnSpecPlaceholderRE.ReplaceAllFunc(tmpl, func(p []byte) []byte {
 		b, _ := json.Marshal(vals[string(p[1:len(p)-1])])
 		return b[1 : len(b)-1] // inside the template's own quotes
 	})
-	return out, report
 }
 
 // SendSpawnSpec hands the agent host a spec the kit wrote, through the manifest's translator when it
 // has one (hostBytes). A refusal comes back as *CommandError with the host's words; a translator
-// that fails is an error of another kind, never taken for the host's refusal.
-func (l *Instance) SendSpawnSpec(spec []byte) (string, error) {
+// that fails, or erases what the spec means (Unlike), is an error of another kind, never taken for
+// the host's refusal.
+func (l *Instance) SendSpawnSpec(spec []byte, unlike ...Unlike) (string, error) {
 	b, err := l.hostBytes(spec)
 	if err != nil {
 		return "", err
 	}
+	for _, u := range unlike {
+		if err := l.keepsMeaning(b, u); err != nil {
+			return "", err
+		}
+	}
 	return l.SendBytes(b)
+}
+
+// Unlike is a spec the one sent differs from in meaning (a spec with cpu_class normal, say, for one
+// with none), rendered with the same report path: through a translator the two must not become the
+// same spec.
+type Unlike struct {
+	Name   string // its fixture's name
+	Tmpl   []byte
+	Report string // the sent spec's report path
+}
+
+// keepsMeaning fails when the translator gives the spec sent (translated) and u the same spec: it
+// erased the difference the spec tests, and a host that mishandles it would pass (a translator that
+// defaulted cpu_class to normal and dropped unknown fields passed two known-bad hosts).
+func (l *Instance) keepsMeaning(translated []byte, u Unlike) error {
+	if len(l.d.Manifest.SpawnSpecTranslate) == 0 {
+		return nil // the kit's own bytes, which differ as the fixtures do
+	}
+	other, err := l.hostBytes(l.renderAt(u.Tmpl, u.Report))
+	if err != nil {
+		return err
+	}
+	if !sameSpec(translated, other) {
+		return nil
+	}
+	return fmt.Errorf("target manifest %s: spawn_spec_translate %q gives this spec and %s, which means something else, the same spec (%.200q): a translator may change a spec's format, never what it means (a cpu_class or none, normal, an unknown field or class, an argv or none), or the host is never tested on the difference",
+		l.d.Manifest.Source, strings.Join(l.d.Manifest.SpawnSpecTranslate, " "), u.Name, bytes.TrimSpace(translated))
+}
+
+// sameSpec compares two translations as JSON values where both are JSON (key order and spacing
+// mean nothing), else as bytes.
+func sameSpec(a, b []byte) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) == nil && json.Unmarshal(b, &vb) == nil {
+		return reflect.DeepEqual(va, vb)
+	}
+	return bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b))
 }
 
 // SendBytes hands the agent host bytes as they are through the manifest's spawn_spec command.
@@ -58,10 +106,14 @@ func (l *Instance) SendBytes(b []byte) (string, error) {
 	return out, nil
 }
 
-// SpawnFromSpawnSpec renders and sends a spec that should start a harness, and waits for its report.
-func (l *Instance) SpawnFromSpawnSpec(name string, tmpl []byte) (*Session, error) {
+// SpawnFromSpawnSpec renders and sends a spec that should start a harness, and waits for its
+// report. others are the specs, by name, it must not be translated into (Unlike).
+func (l *Instance) SpawnFromSpawnSpec(name string, tmpl []byte, others ...Unlike) (*Session, error) {
 	spec, report := l.RenderSpawnSpec(tmpl)
-	out, err := l.SendSpawnSpec(spec)
+	for i := range others {
+		others[i].Report = report
+	}
+	out, err := l.SendSpawnSpec(spec, others...)
 	if err != nil {
 		return nil, err
 	}

@@ -68,3 +68,29 @@ exec sh "$front" "$refmux" "$sock" "$spec.host"`,
 		t.Errorf("through the translator, a host that reads the whole spec: exit %d, want 0, every compat spec passed:\n%s", code, log)
 	}
 }
+
+// A translator that normalises (cpu_class defaulted to normal, unknown fields dropped) erased the
+// defects two known-bad hosts have: missing-as-background (a spec with no cpu_class started at
+// background) and strict-fields (a newer daemon's spec refused) each passed compat through it
+// (issue 54). The kit now translates each spec that means something else than another, and the
+// spec fails naming the translator where the two come out the same.
+func TestANormalisingTranslatorCannotPassAKnownBadHost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and starts runs")
+	}
+	old := `spawn_spec: ["{bin}/refmux", spawn-spec, --socket, "{host_socket}", --file, "{spec}"]`
+	normalise := `spawn_spec_translate: [jq, -c, '{{argv, env, cpu_class: (.cpu_class // "normal")} | with_entries(select(.value != null))', "{spec}"]`
+	m := hostile(t, old, normalise+"\n"+old)
+	erased := regexp.MustCompile(`spawn_spec_translate \\"jq -c .{0,120}? gives this spec and \S+\.json, which means something else, the same spec`)
+	for variant, spec := range map[string]string{
+		"missing-as-background": "an older daemon's spec",
+		"strict-fields":         "ignores the fields a newer daemon adds",
+	} {
+		out := t.TempDir()
+		code, log, _ := runCLI(t, nil, "run", "--target", m, "--var", "variant="+variant, "--suite", "./suites/compat", "--out", out)
+		rep, _ := os.ReadFile(filepath.Join(out, "report.json"))
+		if code != 1 || !strings.Contains(log, spec) || !erased.Match(rep) {
+			t.Errorf("%s through a normalising translator: exit %d, want 1 with the spec %q failed naming the translator:\n%s", variant, code, spec, log)
+		}
+	}
+}

@@ -22,6 +22,41 @@ func spec(name string) []byte {
 	return b
 }
 
+// meanings are the specs that each mean something else to a host: a cpu_class of background or
+// normal, none (an older daemon's), fields it does not know (a newer one's), a class it does not
+// know, no argv, an empty one. Through a translator no two may become the same spec, or the host
+// is never tested on what tells them apart (launcher.Unlike).
+var meanings = []string{"daemon-cpu-class-background.json", "daemon-cpu-class-normal.json", "older-daemon-no-cpu-class.json",
+	"newer-daemon-extra-fields.json", "bad-unknown-cpu-class.json", "bad-missing-argv.json", "bad-empty-argv.json"}
+
+// unlike are the meanings other than name's, for a spec sent with the report path report ("":
+// SpawnFromSpawnSpec fills it in).
+func unlike(name, report string) []launcher.Unlike {
+	GinkgoHelper()
+	var out []launcher.Unlike
+	for _, m := range meanings {
+		if m != name {
+			out = append(out, launcher.Unlike{Name: m, Tmpl: spec(m), Report: report})
+		}
+	}
+	return out
+}
+
+// spawn sends the named spec, which must start a harness, as unlike every other meaning.
+func spawn(l *launcher.Instance, name string) (*launcher.Session, error) {
+	GinkgoHelper()
+	return l.SpawnFromSpawnSpec(name, spec(name), unlike(name, "")...)
+}
+
+// sendUnlike sends a spec the host must refuse, rendered from the named fixture, as unlike every
+// other meaning.
+func sendUnlike(l *launcher.Instance, name string) (send func([]byte) (string, error), bad []byte, report string) {
+	GinkgoHelper()
+	bad, report = l.RenderSpawnSpec(spec(name))
+	others := unlike(name, report)
+	return func(b []byte) (string, error) { return l.SendSpawnSpec(b, others...) }, bad, report
+}
+
 // Spawn specs handed straight to the agent host, as daemons of each generation write them.
 var _ = Describe("compat: spawn specs from every daemon generation", Label(label.CompatArea, label.HostedArea, label.NeedsSpawnSpec), func() {
 	var (
@@ -37,7 +72,7 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 	})
 
 	It("starts an older daemon's spec (no cpu_class) at the agent host's own class, harness and tools", func() {
-		s, err := l.SpawnFromSpawnSpec("older-daemon-no-cpu-class.json", spec("older-daemon-no-cpu-class.json"))
+		s, err := spawn(l, "older-daemon-no-cpu-class.json")
 		suite.Must(err)
 		host := suite.Observe(oracle.Subject{Role: "agent host", Pid: l.HostPid})[0]
 		Expect(host).To(suite.HaveControlClass(control), "the host itself runs at the class the kit gave it")
@@ -45,19 +80,19 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 	})
 
 	It("starts a spec with cpu_class background at background class", func() {
-		s, err := l.SpawnFromSpawnSpec("daemon-cpu-class-background.json", spec("daemon-cpu-class-background.json"))
+		s, err := spawn(l, "daemon-cpu-class-background.json")
 		suite.Must(err)
 		Expect(suite.Observe(s.Subjects()...)).To(suite.BeAtBackground(env.Platform.Meaning, control))
 	})
 
 	It("starts a spec with cpu_class normal at the control's class", func() {
-		s, err := l.SpawnFromSpawnSpec("daemon-cpu-class-normal.json", spec("daemon-cpu-class-normal.json"))
+		s, err := spawn(l, "daemon-cpu-class-normal.json")
 		suite.Must(err)
 		Expect(suite.Observe(s.Subjects()...)).To(suite.HaveControlClass(control))
 	})
 
 	It("ignores the fields a newer daemon adds and applies its cpu_class", func() {
-		s, err := l.SpawnFromSpawnSpec("newer-daemon-extra-fields.json", spec("newer-daemon-extra-fields.json"))
+		s, err := spawn(l, "newer-daemon-extra-fields.json")
 		suite.Must(err)
 		Expect(suite.Observe(s.Subjects()...)).To(suite.BeAtBackground(env.Platform.Meaning, control))
 	})
@@ -76,19 +111,18 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 		AddReportEntry("refusal", ce.Output, ReportEntryVisibilityFailureOrVerbose)
 		Expect(proctable.Alive(l.HostPid)).To(BeTrue(), "the agent host pid %d is still running after the bad spec", l.HostPid)
 		suite.ExpectNothingStarted(l, report, "a refused spec")
-		s, err := l.SpawnFromSpawnSpec("daemon-cpu-class-background.json", spec("daemon-cpu-class-background.json"))
+		s, err := spawn(l, "daemon-cpu-class-background.json")
 		Expect(err).NotTo(HaveOccurred(), "the host serves the next good spec")
 		Expect(suite.Observe(s.Subjects()...)).To(suite.BeAtBackground(env.Platform.Meaning, control))
 	}
 
 	It("refuses an unknown cpu_class and keeps serving", Label(label.RefusesClass), func() {
-		bad, report := l.RenderSpawnSpec(spec("bad-unknown-cpu-class.json"))
-		expectRefusedAndServing(l.SendSpawnSpec, bad, report)
+		expectRefusedAndServing(sendUnlike(l, "bad-unknown-cpu-class.json"))
 	})
 
 	It("refuses an unknown cpu_class, naming it, and keeps serving", suite.RefusalNames(launcher.MentionValue), Label(label.RefusesClass), func() {
-		bad, report := l.RenderSpawnSpec(spec("bad-unknown-cpu-class.json"))
-		expectRefusedAndServing(l.SendSpawnSpec, bad, report, "turbo")
+		send, bad, report := sendUnlike(l, "bad-unknown-cpu-class.json")
+		expectRefusedAndServing(send, bad, report, "turbo")
 	})
 
 	// Bytes a host must refuse (kind, a launcher.Bad* kind) are, with a translator
@@ -111,8 +145,7 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 				refuseBytes(kind, name)
 				return
 			}
-			bad, report := l.RenderSpawnSpec(spec(name))
-			expectRefusedAndServing(l.SendSpawnSpec, bad, report)
+			expectRefusedAndServing(sendUnlike(l, name))
 		},
 		Entry("malformed JSON", Label(label.NeedsRawSpawnSpec), "bad-malformed-json.json", launcher.BadMalformed),
 		Entry("data after the object, on the next line", Label(label.NeedsRawSpawnSpec), "bad-data-after-object.json", launcher.BadAfterObject),

@@ -60,7 +60,7 @@ func (l *Instance) Account() error {
 			continue // gone since
 		}
 		harnesses = append(harnesses, pid)
-		report := after(args, "--report")
+		report := reportOf(args)
 		if !slices.Contains(handed, report) {
 			wrong = append(wrong, harnessLine(pid, args, "its --report "+quoteOr(report)+" is no path the kit handed out"))
 			continue
@@ -198,14 +198,31 @@ func (l *Instance) groups(table map[int]proctable.Info, mine []int) (groups, ses
 	return groups, maps.Clone(l.sessions)
 }
 
-// after is the argument after flag in args, "" when there is none.
-func after(args []string, flag string) string {
-	for i := 0; i+1 < len(args); i++ {
-		if args[i] == flag {
-			return args[i+1]
+// reportOf is the one report path a harness with these arguments writes, parsed as the harness
+// parses them (Go's flag package: -report or --report, its value next or after "=", the last one
+// winning, parsing ending at the first argument that is no flag or at "--"); "" when there is none,
+// or more than one: the kit reads the first, the harness writes the last, and a launcher that gave
+// two had a harness pass for the report the kit handed out while it wrote another.
+func reportOf(args []string) string {
+	var found []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			break
+		}
+		name, value, inline := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if !inline && i+1 < len(args) {
+			i++ // every flag of the harness takes a value
+			value = args[i]
+		}
+		if name == "report" {
+			found = append(found, value)
 		}
 	}
-	return ""
+	if len(found) != 1 {
+		return ""
+	}
+	return found[0]
 }
 
 func quoteOr(s string) string {

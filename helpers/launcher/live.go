@@ -65,6 +65,6 @@ func (s siblings) own(table map[int]proctable.Info, pid int) bool {
 	if err != nil {
 		return false
 	}
-	report := after(args, "--report")
+	report := reportOf(args)
 	return slices.ContainsFunc(s.dirs, func(d string) bool { return strings.HasPrefix(report, d) })
 }

@@ -150,11 +150,41 @@ func (l *Instance) StartSessionWith(mode Mode, profileEnv map[string]string, har
 	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > 0 }); err != nil {
 		return nil, err
 	}
-	if err := s.isTheHarness(); err != nil {
+	if err := s.verify(0); err != nil {
 		return nil, err
 	}
 	s.track()
 	return s, nil
+}
+
+// verify checks what the report claims before the kit tracks or judges any of it: its harness is
+// the one handed out (isTheHarness), and each tool from the first-th on is that harness's child,
+// started when the report says. A report is the launcher's file: a tool it names that is no child
+// of the harness (a decoy at background, another suite's test process) is never the kit's to
+// judge or to signal.
+func (s *Session) verify(first int) error {
+	if err := s.isTheHarness(); err != nil {
+		return err
+	}
+	if in, ok := proctable.Lookup(s.Report.HarnessPid); !ok || in.Start != s.Report.HarnessStart {
+		return fmt.Errorf("%s harness report %s names pid %d started at %d as the harness; that pid %s", s.Mode, s.report, s.Report.HarnessPid, s.Report.HarnessStart, describeTool(in, ok))
+	}
+	for i, t := range s.Report.Tools[first:] {
+		in, ok := proctable.Lookup(t.Pid)
+		if !ok || in.Ppid != s.Report.HarnessPid || in.Start != t.Start {
+			return fmt.Errorf("%s harness report %s names pid %d (started at %d) as tool sleep #%d; that pid %s, not a child of the harness pid %d started then",
+				s.Mode, s.report, t.Pid, t.Start, first+i+1, describeTool(in, ok), s.Report.HarnessPid)
+		}
+	}
+	return nil
+}
+
+// describeTool says what the kernel shows of a pid a report names as a tool.
+func describeTool(in proctable.Info, ok bool) string {
+	if !ok {
+		return "runs nothing"
+	}
+	return fmt.Sprintf("has parent %d and started at %d", in.Ppid, in.Start)
 }
 
 // isTheHarness checks, from the kernel, that the pid the report names is the harness the kit
@@ -171,7 +201,7 @@ func (s *Session) isTheHarness() error {
 	if ierr == nil {
 		runs, ierr = im.RunBy(pid)
 	}
-	if aerr == nil && eerr == nil && ierr == nil && runs && after(args, "--report") == s.report {
+	if aerr == nil && eerr == nil && ierr == nil && runs && reportOf(args) == s.report {
 		return nil
 	}
 	what := fmt.Sprintf("%v (executable %s)", args, exe)
@@ -277,7 +307,7 @@ func namedPids(output, report string) string {
 			out = append(out, fmt.Sprintf("the launcher named pid %d, which is not running: it exited before it became the harness", pid))
 		case aerr != nil:
 			out = append(out, fmt.Sprintf("the launcher named pid %d, whose arguments the kit cannot read (%v)", pid, aerr))
-		case after(args, "--report") != report:
+		case reportOf(args) != report:
 			out = append(out, fmt.Sprintf("the launcher named pid %d, which runs %q, not this session's harness", pid, args))
 		}
 	}
@@ -313,6 +343,9 @@ func (s *Session) StartLateTool() (oracle.Subject, error) {
 		return oracle.Subject{}, fmt.Errorf("asking the harness for a late tool: %w", err)
 	}
 	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > before }); err != nil {
+		return oracle.Subject{}, err
+	}
+	if err := s.verify(before); err != nil {
 		return oracle.Subject{}, err
 	}
 	t := s.Tools()[before]

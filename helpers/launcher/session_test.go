@@ -82,3 +82,26 @@ func TestTheHandedOutFolderIsResolved(t *testing.T) {
 		t.Errorf("handed out %s, which resolves to %s; want the resolved path below %s", dir, r, real)
 	}
 }
+
+// The report path a harness writes is read from its arguments as the harness's own flag parsing
+// reads them; two of them (the kit would read the first, the harness writes the last), or one
+// after the flags end, are no report the kit handed out.
+func TestTheReportIsReadAsTheHarnessParsesIt(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"h", "--report", "/d/r.json", "--run", "cp-1"}, "/d/r.json"},
+		{[]string{"h", "-report=/d/r.json"}, "/d/r.json"},
+		{[]string{"h", "--tool", "--report", "--report", "/d/r.json"}, "/d/r.json"}, // --tool's value is "--report"
+		{[]string{"h", "--report", "/d/r.json", "-report=/d/r.json.real"}, ""},      // two: ambiguous
+		{[]string{"h", "--report", "/d/r.json", "--report", "/d/other"}, ""},
+		{[]string{"h", "x", "--report", "/d/r.json"}, ""}, // after a positional, no flag is parsed
+		{[]string{"h", "--", "--report", "/d/r.json"}, ""},
+		{[]string{"h"}, ""},
+	} {
+		if got := reportOf(c.args); got != c.want {
+			t.Errorf("reportOf(%q) = %q, want %q", c.args, got, c.want)
+		}
+	}
+}

@@ -121,6 +121,9 @@ func (l *Instance) SpawnFromSpawnSpec(name string, tmpl []byte, others ...Unlike
 	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > 0 }); err != nil {
 		return nil, err
 	}
+	if err := s.verify(0); err != nil {
+		return nil, err
+	}
 	s.track()
 	return s, nil
 }

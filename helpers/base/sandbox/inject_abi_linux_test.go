@@ -15,32 +15,9 @@ import (
 	"github.com/classproof/classproof/helpers/base/contract"
 )
 
-// niceCall is a program that makes setpriority(PRIO_PROCESS, 0, 10) N times through one ABI (argv[1]:
-// "native", "i386" by int $0x80, "x32" with the x32 bit), prints the first answer, then execs
-// argv[3:] (a sleep to read the nice of).
-const niceCall = `#include <stdio.h>
-#include <string.h>
-#include <stdlib.h>
-#include <unistd.h>
-static long call(const char *abi) {
-	long r;
-	if (!strcmp(abi, "i386")) {
-		__asm__ volatile("int $0x80" : "=a"(r) : "a"(97L), "b"(0L), "c"(0L), "d"(10L) : "memory");
-	} else {
-		long nr = 141L | (!strcmp(abi, "x32") ? 0x40000000L : 0L);
-		__asm__ volatile("syscall" : "=a"(r) : "a"(nr), "D"(0L), "S"(0L), "d"(10L) : "rcx", "r11", "memory");
-	}
-	return r;
-}
-int main(int argc, char **argv) {
-	long first = call(argv[1]);
-	for (long i = 1; i < atol(argv[2]); i++) call(argv[1]);
-	printf("%ld\n", first);
-	fflush(stdout);
-	execvp(argv[3], argv + 3);
-	return 127;
-}
-`
+// niceCallSource is testdata/nicecall.c: a program that makes setpriority(PRIO_PROCESS, 0, 10) N
+// times through one ABI, prints the first answer, then execs the rest of its arguments.
+const niceCallSource = "testdata/nicecall.c"
 
 // A class call through another ABI is answered by the same fault (issue 54: int $0x80 passed the
 // filter untouched, and the run said the fault never fired); and a flood of calls is counted in
@@ -55,10 +32,7 @@ func TestAFaultTakesEveryABIAndCountsAFlood(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "nicecall")
-	if err := os.WriteFile(bin+".c", []byte(niceCall), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(cc, "-O1", "-o", bin, bin+".c").CombinedOutput(); err != nil {
+	if out, err := exec.Command(cc, "-O1", "-o", bin, niceCallSource).CombinedOutput(); err != nil {
 		t.Fatalf("building the caller: %v\n%s", err, out)
 	}
 	// run starts the caller, returns its first answer and the sleep's nice.

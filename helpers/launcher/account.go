@@ -1,11 +1,13 @@
 package launcher
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -29,7 +31,7 @@ func (l *Instance) hand(report string) {
 // the seed's promise in the one the kit would not look at otherwise. The error names each such
 // process with its class as ps reads it.
 func (l *Instance) Account() error {
-	pids, err := l.candidates()
+	pids, uncertain, err := l.candidates()
 	if err != nil {
 		return fmt.Errorf("listing the processes of %s to account for every harness: %w", l.d.Manifest.Name, err)
 	}
@@ -44,20 +46,14 @@ func (l *Instance) Account() error {
 		return fmt.Errorf("reading the kit's harness %s to know it by its content: %w", l.d.Harness, err)
 	}
 	for _, pid := range pids {
-		runs, err := im.RunBy(pid)
-		if err != nil && proctable.Alive(pid) {
-			// Alive, and the kit cannot tell what it runs: it may be a second harness.
-			args, _ := proctable.Args(pid)
-			wrong = append(wrong, harnessLine(pid, args, fmt.Sprintf("the kit cannot read its executable (%v), so cannot tell whether it runs the harness", err)))
+		args, harness, cantTell := harnessArgs(im, pid, uncertain[pid])
+		switch {
+		case cantTell != "":
+			wrong = append(wrong, harnessLine(pid, args, cantTell))
 			continue
-		}
-		if err != nil || !runs {
+		case !harness:
 			others = append(others, pid) // gone, or not the harness
 			continue
-		}
-		args, err := proctable.Args(pid)
-		if err != nil {
-			continue // gone since
 		}
 		harnesses = append(harnesses, pid)
 		report := reportOf(args)
@@ -82,6 +78,28 @@ func (l *Instance) Account() error {
 	slices.Sort(wrong)
 	return fmt.Errorf("every harness accounted for: %s started the kit's harness where the kit handed out no session for it, and the kit judges only the one a report names:\n  %s",
 		l.d.Manifest.Name, strings.Join(wrong, "\n  "))
+}
+
+// harnessArgs says whether pid runs the harness's code, with the arguments it runs it with: its own,
+// or, where the dynamic loader runs it (ld.so HARNESS --report ...), those from the harness's path
+// on. cantTell says why the kit cannot tell, for a live process it cannot read; a process that
+// may be a stranger's (uncertain: found by a group or session id, or among launchd's children)
+// and a process whose executable is gone (a leader thread that exited) are not harnesses then.
+func harnessArgs(im proctable.Image, pid int, uncertain bool) (args []string, harness bool, cantTell string) {
+	runs, err := im.RunBy(pid)
+	args, aerr := proctable.Args(pid)
+	switch {
+	case err != nil && !uncertain && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ESRCH) && proctable.Alive(pid):
+		return args, false, fmt.Sprintf("the kit cannot read its executable (%v), so cannot tell whether it runs the harness", err)
+	case err != nil || aerr != nil:
+		return args, false, ""
+	case runs:
+		return args, true, ""
+	}
+	if i := im.LoadedBy(pid, args); i > 0 {
+		return args[i:], true, ""
+	}
+	return args, false, ""
 }
 
 // note keeps, as evidence, each process of others seen for the first time that is neither the
@@ -128,43 +146,48 @@ func (l *Instance) TakeEvidence() []string {
 // subreaper: what the launcher double-forks comes back to it) and runs the harness, whatever its
 // report path and environment, unless another live instance of this process's handed it out;
 // without a subreaper (macOS), what runs the harness among launchd's children (strays).
-func (l *Instance) candidates() ([]int, error) {
+func (l *Instance) candidates() (pids []int, uncertain map[int]bool, err error) {
 	if cg := l.set.Cgroup(); cg != nil {
-		return cg.Members()
+		pids, err = cg.Members()
+		return pids, nil, err
 	}
 	table, err := proctable.Table() // read once: this runs at every observation
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	mine := proctable.DescendantsIn(table, l.Roots()...)
+	mine := proctable.DescendantsIn(table, l.liveRoots()...)
+	below := proctable.DescendantsIn(table, os.Getpid())
+	uncertain = map[int]bool{}
 	groups, sessions := l.groups(table, mine)
 	for pid, in := range table {
 		if !slices.Contains(mine, pid) && (groups[in.Pgid] || sessions[in.Sid]) {
 			mine = append(mine, pid)
+			uncertain[pid] = !slices.Contains(below, pid) // a pid reused since may be a stranger's
 		}
 	}
 	im, err := proctable.ImageOf(l.d.Harness)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	others := live.others(l)
-	for _, pid := range strays(table) {
+	for _, pid := range strays(table, below) {
 		if slices.Contains(mine, pid) || others.own(table, pid) {
 			continue
 		}
 		if runs, err := im.RunBy(pid); runs || err != nil && proctable.Alive(pid) {
 			mine = append(mine, pid) // Account names it, or says it cannot tell
+			uncertain[pid] = !slices.Contains(below, pid)
 		}
 	}
-	return mine, nil
+	return mine, uncertain, nil
 }
 
 // strays are where a harness that left its launcher's tree is: below the suite process, the
 // subreaper of what its specs start; where there is none (macOS), an orphan goes to launchd (XNU
 // bsd/kern/kern_exit.c, proc_reparentlocked(q, initproc, ...)), and every child of pid 1 is one.
-func strays(table map[int]proctable.Info) []int {
+func strays(table map[int]proctable.Info, below []int) []int {
 	if proc.Subreaper {
-		return proctable.DescendantsIn(table, os.Getpid())
+		return below
 	}
 	var out []int
 	for pid, in := range table {
@@ -172,7 +195,7 @@ func strays(table map[int]proctable.Info) []int {
 			out = append(out, pid)
 		}
 	}
-	return append(out, proctable.DescendantsIn(table, os.Getpid())...)
+	return append(out, below...)
 }
 
 // groups are the process groups the kit started this instance's processes in, and the sessions

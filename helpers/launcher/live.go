@@ -39,7 +39,7 @@ func (r *registry) others(l *Instance) siblings {
 		if x == l {
 			continue
 		}
-		s.roots = append(s.roots, x.Roots()...)
+		s.roots = append(s.roots, x.liveRoots()...)
 		s.dirs = append(s.dirs, x.Dir+string(filepath.Separator))
 	}
 	return s
@@ -67,4 +67,10 @@ func (s siblings) own(table map[int]proctable.Info, pid int) bool {
 	}
 	report := reportOf(args)
 	return slices.ContainsFunc(s.dirs, func(d string) bool { return strings.HasPrefix(report, d) })
+}
+
+// liveRoots are the instance's daemon and host pids that name a process: a pid of 0 (one not
+// started yet) would name the whole table as its descendants.
+func (l *Instance) liveRoots() []int {
+	return slices.DeleteFunc(l.Roots(), func(pid int) bool { return pid <= 1 })
 }

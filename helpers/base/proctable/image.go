@@ -2,6 +2,8 @@ package proctable
 
 import (
 	"crypto/sha256"
+	"debug/elf"
+	"debug/macho"
 	"fmt"
 	"io"
 	"os"
@@ -9,26 +11,25 @@ import (
 	"syscall"
 )
 
-// Image is an executable's content: its size and sha256. The harness is what runs the harness's
-// code, whatever path, inode or memfd it was started from: a copy of the kit's harness binary is a
-// harness too, and a launcher that runs one beside a decoy must not pass for having started one.
+// Image is an executable's code as the kernel loads it: the bytes of its loadable segments (ELF
+// PT_LOAD, Mach-O segments; the whole file for anything else, a script) and their sha256. The
+// harness is what runs the harness's code, whatever path, inode or memfd it was started from, and
+// whatever trails its segments: a copy of the kit's harness binary, padded or stripped of what is
+// never loaded, is a harness too, and a launcher that runs one beside a decoy must not pass for
+// having started one.
 type Image struct {
-	Size int64
+	Size int64 // the loaded bytes
 	Sum  [sha256.Size]byte
 }
 
-// ImageOf is the content of the executable at path (the kit's own harness binary).
+// ImageOf is the image of the executable at path (the kit's own harness binary).
 func ImageOf(path string) (Image, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Image{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return Image{}, err
-	}
-	return imageOfFile(f, st.Size())
+	return imageOfFile(f, func(int64) bool { return true })
 }
 
 // fileKey names a file's content while it is unchanged: a write moves ctime, which no call can set
@@ -39,62 +40,86 @@ type fileKey struct {
 	mtime, ctime syscall.Timespec
 }
 
+// MaxImage bounds the loaded bytes the kit hashes of one executable.
+const MaxImage = 512 << 20
+
 var (
-	sumsMu sync.Mutex
-	sums   = map[fileKey][sha256.Size]byte{}
+	imagesMu sync.Mutex
+	images   = map[fileKey]Image{} // Sum zero: laid out, not hashed yet
 )
 
-// imageOfFile hashes an open file of size bytes, once per fileKey: every observation of a spec
-// asks this of each candidate process, and most run one of a few executables.
-func imageOfFile(f *os.File, size int64) (Image, error) {
+// imageOfFile reads f's image, once per fileKey: every observation of a spec asks this of each
+// candidate process, and most run one of a few executables. want says, from the loaded size
+// alone, whether the sum is worth reading (most executables are not the harness).
+func imageOfFile(f *os.File, want func(size int64) bool) (Image, error) {
 	key, err := keyOf(f)
 	if err != nil {
 		return Image{}, err
 	}
-	if key.size != size {
-		return Image{}, fmt.Errorf("%s changed size while read (%d, then %d bytes)", f.Name(), size, key.size)
+	imagesMu.Lock()
+	im, ok := images[key]
+	imagesMu.Unlock()
+	if ok && (im.Sum != [sha256.Size]byte{} || !want(im.Size)) {
+		return im, nil
 	}
-	sumsMu.Lock()
-	sum, ok := sums[key]
-	sumsMu.Unlock()
-	if ok {
-		return Image{Size: size, Sum: sum}, nil
-	}
-	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(f, size+1)) // bounded: no more than the size fstat gave
+	segs, err := segments(io.NewSectionReader(f, 0, key.size))
 	if err != nil {
 		return Image{}, fmt.Errorf("reading %s: %w", f.Name(), err)
 	}
-	if n != size {
-		return Image{}, fmt.Errorf("%s: read %d bytes of %d", f.Name(), n, size)
+	for _, sg := range segs {
+		im.Size += sg.Size()
 	}
-	copy(sum[:], h.Sum(nil))
-	sumsMu.Lock()
-	if len(sums) > 4096 { // a bound on what a launcher's many executables can make the kit keep
-		clear(sums)
+	if im.Size > MaxImage {
+		return Image{}, fmt.Errorf("%s: %d loaded bytes, more than the %d the kit reads", f.Name(), im.Size, MaxImage)
 	}
-	sums[key] = sum
-	sumsMu.Unlock()
-	return Image{Size: size, Sum: sum}, nil
+	if want(im.Size) {
+		h := sha256.New()
+		for _, sg := range segs {
+			if _, err := io.Copy(h, sg); err != nil {
+				return Image{}, fmt.Errorf("reading %s: %w", f.Name(), err)
+			}
+		}
+		copy(im.Sum[:], h.Sum(nil))
+	}
+	imagesMu.Lock()
+	if len(images) > 4096 { // a bound on what a launcher's many executables can make the kit keep
+		clear(images)
+	}
+	images[key] = im
+	imagesMu.Unlock()
+	return im, nil
 }
 
-// RunBy says whether pid's executable has this content, read from the kernel's own link to it
-// (never a path the launcher can change). An error means the kit cannot tell: the process is gone,
-// or its executable cannot be read (a copy made unreadable is not taken for a stranger).
+// segments are the parts of an executable the kernel loads: ELF's PT_LOAD segments, a thin
+// Mach-O's segments, else the whole file.
+func segments(r *io.SectionReader) ([]*io.SectionReader, error) {
+	var segs []*io.SectionReader
+	if e, err := elf.NewFile(r); err == nil {
+		for _, p := range e.Progs {
+			if p.Type == elf.PT_LOAD && p.Filesz > 0 {
+				segs = append(segs, io.NewSectionReader(r, int64(p.Off), int64(p.Filesz)))
+			}
+		}
+		return segs, nil
+	}
+	if m, err := macho.NewFile(r); err == nil {
+		for _, l := range m.Loads {
+			if sg, ok := l.(*macho.Segment); ok && sg.Filesz > 0 {
+				segs = append(segs, io.NewSectionReader(r, int64(sg.Offset), int64(sg.Filesz)))
+			}
+		}
+		return segs, nil
+	}
+	return []*io.SectionReader{r}, nil
+}
+
+// RunBy says whether pid runs this image, read from the kernel's own link to its executable
+// (never a path the launcher can change, on Linux). An error means the kit cannot tell: the
+// process is gone, or its executable cannot be read (a copy made unreadable is not taken for a
+// stranger).
 func (im Image) RunBy(pid int) (bool, error) {
-	return runBy(pid, func(size int64, open func() (*os.File, error)) (bool, error) {
-		if size != im.Size {
-			return false, nil // most processes: no read at all
-		}
-		f, err := open()
-		if err != nil {
-			return false, err
-		}
-		defer f.Close()
-		got, err := imageOfFile(f, size)
-		if err != nil {
-			return false, err
-		}
-		return got == im, nil
+	return runBy(pid, func(f *os.File) (bool, error) {
+		got, err := imageOfFile(f, func(size int64) bool { return size == im.Size })
+		return err == nil && got == im, err
 	})
 }

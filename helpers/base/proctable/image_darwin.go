@@ -1,6 +1,7 @@
 package proctable
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 )
@@ -13,28 +14,30 @@ func keyOf(f *os.File) (fileKey, error) {
 	return fileKey{dev: uint64(st.Dev), ino: st.Ino, size: st.Size, mtime: st.Mtimespec, ctime: st.Ctimespec}, nil
 }
 
-// runBy hands check the size of pid's executable and a way to open it, by the path the kernel
-// gives (proc_pidpath): macOS has no link to the file itself. The file is opened once and its size
-// read from that open file, so a path swapped in between is read as what it is then.
-func runBy(pid int, check func(size int64, open func() (*os.File, error)) (bool, error)) (bool, error) {
+// runBy hands check pid's executable, opened by the path the kernel gives (proc_pidpath): macOS
+// has no link to the file itself. Opened without following a symlink and without blocking (a FIFO
+// swapped in at that path would hang an open for reading), and only a regular file is read. A
+// path swapped between exec and this open is read as what it is now: see docs/containment.md.
+func runBy(pid int, check func(f *os.File) (bool, error)) (bool, error) {
 	path, err := Exe(pid)
 	if err != nil {
 		return false, err
 	}
-	f, err := os.Open(path)
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("opening %s: %w", path, err)
 	}
+	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
 		return false, err
 	}
-	return check(st.Size(), func() (*os.File, error) {
-		fd, err := syscall.Dup(int(f.Fd())) // the file whose size was read, not the path again
-		if err != nil {
-			return nil, err
-		}
-		return os.NewFile(uintptr(fd), path), nil
-	})
+	if !st.Mode().IsRegular() {
+		return false, fmt.Errorf("%s, the executable of pid %d, is no regular file now (%v)", path, pid, st.Mode().Type())
+	}
+	return check(f)
 }
+
+// LoadedBy is 0 on macOS: dyld is not run as a program that loads another.
+func (im Image) LoadedBy(pid int, args []string) int { return 0 }

@@ -3,7 +3,12 @@ package proctable
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 func keyOf(f *os.File) (fileKey, error) {
@@ -14,18 +19,60 @@ func keyOf(f *os.File) (fileKey, error) {
 	return fileKey{dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim, ctime: st.Ctim}, nil
 }
 
-// runBy hands check the size of pid's executable and a way to open it, both through
-// /proc/PID/exe, the kernel's link to the file the process runs (a memfd, a deleted copy), read
-// with the launcher's rights (asOwner).
-func runBy(pid int, check func(size int64, open func() (*os.File, error)) (bool, error)) (ok bool, err error) {
-	exe := fmt.Sprintf("/proc/%d/exe", pid)
+// runBy hands check pid's executable, opened through /proc/PID/exe, the kernel's link to the file
+// the process runs (a memfd, a deleted copy), with the launcher's rights (asOwner).
+func runBy(pid int, check func(f *os.File) (bool, error)) (ok bool, err error) {
 	err = asOwner(pid, func() error {
-		st, err := os.Stat(exe)
+		f, err := os.Open(fmt.Sprintf("/proc/%d/exe", pid))
 		if err != nil {
 			return err
 		}
-		ok, err = check(st.Size(), func() (*os.File, error) { return os.Open(exe) })
+		defer f.Close()
+		ok, err = check(f)
 		return err
 	})
 	return ok, err
+}
+
+// loaderRE names a dynamic loader (glibc's ld-linux-x86-64.so.2, musl's ld-musl-x86_64.so.1,
+// ld.so), which runs the program named in its arguments: /proc/PID/exe is then the loader.
+var loaderRE = regexp.MustCompile(`^ld(-[A-Za-z0-9_.-]+)?\.so(\.[0-9]+)*$`)
+
+// LoadedBy is where, in args, the program a dynamic loader runs is named, when pid is a loader
+// running this image (ld.so HARNESS --report ...: the harness's code, under another executable);
+// 0 otherwise. Each of the first arguments that names a file is opened as pid's owner (asOwner),
+// relative to pid's own folder, without blocking, and only a regular file is read.
+func (im Image) LoadedBy(pid int, args []string) int {
+	exe, err := Exe(pid)
+	if err != nil || !loaderRE.MatchString(filepath.Base(exe)) {
+		return 0
+	}
+	for i := 1; i < len(args) && i <= 8; i++ {
+		if strings.HasPrefix(args[i], "-") || args[i] == "" {
+			continue // the loader's own options (--library-path DIR, --argv0 NAME: one more look)
+		}
+		path := args[i]
+		if !filepath.IsAbs(path) {
+			path = fmt.Sprintf("/proc/%d/cwd/%s", pid, path)
+		}
+		var runs bool
+		_ = asOwner(pid, func() error {
+			fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return err
+			}
+			f := os.NewFile(uintptr(fd), path)
+			defer f.Close()
+			if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+				return err
+			}
+			got, err := imageOfFile(f, func(size int64) bool { return size == im.Size })
+			runs = err == nil && got == im
+			return err
+		})
+		if runs {
+			return i
+		}
+	}
+	return 0
 }

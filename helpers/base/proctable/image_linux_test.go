@@ -6,12 +6,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// A harness is what runs its code: a copy of the executable, and a memfd holding it, run the same
-// image as the original; another executable does not, and a gone process is an error, not a no.
+// A harness is what runs its code: a copy of the executable, a copy with bytes appended (never
+// loaded), and a memfd holding it, run the same image as the original; another executable does
+// not, and a gone process is an error, not a no.
 func TestAnImageIsKnownByContentNotByPath(t *testing.T) {
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {
@@ -23,6 +25,14 @@ func TestAnImageIsKnownByContentNotByPath(t *testing.T) {
 	}
 	cp := filepath.Join(t.TempDir(), "not-sleep")
 	copyFile(t, sleep, cp, 0o755)
+	padded := filepath.Join(t.TempDir(), "padded")
+	copyFile(t, sleep, padded, 0o755)
+	pf, err := os.OpenFile(padded, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf.Write(make([]byte, 4096)) // past every loaded segment: it runs the same code
+	pf.Close()
 	mem, err := unix.MemfdCreate("harness", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +62,7 @@ func TestAnImageIsKnownByContentNotByPath(t *testing.T) {
 	}{
 		"the original":   {start(sleep), true},
 		"a copy":         {start(cp), true},
+		"a padded copy":  {start(padded), true},
 		"a memfd of it":  {start("/dev/fd/3", mf), true},
 		"another binary": {start("sh"), false},
 	} {
@@ -72,5 +83,43 @@ func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 	}
 	if err := os.WriteFile(to, b, mode); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The dynamic loader can run a program named in its arguments (ld.so PROGRAM ...): /proc/PID/exe is
+// then the loader, and LoadedBy finds the program's image where the arguments name it.
+func TestAnImageRunByTheLoaderIsFound(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep here")
+	}
+	loaders, _ := filepath.Glob("/lib64/ld-linux-*.so.*")
+	if more, _ := filepath.Glob("/lib/ld-*.so.*"); len(more) > 0 {
+		loaders = append(loaders, more...)
+	}
+	if len(loaders) == 0 {
+		t.Skip("no dynamic loader found in /lib64 or /lib")
+	}
+	im, err := ImageOf(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(t.TempDir(), "elsewhere")
+	copyFile(t, sleep, cp, 0o755)
+	c := exec.Command(loaders[0], cp, "30")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Process.Kill(); c.Wait() }()
+	args := []string{loaders[0], cp, "30"}
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if a, err := Args(c.Process.Pid); err == nil && len(a) == 3 {
+			args = a
+			break
+		}
+	}
+	runs, rerr := im.RunBy(c.Process.Pid)
+	if i := im.LoadedBy(c.Process.Pid, args); runs || i != 1 {
+		t.Errorf("%s %s: runs the image itself %v (%v), loaded at argument %d; want false, then 1", loaders[0], cp, runs, rerr, i)
 	}
 }

@@ -132,25 +132,35 @@ func (env *Env) openEach(b []byte) {
 	}
 }
 
-// sweepEach runs on every process after its specs: a leak fails the suite.
+// sweepEach runs on every process after its specs: a leak fails the suite. Every sweep runs
+// before the suite fails, so that one leak found does not leave another to outlive it.
 func (env *Env) sweepEach() {
 	checkOwn("at the end of the suite")
+	var leaks []string
 	left, err := cgroup.CloseContained() // a cgroup this process made, run without the CLI
 	Must(err, "closing this process's cgroup")
-	Expect(left).To(BeEmpty(), "leak scan: processes still in this process's cgroup after the suite (now killed)")
+	if len(left) > 0 {
+		leaks = append(leaks, "processes still in this process's cgroup after the suite (now killed):\n  "+strings.Join(left, "\n  "))
+	}
 	orphans, err := proc.KillOrphans()
 	Must(err, "the leak scan below this process")
 	if len(orphans) > 0 {
-		Fail("leak scan: processes still below this suite process after the suite, each a LEAK (a launcher's double fork handed to the kit as subreaper; now killed):\n  " + strings.Join(orphans, "\n  "))
+		leaks = append(leaks, "processes still below this suite process after the suite, each a LEAK (a launcher's double fork handed to the kit as subreaper; now killed):\n  "+strings.Join(orphans, "\n  "))
 	}
-	if env.ownLedger == "" {
-		return
+	if env.ownLedger != "" {
+		ledger, refused, err := proc.Sweep(env.ownLedger, proc.RunToken(), cgroup.Contained().Cgroup, sandbox.LauncherIdentity().Uid)
+		os.Remove(env.ownLedger)
+		Must(err, "sweeping the leak ledger")
+		if len(ledger) > 0 {
+			leaks = append(leaks, "processes a spec started were still alive after the suite (now killed):\n  "+strings.Join(ledger, "\n  "))
+		}
+		if len(refused) > 0 {
+			leaks = append(leaks, "ledger lines naming processes not of this run (left alone):\n  "+strings.Join(refused, "\n  "))
+		}
 	}
-	leaks, refused, err := proc.Sweep(env.ownLedger, proc.RunToken(), cgroup.Contained().Cgroup, sandbox.LauncherIdentity().Uid)
-	os.Remove(env.ownLedger)
-	Must(err, "sweeping the leak ledger")
-	Expect(leaks).To(BeEmpty(), "leak scan: processes a spec started were still alive after the suite (now killed)")
-	Expect(refused).To(BeEmpty(), "leak scan: ledger lines naming processes not of this run (left alone)")
+	if len(leaks) > 0 {
+		Fail("leak scan: " + strings.Join(leaks, "\nleak scan: "))
+	}
 }
 
 // cleanOnce runs on the first process after all: the built harness, and a bin folder it made.

@@ -22,8 +22,8 @@ func KillOrphans() ([]string, error) {
 	var leaks []string
 	for _, pid := range proctable.DescendantsIn(table, os.Getpid()) {
 		in := table[pid]
-		if in.Zombie {
-			continue
+		if in.Zombie || proctable.KillPending(pid) {
+			continue // dead, or dying of a kill a cleanup sent (a starved process's exit waits its turn)
 		}
 		leaks = append(leaks, cgroup.Leftover(pid))
 		kill(identify(Entry{Role: "left below the suite process", Pid: pid, Start: in.Start}))

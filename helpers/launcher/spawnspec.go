@@ -45,6 +45,18 @@ func (l *Instance) SendSpawnSpec(spec []byte, unlike ...Unlike) (string, error) 
 	if err != nil {
 		return "", err
 	}
+	if len(unlike) > 0 && len(l.d.Manifest.SpawnSpecTranslate) > 0 {
+		// A translator that gives one spec other bytes each time (a nonce, a clock) would make
+		// every comparison differ: the kit cannot tell what it keeps.
+		again, err := l.hostBytes(spec)
+		if err != nil {
+			return "", err
+		}
+		if !sameSpec(b, again) {
+			return "", fmt.Errorf("target manifest %s: spawn_spec_translate %q gives the same spec other bytes each time (%.120q, then %.120q): the kit cannot tell whether it keeps what each spec means; a translator must be a function of the spec",
+				l.d.Manifest.Source, strings.Join(l.d.Manifest.SpawnSpecTranslate, " "), bytes.TrimSpace(b), bytes.TrimSpace(again))
+		}
+	}
 	for _, u := range unlike {
 		if err := l.keepsMeaning(b, u); err != nil {
 			return "", err

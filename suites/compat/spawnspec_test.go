@@ -3,6 +3,7 @@ package compat_test
 import (
 	"errors"
 	"io/fs"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -35,6 +36,11 @@ func unlike(name, report string) []launcher.Unlike {
 	GinkgoHelper()
 	var out []launcher.Unlike
 	for _, m := range meanings {
+		// No argv and an empty one must both be refused, alike, and a format with no "missing"
+		// (proto3's repeated field) cannot tell them apart: the one pair a translator may merge.
+		if strings.HasSuffix(m, "-argv.json") && strings.HasSuffix(name, "-argv.json") {
+			continue
+		}
 		if m != name {
 			out = append(out, launcher.Unlike{Name: m, Tmpl: spec(m), Report: report})
 		}

@@ -24,7 +24,7 @@ const (
 )
 
 const (
-	_, _ = kinfoSize - unix.SizeofKinfoProc, unix.SizeofKinfoProc - kinfoSize
+	_, _ = uintptr(kinfoSize) - unix.SizeofKinfoProc, unix.SizeofKinfoProc - uintptr(kinfoSize)
 	_, _ = uintptr(kinfoEprocOffset) - kinfoEprocAt, kinfoEprocAt - uintptr(kinfoEprocOffset)
 	_, _ = uintptr(kinfoStartSec) - startSecAt, startSecAt - uintptr(kinfoStartSec)
 	_, _ = uintptr(kinfoStartUsec) - startUsecAt, startUsecAt - uintptr(kinfoStartUsec)

@@ -78,6 +78,15 @@ var compatCalls = map[string]map[string]uint32{
 // class calls are the 64-bit ones with it set.
 const x32Bit = 0x40000000
 
+// x32Mask clears the x32 bit where there is one (x86-64); elsewhere it keeps every bit, so that an
+// invalid number with bit 30 set is not taken for a class call.
+func x32Mask() uint32 {
+	if runtime.GOARCH == "amd64" {
+		return ^uint32(x32Bit)
+	}
+	return ^uint32(0)
+}
+
 // native is req's call as the native table numbers it, and the ABI it came through ("" native).
 func native(req *notif, name string) (int32, string) {
 	call, _, _ := strings.Cut(name, ":")
@@ -136,7 +145,7 @@ func installFault() (*injector, error) {
 		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offArch},
 		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 3, K: nativeArch()}, // else to 5
 		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offNr},
-		{Code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, K: ^uint32(x32Bit)},
+		{Code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, K: x32Mask()},
 		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 3, Jf: 4, K: uint32(nr)},   // to 8, or 9
 		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 3, K: compatArch()}, // else to 9
 		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offNr},

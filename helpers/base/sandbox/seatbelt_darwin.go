@@ -20,10 +20,11 @@ const sandboxExec = "/usr/bin/sandbox-exec"
 // opens (/dev/ptmx, /dev/ttys*), /dev/stderr and /dev/fd/N, which name its own descriptors.
 var kernelDirs = []string{"/dev"}
 
-// probeProfile has a deny, as the kit's profiles do: macOS applies a profile with no deny inside
+// probeProfile has a deny, as the kit's profiles do, of each operation they deny (a macOS that
+// did not know file-link would refuse the probe, and the run say so, not fail every launch): macOS applies a profile with no deny inside
 // another sandbox but refuses one with any deny there (forbidden-sandbox-reinit), so only a probe
 // of that shape says whether the kit's own profiles will apply.
-const probeProfile = `(version 1)(allow default)(deny file-write* (literal "/private/var/empty/classproof-probe"))`
+const probeProfile = `(version 1)(allow default)(deny file-write* (literal "/private/var/empty/classproof-probe"))(deny file-link (literal "/private/var/empty/classproof-probe"))`
 
 // detect tries the sandbox once before declaring it, as Bazel's darwin sandbox does
 // (DarwinSandboxedSpawnRunner.isSupported runs sandbox-exec on /usr/bin/true with an empty

@@ -29,9 +29,13 @@ open(my $in, "<:raw", shift @ARGV) or die "$!"; local $/; my $b = <$in>;
 open(my $out, ">&=:raw", $fd) or die "$!"; syswrite($out, $b) == length($b) or die "short write";
 exec {"/proc/self/fd/$fd"} "harness", @ARGV or die "exec: $!";`
 	stray := map[string]string{
-		"a copy":   `cp "$h" "$(dirname "$profile")/harness-copy" || exit 9; first='.command[0] = ($d + "/harness-copy")'`,
-		"a memfd":  `first='.command = ["perl", "` + dir + `/memfd.pl"] + .command'`,
-		"the real": `first='.'`, // the control: the kit's own file, as before
+		"a copy":  `cp "$h" "$(dirname "$profile")/harness-copy" || exit 9; first='.command[0] = ($d + "/harness-copy")'`,
+		"a memfd": `first='.command = ["perl", "` + dir + `/memfd.pl"] + .command'`,
+		// a byte past its loaded segments: the same code, another file
+		"a padded copy": `cp "$h" "$(dirname "$profile")/harness-pad" && printf x >>"$(dirname "$profile")/harness-pad" || exit 9; first='.command[0] = ($d + "/harness-pad")'`,
+		// the dynamic loader running it: /proc/PID/exe is ld.so
+		"the loader": `l=$(ls /lib64/ld-linux-*.so.* /lib/ld-*.so.* 2>/dev/null | head -n 1); [ -n "$l" ] || exit 9; first='.command = ["'"$l"'"] + .command'`,
+		"the real":   `first='.'`, // the control: the kit's own file, as before
 	}
 	if err := os.WriteFile(filepath.Join(dir, "memfd.pl"), []byte(memfd+"\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -64,7 +64,7 @@ func TestAFaultTakesEveryABIAndCountsAFlood(t *testing.T) {
 		}
 		return strings.TrimSpace(string(line[:k])), 20 - p
 	}
-	for _, abi := range []string{"native", "i386", "x32"} {
+	for _, abi := range []string{"native", "i386", "x32", "i386-nice"} {
 		t.Run(abi, func(t *testing.T) {
 			// The control: without the fault the call works through this ABI, or the kernel has no
 			// such ABI (ENOSYS) and there is nothing to take.

@@ -87,16 +87,43 @@ func x32Mask() uint32 {
 	return ^uint32(0)
 }
 
-// native is req's call as the native table numbers it, and the ABI it came through ("" native).
-func native(req *notif, name string) (int32, string) {
-	call, _, _ := strings.Cut(name, ":")
-	switch {
-	case req.arch == compatArch() && compatArch() != 0 && uint32(req.nr) == compatCalls[runtime.GOARCH][call]:
-		return int32(Faults[call]), map[string]string{"amd64": "i386 ABI, int $0x80", "arm64": "32-bit arm ABI"}[runtime.GOARCH]
-	case req.arch == nativeArch() && req.nr&x32Bit != 0 && runtime.GOARCH == "amd64":
-		return req.nr &^ x32Bit, "x32 ABI"
+// compatNice is nice(2) in both compat tables (i386, 32-bit arm): setpriority's older form, which
+// the native tables lack and musl on those ABIs calls for nice(); the setpriority fault takes it.
+const compatNice = 34
+
+// compatExtra is the other compat call a fault takes: nice(2) for setpriority, else call's own.
+func compatExtra(call string) uint32 {
+	if call == "setpriority" {
+		return compatNice
 	}
-	return req.nr, ""
+	return compatCalls[runtime.GOARCH][call]
+}
+
+// native rewrites req as the native table's call, and says which ABI it came through ("" native):
+// a compat call's number is mapped, nice(inc) becomes setpriority(PRIO_PROCESS, 0, now+inc) of
+// the caller, and an x32 call loses its bit.
+func native(req *notif, name string) string {
+	call, _, _ := strings.Cut(name, ":")
+	abi := map[string]string{"amd64": "i386 ABI, int $0x80", "arm64": "32-bit arm ABI"}[runtime.GOARCH]
+	switch {
+	case req.arch != compatArch() || compatArch() == 0:
+	case uint32(req.nr) == compatCalls[runtime.GOARCH][call]:
+		req.nr = int32(Faults[call])
+		return abi
+	case call == "setpriority" && req.nr == compatNice:
+		now, err := unix.Getpriority(unix.PRIO_PROCESS, int(req.pid)) // 20 - nice, as the kernel returns it
+		nice := 0
+		if err == nil {
+			nice = 20 - now
+		}
+		req.nr, req.args = int32(unix.SYS_SETPRIORITY), [6]uint64{unix.PRIO_PROCESS, 0, uint64(int64(min(19, max(-20, nice+int(int32(req.args[0]))))))}
+		return abi + ", nice(2)"
+	}
+	if req.arch == nativeArch() && req.nr&x32Bit != 0 && runtime.GOARCH == "amd64" {
+		req.nr &^= x32Bit
+		return "x32 ABI"
+	}
+	return ""
 }
 
 // seccomp_data offsets (include/uapi/linux/seccomp.h).
@@ -146,10 +173,11 @@ func installFault() (*injector, error) {
 		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 3, K: nativeArch()}, // else to 5
 		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offNr},
 		{Code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, K: x32Mask()},
-		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 3, Jf: 4, K: uint32(nr)},   // to 8, or 9
-		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 3, K: compatArch()}, // else to 9
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 4, Jf: 5, K: uint32(nr)},   // to 9, or 10
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 4, K: compatArch()}, // else to 10
 		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offNr},
-		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 1, K: compatCalls[runtime.GOARCH][call]},
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 1, Jf: 0, K: compatCalls[runtime.GOARCH][call]}, // to 9
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 1, K: compatExtra(call)},                 // to 9, or 10
 		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_USER_NOTIF},
 		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
 	}
@@ -187,8 +215,7 @@ func (in *injector) answer() {
 		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(in.fd), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&req))); e != 0 {
 			continue // the caller died, or a signal: nothing to answer
 		}
-		var abi string
-		req.nr, abi = native(&req, in.name)
+		abi := native(&req, in.name)
 		c, ours := callerOf(&req)
 		if !ours {
 			// A user's processes, or a pid named from a nested pid namespace: not the kit's to

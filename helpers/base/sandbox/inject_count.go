@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/classproof/classproof/helpers/base/files"
@@ -18,6 +19,7 @@ const MaxLoggedCalls = 1000
 var (
 	answered atomic.Int64 // calls of the injected fault this process answered, in any ABI
 	logged   atomic.Int64 // calls it logged
+	countMu  sync.Mutex
 )
 
 // countSuffix names a process's count beside the log: LOG.count.PID.
@@ -30,6 +32,8 @@ func writeCount(log string) {
 	if log == "" {
 		return
 	}
+	countMu.Lock() // one write at a time, each of the count as it is then: the last is the largest
+	defer countMu.Unlock()
 	_ = files.WriteFile(fmt.Sprintf("%s%s%d", log, countSuffix, os.Getpid()), []byte(strconv.FormatInt(answered.Load(), 10)+"\n"), 0o644)
 }
 

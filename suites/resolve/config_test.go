@@ -242,6 +242,18 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 
 	It("refuses an invalid value and leaves the file as it was", func() { invalid() })
 
+	It("refuses a near miss of a class (normalize, background-please, xnormal) and leaves the file as it was", func() {
+		_, err := l.ConfigSet(cfg.Key, "background")
+		suite.Must(err)
+		before, _ := suite.ReadLauncherFile(file)
+		for _, v := range []string{"normalize", "background-please", "xnormal"} {
+			out, err := l.ConfigSet(cfg.Key, v)
+			Expect(err).To(HaveOccurred(), "config --set %s=%s: a value that only looks like a class", cfg.Key, v)
+			Expect(strings.TrimSpace(out)).NotTo(BeEmpty(), "the refusal of %s says why", v)
+			Expect(suite.ReadLauncherFile(file)).To(Equal(before), "after config --set %s=%s", cfg.Key, v)
+		}
+	})
+
 	It("refuses an invalid value, naming it and the accepted values, and leaves the file as it was",
 		suite.RefusalNames(launcher.MentionValue, launcher.MentionAccepted), func() {
 			out := invalid()

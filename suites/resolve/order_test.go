@@ -106,6 +106,26 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lab
 		suite.ExpectRefused(l, err)
 	})
 
+	// The seed accepts normal or background and nothing else: a value that only begins or ends
+	// like one, or holds one with a newline inside, is as unknown as turbo, on either path (a
+	// launcher that took "normalize" for normal kept every spec with turbo green).
+	var nearMisses []TableEntry
+	for _, v := range []struct{ title, value string }{
+		{"one that begins with normal", "normalize"},
+		{"one that begins with background", "background-please"},
+		{"one that ends with normal", "xnormal"},
+		{"normal with a newline inside", "nor\nmal"},
+	} {
+		for _, mode := range []launcher.Mode{launcher.Direct, launcher.Hosted} {
+			nearMisses = append(nearMisses, Entry(fmt.Sprintf("%s session, %s (%q)", mode, v.title, v.value), append(suite.ForMode(mode), label.RefusesClass), mode, v.value))
+		}
+	}
+	DescribeTable("refuses a near miss of a class in a profile's env: a non-zero exit, a message, nothing started", func(mode launcher.Mode, value string) {
+		l := env.Launch(launcher.LaunchOptions{})
+		_, err := l.StartSession(mode, map[string]string{env.Driver.Manifest.ClassEnv: value})
+		suite.ExpectRefused(l, err)
+	}, nearMisses)
+
 	It("refuses an unknown value in a profile's env, naming the profile, the value and the accepted values",
 		suite.RefusalNames(launcher.MentionProfile, launcher.MentionValue, launcher.MentionAccepted), Label(label.RefusesClass), func() {
 			l := env.Launch(launcher.LaunchOptions{})

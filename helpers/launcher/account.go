@@ -25,13 +25,18 @@ func (l *Instance) hand(report string) {
 }
 
 // Account checks, from the kernel, every process of this instance that runs the kit's harness
-// code (by content: a copy or a memfd of the harness is one): exactly one for each report path the kit handed out, none for a path it did not.
+// code (by content: a copy or a memfd of the harness is one): exactly one for each report path
+// the kit handed out, none for a path it did not.
 // A report names the process the launcher points at; a launcher that starts the harness twice
 // (a retry, a fallback path, or a second harness at normal beside a decoy at background) breaks
 // the seed's promise in the one the kit would not look at otherwise. The error names each such
 // process with its class as ps reads it.
 func (l *Instance) Account() error {
-	pids, uncertain, err := l.candidates()
+	im, err := proctable.ImageOf(l.d.Harness)
+	if err != nil {
+		return fmt.Errorf("reading the kit's harness %s to know it by its content: %w", l.d.Harness, err)
+	}
+	pids, uncertain, err := l.candidates(im)
 	if err != nil {
 		return fmt.Errorf("listing the processes of %s to account for every harness: %w", l.d.Manifest.Name, err)
 	}
@@ -41,10 +46,6 @@ func (l *Instance) Account() error {
 	byReport := map[string][]int{}
 	var wrong []string
 	var harnesses, others []int
-	im, err := proctable.ImageOf(l.d.Harness)
-	if err != nil {
-		return fmt.Errorf("reading the kit's harness %s to know it by its content: %w", l.d.Harness, err)
-	}
 	for _, pid := range pids {
 		args, harness, cantTell := harnessArgs(im, pid, uncertain[pid])
 		switch {
@@ -87,19 +88,18 @@ func (l *Instance) Account() error {
 // and a process whose executable is gone (a leader thread that exited) are not harnesses then.
 func harnessArgs(im proctable.Image, pid int, uncertain bool) (args []string, harness bool, cantTell string) {
 	runs, err := im.RunBy(pid)
-	args, aerr := proctable.Args(pid)
 	switch {
 	case err != nil && !uncertain && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ESRCH) && proctable.Alive(pid):
+		args, _ := proctable.Args(pid)
 		return args, false, fmt.Sprintf("the kit cannot read its executable (%v), so cannot tell whether it runs the harness", err)
-	case err != nil || aerr != nil:
-		return args, false, ""
+	case err != nil:
+		return nil, false, ""
 	case runs:
-		return args, true, ""
+		args, err := proctable.Args(pid)
+		return args, err == nil, ""
 	}
-	if i := im.LoadedBy(pid, args); i > 0 {
-		return args[i:], true, ""
-	}
-	return args, false, ""
+	args, loaded := im.LoadedBy(pid) // the arguments are read only where the loader runs something
+	return args, loaded, ""
 }
 
 // note keeps, as evidence, each process of others seen for the first time that is neither the
@@ -146,7 +146,7 @@ func (l *Instance) TakeEvidence() []string {
 // subreaper: what the launcher double-forks comes back to it) and runs the harness, whatever its
 // report path and environment, unless another live instance of this process's handed it out;
 // without a subreaper (macOS), what runs the harness among launchd's children (strays).
-func (l *Instance) candidates() (pids []int, uncertain map[int]bool, err error) {
+func (l *Instance) candidates(im proctable.Image) (pids []int, uncertain map[int]bool, err error) {
 	if cg := l.set.Cgroup(); cg != nil {
 		pids, err = cg.Members()
 		return pids, nil, err
@@ -157,29 +157,37 @@ func (l *Instance) candidates() (pids []int, uncertain map[int]bool, err error) 
 	}
 	mine := proctable.DescendantsIn(table, l.liveRoots()...)
 	below := proctable.DescendantsIn(table, os.Getpid())
+	seen, isBelow := set(mine), set(below)
 	uncertain = map[int]bool{}
+	add := func(pid int) {
+		mine, seen[pid] = append(mine, pid), true
+		uncertain[pid] = !isBelow[pid] // a pid reused since may be a stranger's
+	}
 	groups, sessions := l.groups(table, mine)
 	for pid, in := range table {
-		if !slices.Contains(mine, pid) && (groups[in.Pgid] || sessions[in.Sid]) {
-			mine = append(mine, pid)
-			uncertain[pid] = !slices.Contains(below, pid) // a pid reused since may be a stranger's
+		if !seen[pid] && (groups[in.Pgid] || sessions[in.Sid]) {
+			add(pid)
 		}
 	}
-	im, err := proctable.ImageOf(l.d.Harness)
-	if err != nil {
-		return nil, nil, err
-	}
-	others := live.others(l)
+	theirs := live.others(l).in(table)
 	for _, pid := range strays(table, below) {
-		if slices.Contains(mine, pid) || others.own(table, pid) {
+		if seen[pid] || theirs(pid) {
 			continue
 		}
 		if runs, err := im.RunBy(pid); runs || err != nil && proctable.Alive(pid) {
-			mine = append(mine, pid) // Account names it, or says it cannot tell
-			uncertain[pid] = !slices.Contains(below, pid)
+			add(pid) // Account names it, or says it cannot tell
 		}
 	}
 	return mine, uncertain, nil
+}
+
+// set is pids as a set.
+func set(pids []int) map[int]bool {
+	s := make(map[int]bool, len(pids))
+	for _, pid := range pids {
+		s[pid] = true
+	}
+	return s
 }
 
 // strays are where a harness that left its launcher's tree is: below the suite process, the

@@ -52,21 +52,24 @@ type siblings struct {
 	dirs  []string
 }
 
-// own says whether pid is one of theirs: below their daemon or host, or a harness whose report is
-// in one of their folders.
-func (s siblings) own(table map[int]proctable.Info, pid int) bool {
+// in says, of the processes in table, whether pid is one of theirs: below their daemon or host
+// (read from the table once), or a harness whose report is in one of their folders.
+func (s siblings) in(table map[int]proctable.Info) func(pid int) bool {
 	if len(s.roots) == 0 {
-		return false
+		return func(int) bool { return false }
 	}
-	if slices.Contains(proctable.DescendantsIn(table, s.roots...), pid) {
-		return true
+	below := set(proctable.DescendantsIn(table, s.roots...))
+	return func(pid int) bool {
+		if below[pid] {
+			return true
+		}
+		args, err := proctable.Args(pid)
+		if err != nil {
+			return false
+		}
+		report := reportOf(args)
+		return slices.ContainsFunc(s.dirs, func(d string) bool { return strings.HasPrefix(report, d) })
 	}
-	args, err := proctable.Args(pid)
-	if err != nil {
-		return false
-	}
-	report := reportOf(args)
-	return slices.ContainsFunc(s.dirs, func(d string) bool { return strings.HasPrefix(report, d) })
 }
 
 // liveRoots are the instance's daemon and host pids that name a process: a pid of 0 (one not

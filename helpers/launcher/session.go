@@ -167,20 +167,20 @@ func (s *Session) verify(first int) error {
 		return err
 	}
 	if in, ok := proctable.Lookup(s.Report.HarnessPid); !ok || in.Start != s.Report.HarnessStart {
-		return fmt.Errorf("%s harness report %s names pid %d started at %d as the harness; that pid %s", s.Mode, s.report, s.Report.HarnessPid, s.Report.HarnessStart, describeTool(in, ok))
+		return fmt.Errorf("%s harness report %s names pid %d started at %d as the harness; that pid %s", s.Mode, s.report, s.Report.HarnessPid, s.Report.HarnessStart, describePid(in, ok))
 	}
 	for i, t := range s.Report.Tools[first:] {
 		in, ok := proctable.Lookup(t.Pid)
 		if !ok || in.Ppid != s.Report.HarnessPid || in.Start != t.Start {
 			return fmt.Errorf("%s harness report %s names pid %d (started at %d) as tool sleep #%d; that pid %s, not a child of the harness pid %d started then",
-				s.Mode, s.report, t.Pid, t.Start, first+i+1, describeTool(in, ok), s.Report.HarnessPid)
+				s.Mode, s.report, t.Pid, t.Start, first+i+1, describePid(in, ok), s.Report.HarnessPid)
 		}
 	}
 	return nil
 }
 
-// describeTool says what the kernel shows of a pid a report names as a tool.
-func describeTool(in proctable.Info, ok bool) string {
+// describePid says what the kernel shows of a pid a report names.
+func describePid(in proctable.Info, ok bool) string {
 	if !ok {
 		return "runs nothing"
 	}

@@ -39,5 +39,5 @@ func runBy(pid int, check func(f *os.File) (bool, error)) (bool, error) {
 	return check(f)
 }
 
-// LoadedBy is 0 on macOS: dyld is not run as a program that loads another.
-func (im Image) LoadedBy(pid int, args []string) int { return 0 }
+// LoadedBy is never on macOS: dyld is not run as a program that loads another.
+func (im Image) LoadedBy(pid int) ([]string, bool) { return nil, false }

@@ -38,14 +38,18 @@ func runBy(pid int, check func(f *os.File) (bool, error)) (ok bool, err error) {
 // ld.so), which runs the program named in its arguments: /proc/PID/exe is then the loader.
 var loaderRE = regexp.MustCompile(`^ld(-[A-Za-z0-9_.-]+)?\.so(\.[0-9]+)*$`)
 
-// LoadedBy is where, in args, the program a dynamic loader runs is named, when pid is a loader
+// LoadedBy is the arguments from the program a dynamic loader runs on, when pid is a loader
 // running this image (ld.so HARNESS --report ...: the harness's code, under another executable);
-// 0 otherwise. Each of the first arguments that names a file is opened as pid's owner (asOwner),
-// relative to pid's own folder, without blocking, and only a regular file is read.
-func (im Image) LoadedBy(pid int, args []string) int {
+// ok false otherwise. The arguments are read only for a loader; each of the first that names a
+// file is read as pid's owner (asOwner), relative to pid's own folder, and only a regular file is
+// opened, without blocking.
+func (im Image) LoadedBy(pid int) (args []string, ok bool) {
 	exe, err := Exe(pid)
 	if err != nil || !loaderRE.MatchString(filepath.Base(exe)) {
-		return 0
+		return nil, false
+	}
+	if args, err = Args(pid); err != nil {
+		return nil, false
 	}
 	for i := 1; i < len(args) && i <= 8; i++ {
 		if strings.HasPrefix(args[i], "-") || args[i] == "" {
@@ -57,6 +61,9 @@ func (im Image) LoadedBy(pid int, args []string) int {
 		}
 		var runs bool
 		_ = asOwner(pid, func() error {
+			if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+				return err // a device node is never opened
+			}
 			fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 			if err != nil {
 				return err
@@ -71,8 +78,8 @@ func (im Image) LoadedBy(pid int, args []string) int {
 			return err
 		})
 		if runs {
-			return i
+			return args[i:], true
 		}
 	}
-	return 0
+	return nil, false
 }

@@ -42,10 +42,7 @@ func writeCount(log string) {
 // instance closed, and the run cannot tell whether the fault fired). A count that cannot be read
 // is an error: read as 0, it would call a fault that fired "never fired".
 func InjectedCount(log string) (n int64, found bool, err error) {
-	counts, err := filepath.Glob(log + countSuffix + "*")
-	if err != nil {
-		return 0, false, err
-	}
+	counts := InjectedCounts(log)
 	for _, c := range counts {
 		b, err := files.ReadClaim(c, 64)
 		if err != nil {

@@ -79,6 +79,15 @@ type Observation struct {
 	IOClass       int    // ioprio_get class: 0 none, 1 rt, 2 be, 3 idle
 	Autogroup     string // "/autogroup-12"; "" in the default autogroup (init's), or with no autogroups
 	AutogroupNice int
+
+	// Every thread, for a subject read with EveryThread (a harness, a tool): a class is per
+	// thread (Linux: policy, nice and I/O priority; macOS: each thread's base priority), and a
+	// process is at one class only when each of its threads is. Threads is how many were read,
+	// OffThreads names each one whose class differs from the main thread's (Linux) or the task's
+	// base priority (macOS), which ThreadsRef says. ps reads the main thread alone.
+	Threads    int
+	OffThreads []string
+	ThreadsRef string
 }
 
 var policyNames = map[int]string{0: "SCHED_OTHER", 1: "SCHED_FIFO", 2: "SCHED_RR", 3: "SCHED_BATCH", 5: "SCHED_IDLE", 6: "SCHED_DEADLINE"}
@@ -97,13 +106,29 @@ func (o Observation) Summary() string {
 		case o.BaseErr != "":
 			s += ", base pri unread (" + o.BaseErr + ")"
 		}
-		return s
+		return s + o.threadsSummary()
 	}
 	s := fmt.Sprintf("ps cls %s ni %s pri %d, policy %d %s, io class %s", o.Cls, o.Nice, o.Pri, o.Policy, policyNames[o.Policy], ioClassNames[o.IOClass])
 	if o.Autogroup != "" {
 		s += fmt.Sprintf(", %s nice %d", strings.TrimPrefix(o.Autogroup, "/"), o.AutogroupNice)
 	}
-	return s
+	return s + o.threadsSummary()
+}
+
+// threadsSummary names the threads off the process's class; "" when every thread read agrees.
+func (o Observation) threadsSummary() string {
+	if len(o.OffThreads) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d of %d threads not at %s: %s", len(o.OffThreads), o.Threads, o.ThreadsRef, strings.Join(o.OffThreads, ", "))
+}
+
+// offThreads is why a verdict fails for threads at another class than the process's reading.
+func (o Observation) offThreads() []string {
+	if len(o.OffThreads) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d of %d threads not at %s (tids above)", len(o.OffThreads), o.Threads, o.ThreadsRef)}
 }
 
 // String is a whole receipt line: "hosted tool sleep pid 4242: ps pri 31 nice 0".
@@ -131,10 +156,14 @@ func DecidedBy(o Observation, control *Observation) string {
 	return "decided by ps pri; base pri unread (" + whose + why + ")"
 }
 
-// Subject names a process to observe.
+// Subject names a process to observe. EveryThread reads each of its threads too: a harness's
+// and a tool's, whose class is the promise; a launcher's own processes are read by their main
+// thread (a daemon may lower one thread of its own for a while, and that thread is not the
+// promise).
 type Subject struct {
-	Role string
-	Pid  int
+	Role        string
+	Pid         int
+	EveryThread bool
 }
 
 // Background reports whether o is at background in the sense of m, and if not, why. control is
@@ -144,16 +173,14 @@ func Background(m Meaning, o, control Observation) (bool, string) {
 	case DarwinBG:
 		// The base priority is what PRIO_DARWIN_BG sets; ps pri is the seed's observer and
 		// agrees for an idle process. A busy background process may read ps pri 0-3.
-		if o.BaseRead {
-			if o.BasePri != DarwinBGPri {
-				return false, fmt.Sprintf("base pri %d (ps pri %d), expected %d (darwinbg)", o.BasePri, o.Pri, DarwinBGPri)
-			}
-			return true, ""
+		why := o.offThreads()
+		switch {
+		case o.BaseRead && o.BasePri != DarwinBGPri:
+			why = append([]string{fmt.Sprintf("base pri %d (ps pri %d), expected %d (darwinbg)", o.BasePri, o.Pri, DarwinBGPri)}, why...)
+		case !o.BaseRead && o.Pri != DarwinBGPri:
+			why = append([]string{fmt.Sprintf("ps pri %d, expected %d (darwinbg)", o.Pri, DarwinBGPri)}, why...)
 		}
-		if o.Pri != DarwinBGPri {
-			return false, fmt.Sprintf("ps pri %d, expected %d (darwinbg)", o.Pri, DarwinBGPri)
-		}
-		return true, ""
+		return len(why) == 0, strings.Join(why, "; ")
 	case LinuxIdle:
 		var why []string
 		if o.Cls != "IDL" {
@@ -170,6 +197,7 @@ func Background(m Meaning, o, control Observation) (bool, string) {
 		if o.Autogroup != "" && o.Autogroup != control.Autogroup && o.AutogroupNice != 19 {
 			why = append(why, fmt.Sprintf("%s nice %d, expected 19 (its own autogroup)", strings.TrimPrefix(o.Autogroup, "/"), o.AutogroupNice))
 		}
+		why = append(why, o.offThreads()...)
 		return len(why) == 0, strings.Join(why, "; ")
 	case Ignored:
 		return SameClass(o, control)
@@ -208,6 +236,7 @@ func SameClass(o, control Observation) (bool, string) {
 			why = append(why, fmt.Sprintf("autogroup nice %d, control's %d", o.AutogroupNice, control.AutogroupNice))
 		}
 	}
+	why = append(why, o.offThreads()...)
 	return len(why) == 0, strings.Join(why, "; ")
 }
 

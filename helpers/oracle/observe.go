@@ -51,7 +51,7 @@ func Observe(subjects ...Subject) ([]Observation, error) {
 			return nil, fmt.Errorf("%s pid %d: not listed by ps (the process is gone)", s.Role, s.Pid)
 		}
 		o.Role = s.Role
-		if err := addPlatform(&o); err != nil {
+		if err := addPlatform(&o, s.EveryThread); err != nil {
 			return nil, fmt.Errorf("%s pid %d: %w", s.Role, s.Pid, err)
 		}
 		obs = append(obs, o)

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/classproof/classproof/helpers/base/proctable"
@@ -9,9 +10,13 @@ import (
 
 // addPlatform adds the task's base priority, a second outside view beside ps: pti_priority of
 // proc_pidinfo PROC_PIDTASKINFO (helpers/base/proctable reads it; fill_taskprocinfo in XNU
-// osfmk/kern/bsd_kern.c copies task->priority). A zombie, which ps shows with stat Z and pri 0,
-// proves nothing. Compiled, not run on macOS by this project (no Mac here).
-func addPlatform(o *Observation) error {
+// osfmk/kern/bsd_kern.c copies task->priority). With everyThread it reads each thread's base
+// priority too (proctable.Threads: pth_priority, the thread's base_pri): PRIO_DARWIN_BG on a
+// process lowers every thread of its task, PRIO_DARWIN_THREAD one thread, and ps pri is only the
+// highest current priority among them (adv_cmds ps/print.c pri), which decays while a thread
+// runs. A zombie, which ps shows with stat Z and pri 0, proves nothing. Compiled, not run on macOS
+// by this project (no Mac here).
+func addPlatform(o *Observation, everyThread bool) error {
 	if strings.HasPrefix(o.Stat, "Z") {
 		return errors.New("a zombie (exited, not yet reaped): its class proves nothing")
 	}
@@ -21,6 +26,19 @@ func addPlatform(o *Observation) error {
 		return nil
 	}
 	o.BasePri, o.BaseRead = int(t.Priority), true
+	if !everyThread {
+		return nil
+	}
+	threads, err := proctable.Threads(o.Pid)
+	if err != nil {
+		return err
+	}
+	o.Threads, o.ThreadsRef = len(threads), fmt.Sprintf("the task's base pri %d", o.BasePri)
+	for _, th := range threads {
+		if int(th.BasePri) != o.BasePri {
+			o.OffThreads = append(o.OffThreads, fmt.Sprintf("thread %#x base pri %d", th.Handle, th.BasePri))
+		}
+	}
 	return nil
 }
 

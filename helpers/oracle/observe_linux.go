@@ -13,8 +13,8 @@ import (
 const ioprioWhoProcess = 1
 
 // addPlatform adds what ps does not show: the policy as the kernel states it (ps cls and /proc
-// must agree), the I/O class, and the autogroup.
-func addPlatform(o *Observation) error {
+// must agree), the I/O class, the autogroup, and with everyThread each thread's class.
+func addPlatform(o *Observation, everyThread bool) error {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", o.Pid))
 	if err != nil {
 		return fmt.Errorf("reading /proc stat: %w", err)
@@ -42,6 +42,10 @@ func addPlatform(o *Observation) error {
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("reading autogroup: %w", err)
+	}
+	if everyThread {
+		main := threadClass{policy: st.Policy, nice: st.Nice, rt: st.RTPriority, ioprio: r}
+		return o.readThreads(main)
 	}
 	return nil
 }

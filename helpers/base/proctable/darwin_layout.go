@@ -122,6 +122,9 @@ func (t TaskInfo) starved(pid int) string {
 const (
 	ThreadInfoSize     = 2*8 + 8*4 + 64 // 112
 	threadInfoRunState = 2*8 + 2*4      // 24
+	// pth_priority: the thread's base_pri (XNU osfmk/kern/bsd_kern.c fill_taskthreadinfo:
+	// ptinfo->pth_priority = thact->base_pri), where pth_curpri is its sched_pri of the moment.
+	threadInfoBasePri = 2*8 + 6*4 // 40
 	// thStateUninterruptible is TH_STATE_UNINTERRUPTIBLE (osfmk/mach/thread_info.h): a thread in
 	// an uninterruptible wait. A darwinbg thread held back by I/O throttling waits so:
 	// throttle_lowpri_io (bsd/vfs/vfs_subr.c) sleeps in assert_wait(..., THREAD_UNINT).
@@ -134,6 +137,22 @@ func parseThreadRunState(b []byte) (int32, error) {
 		return 0, fmt.Errorf("proc_pidinfo(PROC_PIDTHREADINFO) gave %d bytes, expected %d (struct proc_threadinfo)", len(b), ThreadInfoSize)
 	}
 	return int32(binary.LittleEndian.Uint32(b[threadInfoRunState:])), nil
+}
+
+// ThreadInfo is what the kit reads of one thread of a task.
+type ThreadInfo struct {
+	Handle   uint64 // PROC_PIDLISTTHREADS's handle (the thread's cthread_self), a name in receipts
+	RunState int32
+	BasePri  int32
+}
+
+// ParseThreadInfo reads the bytes proc_pidinfo(PROC_PIDTHREADINFO) filled.
+func ParseThreadInfo(handle uint64, b []byte) (ThreadInfo, error) {
+	st, err := parseThreadRunState(b)
+	if err != nil {
+		return ThreadInfo{}, err
+	}
+	return ThreadInfo{Handle: handle, RunState: st, BasePri: int32(binary.LittleEndian.Uint32(b[threadInfoBasePri:]))}, nil
 }
 
 // parseThreadList reads proc_pidinfo(PROC_PIDLISTTHREADS): one uint64 thread handle each.

@@ -409,6 +409,11 @@ func TestThreadRunStateIsReadFromItsImage(t *testing.T) {
 	if _, err := parseThreadRunState(image(t, th)[:100]); err == nil {
 		t.Error("a short proc_threadinfo was read")
 	}
+	// pth_priority is the thread's base priority, the oracle's per-thread class on macOS.
+	ti, err := ParseThreadInfo(9, image(t, th))
+	if err != nil || ti.BasePri != th.Prio || ti.RunState != th.RunState || ti.Handle != 9 {
+		t.Errorf("thread info %+v (%v) from an image holding pth_priority %d (pth_curpri %d, pth_maxpriority %d)", ti, err, th.Prio, th.Curpri, th.Maxpriority)
+	}
 	list := parseThreadList([]byte{1, 0, 0, 0, 0, 0, 0, 0, 0xff, 0, 0, 0, 0, 0, 0, 0x10})
 	if len(list) != 2 || list[0] != 1 || list[1] != 0x10000000000000ff {
 		t.Errorf("thread list %#x", list)

@@ -20,6 +20,10 @@ type Stat struct {
 	Priority, Nice, RTPriority int
 }
 
+// MaxThreads bounds the threads read of one process: a launcher's process is a claim, and its
+// thread count too.
+const MaxThreads = 4096
+
 // Dead says the process ended and was not waited for: a zombie with no thread left. A leader
 // thread that exited on its own (SYS_exit) shows Z too while its other threads run on (num_threads
 // counts them), and that process is alive: it holds memory and may fork.

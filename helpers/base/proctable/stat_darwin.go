@@ -148,31 +148,55 @@ func starved(pid int) string {
 	return waitingOnDisk(pid, threadStates(pid, t.Threads))
 }
 
-// threadStates reads each thread's pth_run_state (proc_pidinfo PROC_PIDLISTTHREADS, then
-// PROC_PIDTHREADINFO per thread); what cannot be read is left out.
+// threadStates reads each thread's pth_run_state; what cannot be read is left out.
 func threadStates(pid int, threads int32) map[uint64]int32 {
-	if threads <= 0 {
-		return nil
+	all, _ := readThreads(pid, threads)
+	states := map[uint64]int32{}
+	for _, t := range all {
+		states[t.Handle] = t.RunState
 	}
-	list := make([]byte, 8*(int(threads)+4)) // a few more, for threads started since
+	return states
+}
+
+// Threads reads every thread of a task (proc_pidinfo PROC_PIDLISTTHREADS, then
+// PROC_PIDTHREADINFO per thread, XNU bsd/kern/proc_info.c; osfmk/kern/bsd_kern.c
+// fill_taskthreadlist and fill_taskthreadinfo), for the oracle's per-thread class: pth_priority
+// is each thread's base priority, which PRIO_DARWIN_BG lowers for every thread of the task and
+// PRIO_DARWIN_THREAD for one. A thread that ends between the list and its read is left out.
+func Threads(pid int) ([]ThreadInfo, error) {
+	t, err := TaskInfoOf(pid)
+	if err != nil {
+		return nil, err
+	}
+	return readThreads(pid, t.Threads)
+}
+
+func readThreads(pid int, threads int32) ([]ThreadInfo, error) {
+	if threads <= 0 {
+		return nil, nil
+	}
+	list := make([]byte, 8*(min(int(threads), MaxThreads)+4)) // a few more, for threads started since
 	n, _, e := unix.Syscall6(unix.SYS_PROC_INFO, procInfoCallPidinfo, uintptr(pid), procPidListThreads, 0,
 		uintptr(unsafe.Pointer(&list[0])), uintptr(len(list)))
-	if e != 0 || int(n) > len(list) {
-		return nil
+	if e != 0 {
+		return nil, fmt.Errorf("proc_pidinfo(%d, PROC_PIDLISTTHREADS): %w", pid, e)
 	}
-	states := map[uint64]int32{}
-	for _, tid := range parseThreadList(list[:n]) {
+	if int(n) > len(list) {
+		n = uintptr(len(list))
+	}
+	var out []ThreadInfo
+	for _, h := range parseThreadList(list[:n]) {
 		var buf [ThreadInfoSize]byte
-		m, _, e := unix.Syscall6(unix.SYS_PROC_INFO, procInfoCallPidinfo, uintptr(pid), procPidThreadInfo, uintptr(tid),
+		m, _, e := unix.Syscall6(unix.SYS_PROC_INFO, procInfoCallPidinfo, uintptr(pid), procPidThreadInfo, uintptr(h),
 			uintptr(unsafe.Pointer(&buf[0])), ThreadInfoSize)
 		if e != 0 || m != ThreadInfoSize {
 			continue
 		}
-		if st, err := parseThreadRunState(buf[:]); err == nil {
-			states[tid] = st
+		if t, err := ParseThreadInfo(h, buf[:]); err == nil {
+			out = append(out, t)
 		}
 	}
-	return states
+	return out, nil
 }
 
 // Identity is a process's arguments and environment, NUL-separated: sysctl kern.procargs2 gives

@@ -1,0 +1,103 @@
+package oracle
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/classproof/classproof/helpers/base/proctable"
+)
+
+// threadClass is one thread's class as Linux keeps it: the policy, nice value and real-time
+// priority of /proc/PID/task/TID/stat, and ioprio_get(IOPRIO_WHO_PROCESS, TID), which names one
+// thread (sched_setscheduler(pid) and ioprio_set(pid) change the main thread alone, and a thread
+// inherits its creator's class, not the process's).
+type threadClass struct {
+	policy, nice, rt int
+	ioprio           uintptr
+}
+
+func (t threadClass) String() string {
+	return fmt.Sprintf("policy %d %s nice %d rt %d io class %s level %d", t.policy, policyNames[t.policy], t.nice, t.rt,
+		ioClassNames[int(t.ioprio>>13)], t.ioprio&0xff)
+}
+
+// readThreadClass reads one thread of pid.
+func readThreadClass(pid, tid int) (threadClass, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/stat", pid, tid))
+	if err != nil {
+		return threadClass{}, err
+	}
+	st, err := proctable.ParseStat(b)
+	if err != nil {
+		return threadClass{}, err
+	}
+	r, _, e := unix.Syscall(unix.SYS_IOPRIO_GET, ioprioWhoProcess, uintptr(tid), 0)
+	if e != 0 {
+		return threadClass{}, fmt.Errorf("ioprio_get(%d): %w", tid, e)
+	}
+	return threadClass{policy: st.Policy, nice: st.Nice, rt: st.RTPriority, ioprio: r}, nil
+}
+
+// tids lists pid's threads, at most proctable.MaxThreads of them: a launcher's process is a
+// claim, its thread count too.
+func tids(pid int) ([]int, error) {
+	d, err := os.Open(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(proctable.MaxThreads)
+	if err != nil {
+		return nil, fmt.Errorf("listing the threads of pid %d: %w", pid, err)
+	}
+	var out []int
+	for _, n := range names {
+		if tid, err := strconv.Atoi(n); err == nil {
+			out = append(out, tid)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// threadClasses reads every thread of pid; one that ended between the list and its read is
+// left out (it has no class left to judge).
+func threadClasses(pid int) (map[int]threadClass, error) {
+	ts, err := tids(pid)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]threadClass, len(ts))
+	for _, tid := range ts {
+		c, err := readThreadClass(pid, tid)
+		if err != nil {
+			if _, gone := os.Stat(fmt.Sprintf("/proc/%d/task/%d", pid, tid)); gone != nil {
+				continue
+			}
+			return nil, fmt.Errorf("thread %d of pid %d: %w", tid, pid, err)
+		}
+		out[tid] = c
+	}
+	return out, nil
+}
+
+// readThreads fills Threads and OffThreads: each thread whose class is not main's (the class ps
+// and /proc/PID/stat read, the main thread's).
+func (o *Observation) readThreads(main threadClass) error {
+	all, err := threadClasses(o.Pid)
+	if err != nil {
+		return err
+	}
+	o.Threads, o.ThreadsRef = len(all), "the main thread's class ("+main.String()+")"
+	for _, tid := range slices.Sorted(maps.Keys(all)) {
+		if c := all[tid]; tid != o.Pid && c != main {
+			o.OffThreads = append(o.OffThreads, fmt.Sprintf("tid %d %s", tid, c))
+		}
+	}
+	return nil
+}

@@ -41,6 +41,7 @@ type Instance struct {
 	sessions  map[int]bool // sessions its processes made (setsid), kept once seen (candidates)
 	seen      map[int]bool
 	evidence  []string // the launcher's other processes, with their class (note)
+	started   []Started
 }
 
 // Close ends what the kit kept for this instance (its sandbox's spawner) and removes its folder;

@@ -216,8 +216,10 @@ func (s *Session) isTheHarness() error {
 // file read back later, and a pid whose process has changed since is not ours to kill.
 func (s *Session) track() {
 	s.l.set.TrackStarted(s.Harness().Role, s.Report.HarnessPid, s.Report.HarnessStart)
+	s.l.keep(s, s.Harness(), s.Report.HarnessStart)
 	for i, t := range s.Tools() {
 		s.l.set.TrackStarted(t.Role, t.Pid, s.Report.Tools[i].Start)
+		s.l.keep(s, t, s.Report.Tools[i].Start)
 	}
 }
 
@@ -319,14 +321,14 @@ func namedPids(output, report string) string {
 
 // Harness is the harness process, for the oracle.
 func (s *Session) Harness() oracle.Subject {
-	return oracle.Subject{Role: string(s.Mode) + " harness", Pid: s.Report.HarnessPid}
+	return oracle.Subject{Role: string(s.Mode) + " harness", Pid: s.Report.HarnessPid, EveryThread: true}
 }
 
 // Tools are the tool processes the harness reported, for the oracle.
 func (s *Session) Tools() []oracle.Subject {
 	var out []oracle.Subject
 	for i, t := range s.Report.Tools {
-		out = append(out, oracle.Subject{Role: fmt.Sprintf("%s tool sleep #%d", s.Mode, i+1), Pid: t.Pid})
+		out = append(out, oracle.Subject{Role: fmt.Sprintf("%s tool sleep #%d", s.Mode, i+1), Pid: t.Pid, EveryThread: true})
 	}
 	return out
 }
@@ -350,6 +352,7 @@ func (s *Session) StartLateTool() (oracle.Subject, error) {
 	}
 	t := s.Tools()[before]
 	s.l.set.TrackStarted(t.Role, t.Pid, s.Report.Tools[before].Start)
+	s.l.keep(s, t, s.Report.Tools[before].Start)
 	return t, nil
 }
 

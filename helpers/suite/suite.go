@@ -49,7 +49,8 @@ type Env struct {
 	cleanBin   func() // removes a bin folder this suite made (not one handed in with CLASSPROOF_BIN)
 	ownHarness string // the folder of a harness this suite built (not one handed in by the CLI)
 	shared     shared
-	loadErr    error // the manifest's, from Setup: it fails BeforeSuite, once
+	loadErr    error    // the manifest's, from Setup: it fails BeforeSuite, once
+	long       *runLong // the sessions started at the suite's beginning (wholerun.go)
 }
 
 // shared is what the first process hands every other: the folders it built into.
@@ -70,6 +71,7 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 	}
 	SynchronizedBeforeSuite(env.buildOnce, env.openEach)
 	SynchronizedAfterSuite(env.sweepEach, env.cleanOnce)
+	env.wholeRun()
 	return env
 }
 
@@ -114,6 +116,7 @@ func (env *Env) openEach(b []byte) {
 	env.Platform, err = lane.Current(env.Driver.Meaning)
 	Must(err, "this OS's lane")
 	Expect(proc.BecomeSubreaper()).To(Succeed())
+	watch.start()
 	Must(sandbox.LauncherIdentity().Bound(), "bounding the launcher's processes")
 	readOwnStart()
 	if proc.RunToken() == "" {
@@ -130,11 +133,13 @@ func (env *Env) openEach(b []byte) {
 		Must(sandbox.LauncherIdentity().Give(env.ownLedger), "handing the leak ledger to the launcher's user")
 		os.Setenv(contract.LedgerEnv, env.ownLedger)
 	}
+	env.startLong()
 }
 
 // sweepEach runs on every process after its specs: a leak fails the suite. Every sweep runs
 // before the suite fails, so that one leak found does not leave another to outlive it.
 func (env *Env) sweepEach() {
+	changed := env.endLong()
 	checkOwn("at the end of the suite")
 	var leaks []string
 	left, err := cgroup.CloseContained() // a cgroup this process made, run without the CLI
@@ -159,7 +164,10 @@ func (env *Env) sweepEach() {
 		}
 	}
 	if len(leaks) > 0 {
-		Fail("leak scan: " + strings.Join(leaks, "\nleak scan: "))
+		Fail("leak scan: " + strings.Join(leaks, "\nleak scan: ") + "\n" + failChanges(changed, "the sessions started at the suite's beginning"))
+	}
+	if c := failChanges(changed, "the sessions started at the suite's beginning"); c != "" {
+		Fail(c)
 	}
 }
 
@@ -207,11 +215,18 @@ func (e *Env) launch(opts launcher.LaunchOptions) (*launcher.Instance, error) {
 	var l *launcher.Instance
 	DeferCleanup(func() {
 		defer timed("cleanup", time.Now())
+		var changed string
+		if l != nil {
+			changed = failChanges(watch.changes(l.Started()), "processes of this spec's launcher")
+		}
 		err := set.KillAll(e.Timeout)
 		if l != nil {
 			l.Close()
 		}
 		Must(err, "cleanup")
+		if changed != "" {
+			Fail(changed)
+		}
 		checkOwn("after the cleanup of spec " + CurrentSpecReport().FullText())
 	})
 	// The instance lives as long as the spec: its context ends in the cleanup, with its processes.

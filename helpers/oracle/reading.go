@@ -1,0 +1,46 @@
+package oracle
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Reading is a cheap reading of one process's class, for a watch that reads every harness and
+// tool of a run many times a second: no ps call, only what the kernel keeps per process and per
+// thread (Linux: /proc/PID/task/TID/stat and ioprio_get per thread, the autogroup's nice; macOS:
+// proc_pidinfo's base priority of the task and of each thread). It judges nothing by itself:
+// Changed compares two readings of one process.
+type Reading struct {
+	Process string            // what is the process's as a whole
+	Threads map[uint64]string // each thread's class, by tid (macOS: the thread's handle)
+}
+
+// Changed says how now differs from first, two readings of one process: the process's part, or
+// a thread read both times whose class moved. A thread started since inherits its creator's
+// class and one that ended has none, so neither is a change. "" when nothing moved.
+func Changed(first, now Reading) string {
+	var why []string
+	if first.Process != now.Process {
+		why = append(why, fmt.Sprintf("%s, first %s", now.Process, first.Process))
+	}
+	// Threads that moved alike are named in one line: a runtime's ten threads reniced at once
+	// are one change.
+	type move struct{ from, to string }
+	var order []move
+	moved := map[move][]string{}
+	for _, id := range slices.Sorted(maps.Keys(first.Threads)) {
+		if c, ok := now.Threads[id]; ok && c != first.Threads[id] {
+			m := move{first.Threads[id], c}
+			if moved[m] == nil {
+				order = append(order, m)
+			}
+			moved[m] = append(moved[m], threadName(id))
+		}
+	}
+	for _, m := range order {
+		why = append(why, fmt.Sprintf("%s: %s, first %s", strings.Join(moved[m], ", "), m.to, m.from))
+	}
+	return strings.Join(why, "; ")
+}

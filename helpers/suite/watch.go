@@ -1,0 +1,124 @@
+package suite
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/classproof/classproof/helpers/base/proctable"
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/oracle"
+)
+
+// WatchPoll is how often the run's watch reads every harness and tool of the suite process
+// (docs/specs.md, "The horizon"): often enough to name within a quarter second when a class
+// moved, cheap enough (a few /proc reads per thread, no ps) to run beside every spec.
+const WatchPoll = 250 * time.Millisecond
+
+// watch is this suite process's one sampler. From the suite's start to its end it reads, every
+// WatchPoll, each harness and tool a live launcher instance has started (launcher.AllStarted)
+// with oracle.Read, and keeps the first change of each: the seed's "no running process is
+// reniced" and "no raise for the focused chat" hold for a process's whole life, not only at the
+// moments a spec looks. A spec's cleanup fails on a change in its instances (changes), and the
+// whole-run spec on one in the sessions started at the suite's beginning.
+var watch = &watcher{procs: map[procKey]*watched{}}
+
+type watcher struct {
+	mu    sync.Mutex
+	procs map[procKey]*watched
+	once  sync.Once
+}
+
+// procKey names a process for its life: a pid names another process once its start differs.
+type procKey struct {
+	pid   int
+	start uint64
+}
+
+type watched struct {
+	launcher.Started
+	first   oracle.Reading
+	firstAt time.Time
+	reads   int
+	change  string
+	told    bool // change is in a failure already
+	done    bool // gone, or changed: nothing more to read
+}
+
+// start runs the sampler, once per process.
+func (w *watcher) start() {
+	w.once.Do(func() {
+		go func() {
+			for range time.Tick(WatchPoll) {
+				w.sample(launcher.AllStarted())
+			}
+		}()
+	})
+}
+
+// sample reads each of the given processes once.
+func (w *watcher) sample(started []launcher.Started) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, s := range started {
+		k := procKey{s.Pid, s.Start}
+		p := w.procs[k]
+		if p == nil {
+			p = &watched{Started: s}
+			w.procs[k] = p
+		}
+		p.look()
+	}
+}
+
+// look reads p once: the first reading is what every later one must match.
+func (p *watched) look() {
+	if p.done {
+		return
+	}
+	if in, ok := proctable.Lookup(p.Pid); !ok || in.Start != p.Start || in.Zombie {
+		p.done = true // it ended: nothing running is left to renice
+		return
+	}
+	r, err := oracle.Read(p.Pid)
+	if err != nil {
+		return // ending as it was read; the next look sees it gone
+	}
+	now := time.Now()
+	p.reads++
+	if p.firstAt.IsZero() {
+		p.first, p.firstAt = r, now
+		return
+	}
+	if c := oracle.Changed(p.first, r); c != "" {
+		p.done = true
+		p.change = fmt.Sprintf("%s pid %d (profile %s) changed class while it ran, seen %v after the kit verified it (%v after the watch's first reading, reading %d, every %v): %s",
+			p.Role, p.Pid, p.Session, now.Sub(p.Seen).Round(time.Millisecond), now.Sub(p.firstAt).Round(time.Millisecond), p.reads, WatchPoll, c)
+	}
+}
+
+// changes reads the given processes once more and returns every change the watch saw in their
+// lives and has not told yet, one receipt line each.
+func (w *watcher) changes(started []launcher.Started) []string {
+	w.sample(started)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for _, s := range started {
+		if p := w.procs[procKey{s.Pid, s.Start}]; p != nil && p.change != "" && !p.told {
+			p.told = true
+			out = append(out, p.change)
+		}
+	}
+	return out
+}
+
+// failChanges is the message for changes: "" when there are none.
+func failChanges(changes []string, whose string) string {
+	if len(changes) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the run's watch saw %s change class while running (\"no running process is reniced\"):\n  %s",
+		whose, strings.Join(changes, "\n  "))
+}

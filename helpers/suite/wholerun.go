@@ -1,0 +1,108 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/classproof/classproof/helpers/base/label"
+	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/lane"
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/oracle"
+)
+
+// runLong are the sessions started at the suite's beginning, on Ginkgo's first process, and held
+// until its end: a launcher that changes a class seconds after a start (a focus raise, a budget
+// check, a cache that expires) does it long after each spec's own sessions have ended. The
+// whole-run spec runs last on that process (Serial, lowest priority) and judges them then.
+type runLong struct {
+	set      *proc.Set
+	cancel   context.CancelFunc
+	l        *launcher.Instance
+	sessions []*launcher.Session
+	err      error
+	since    time.Time
+}
+
+// startLong starts one instance with a direct and (where the target has them) a hosted session.
+// A failure is kept for the whole-run spec to report: it must not stop every other spec.
+func (env *Env) startLong() {
+	if GinkgoParallelProcess() != 1 {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &runLong{set: proc.NewSet(), cancel: cancel, since: time.Now()}
+	env.long = r
+	if r.l, r.err = env.Driver.Launch(ctx, r.set, launcher.LaunchOptions{}, GinkgoWriter, env.Timeout); r.err != nil {
+		return
+	}
+	modes := []launcher.Mode{launcher.Direct}
+	if len(env.Manifest.Session.Hosted) > 0 {
+		modes = append(modes, launcher.Hosted)
+	}
+	for _, m := range modes {
+		s, err := r.l.StartSession(m, nil)
+		if err != nil {
+			r.err = fmt.Errorf("the %s session started at the suite's beginning: %w", m, err)
+			return
+		}
+		r.sessions = append(r.sessions, s)
+	}
+}
+
+// endLong kills what startLong started, before the suite's leak scans: it is the suite's, not a
+// leak. What the watch saw change in its life is returned, a receipt line each.
+func (env *Env) endLong() []string {
+	r := env.long
+	if r == nil || r.l == nil {
+		return nil
+	}
+	env.long = nil
+	changed := watch.changes(r.l.Started())
+	err := r.set.KillAll(env.Timeout)
+	r.l.Close()
+	r.cancel()
+	Must(err, "ending the sessions started at the suite's beginning")
+	return changed
+}
+
+// wholeRun registers the whole-run spec, one per platform, in every suite.
+func (env *Env) wholeRun() {
+	Describe("the whole run", func() {
+		for _, p := range lane.Platforms {
+			Describe(p.Title, Label(p.Label, label.InheritArea, label.DirectArea), func() {
+				It(fmt.Sprintf("keeps the direct and the hosted session started at the suite's beginning, and a tool each starts at its end, at %s until the suite's end", p.Class),
+					Serial, SpecPriority(-1), func() {
+						RequirePlatform(p, env.Platform)
+						env.judgeLong(p)
+					})
+			})
+		}
+	})
+}
+
+func (env *Env) judgeLong(p lane.Platform) {
+	r := env.long
+	if r == nil {
+		Fail("no sessions were started at the suite's beginning: the whole-run spec runs on Ginkgo's first process, after every other spec")
+	}
+	Must(r.err, "starting the sessions at the suite's beginning")
+	control := env.Control()
+	Must(r.l.Account(), "accounting for the launcher's harnesses")
+	var subjects []oracle.Subject
+	for _, s := range r.sessions {
+		_, err := s.StartLateTool()
+		Must(err, "starting a late tool in the "+string(s.Mode)+" harness started at the suite's beginning")
+		subjects = append(subjects, s.Subjects()...)
+	}
+	age := time.Since(r.since).Round(time.Millisecond)
+	AddReportEntry("the whole run's horizon", fmt.Sprintf("the sessions started at the suite's beginning ran %v, read by the watch every %v", age, WatchPoll))
+	Expect(Observe(subjects...)).To(BeAtBackground(p.Meaning, control), "the sessions started at the suite's beginning, %v ago", age)
+	if c := failChanges(watch.changes(r.l.Started()), fmt.Sprintf("the sessions started at the suite's beginning (%v ago)", age)); c != "" {
+		Fail(c)
+	}
+}

@@ -82,7 +82,7 @@ func (l *Instance) Explain(profileEnv map[string]string) (Explained, error) {
 	if e == nil {
 		return Explained{}, fmt.Errorf("explain: %w", ErrNotDeclared)
 	}
-	profile, _, _, err := l.writeProfile(profileEnv)
+	profile, _, _, err := l.writeProfile("", profileEnv)
 	if err != nil {
 		return Explained{}, err
 	}

@@ -76,12 +76,16 @@ type Profile struct {
 	Cwd     string            `json:"cwd"`
 }
 
-// writeProfile writes the profile file for the n-th session and returns its path and name.
-func (l *Instance) writeProfile(profileEnv map[string]string, harnessArgs ...string) (path, name, report string, err error) {
+// writeProfile writes the profile file for the n-th session and returns its path and name: the
+// given name, or classproof-N, a name of its own.
+func (l *Instance) writeProfile(name string, profileEnv map[string]string, harnessArgs ...string) (path, _, report string, err error) {
 	n := l.n.Add(1)
 	report = filepath.Join(l.Dir, fmt.Sprintf("report-%d.json", n))
 	path = filepath.Join(l.Dir, fmt.Sprintf("profile-%d.json", n))
-	p := Profile{Name: fmt.Sprintf("classproof-%d", n), Env: profileEnv, Cwd: l.Dir,
+	if name == "" {
+		name = fmt.Sprintf("classproof-%d", n)
+	}
+	p := Profile{Name: name, Env: profileEnv, Cwd: l.Dir,
 		Command: []string{l.d.Harness, "--report", report}}
 	if ledger := contract.Current().Ledger; ledger != "" {
 		p.Command = append(p.Command, "--ledger", ledger)
@@ -134,7 +138,18 @@ func (l *Instance) StartSession(mode Mode, profileEnv map[string]string) (*Sessi
 // StartSessionWith is StartSession with extra harness flags, e.g. --tool and --tool-args to make
 // the harness's tool a CPU load for the bench.
 func (l *Instance) StartSessionWith(mode Mode, profileEnv map[string]string, harnessArgs ...string) (*Session, error) {
-	profile, name, report, err := l.writeProfile(profileEnv, harnessArgs...)
+	return l.startSession(mode, "", profileEnv, harnessArgs...)
+}
+
+// StartSessionAs is StartSession for a profile of the given name, which a spec may reuse: real
+// profiles live long, and a launcher that keeps a profile's class after its first session must
+// meet the same name twice to show it.
+func (l *Instance) StartSessionAs(mode Mode, name string, profileEnv map[string]string) (*Session, error) {
+	return l.startSession(mode, name, profileEnv)
+}
+
+func (l *Instance) startSession(mode Mode, name string, profileEnv map[string]string, harnessArgs ...string) (*Session, error) {
+	profile, name, report, err := l.writeProfile(name, profileEnv, harnessArgs...)
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,12 @@ const (
 // class whatever was resolved, so explain is what proves the order there).
 func expectResolved(l *launcher.Instance, control oracle.Observation, profileEnv map[string]string, want, source string) {
 	GinkgoHelper()
+	expectResolvedOn(l, control, launcher.Direct, profileEnv, want, source)
+}
+
+// expectResolvedOn is expectResolved through a session on the given path.
+func expectResolvedOn(l *launcher.Instance, control oracle.Observation, mode launcher.Mode, profileEnv map[string]string, want, source string) {
+	GinkgoHelper()
 	if env.Driver.Manifest.Explain != nil {
 		start := time.Now()
 		x, err := l.Explain(profileEnv)
@@ -40,7 +46,7 @@ func expectResolved(l *launcher.Instance, control oracle.Observation, profileEnv
 		Fail("this target ignores the class on this OS and declares no explain: nothing can show what it resolved (this spec is labelled " + label.ReadsResolved + ", which its lane should have left out)")
 	}
 	start := time.Now()
-	s := env.Session(l, launcher.Direct, profileEnv)
+	s := env.Session(l, mode, profileEnv)
 	obs := suite.Observe(s.Subjects()...)
 	AddReportEntry("through the class", time.Since(start), ReportEntryVisibilityNever)
 	if want == "background" {

@@ -1,0 +1,160 @@
+package resolve_test
+
+import (
+	"encoding/json"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/classproof/classproof/helpers/base/label"
+	"github.com/classproof/classproof/helpers/lane"
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/oracle"
+	"github.com/classproof/classproof/helpers/suite"
+)
+
+// The seed accepts normal or background and nothing else, from every source and on either path:
+// a value that only begins or ends like one, holds one with a newline or a NUL inside, or a
+// reference that comes to nothing is as unknown as turbo. A launcher that reads a prefix, a line
+// or a C string takes one of these for a class.
+var nearMisses = []struct{ title, value string }{
+	{"one that begins with normal", "normalize"},
+	{"one that begins with background", "background-please"},
+	{"one that ends with normal", "xnormal"},
+	{"normal with a newline inside", "nor\nmal"},
+}
+
+// nulMisses hold a NUL, which an env var cannot: they come from the sources a file carries (the
+// profile, the config file).
+var nulMisses = []struct{ title, value string }{
+	{"normal with a NUL inside", "nor\x00mal"},
+	{"normal followed by a NUL", "normal\x00"},
+}
+
+var _ = Describe("resolve: near misses and rules on every path", Label(label.ResolveArea, label.DirectArea, label.HostedArea), func() {
+	modes := []launcher.Mode{launcher.Direct, launcher.Hosted}
+
+	var rows []TableEntry
+	for _, mode := range modes {
+		add := func(from string, labels ...string) {
+			rows = append(rows, Entry(fmt.Sprintf("%s, %s session", from, mode), append(suite.ForMode(mode), append(labels, label.RefusesClass)...), from, mode))
+		}
+		add("the daemon's env", label.ConvBadDaemonEnvSessions)
+		add("the config file", label.NeedsConfig)
+		add("a reference in the profile's env", label.NeedsEnvRef)
+		add("the profile's env (a NUL inside)")
+	}
+	DescribeTable("refuses every near miss of a class (normalize, background-please, xnormal, a newline or a NUL inside, an empty reference result), each a non-zero exit, a message, nothing started, from",
+		func(from string, mode launcher.Mode) {
+			m := env.Driver.Manifest
+			refuse := func(l *launcher.Instance, value string, profileEnv map[string]string) {
+				GinkgoHelper()
+				By(fmt.Sprintf("%s %q", from, value))
+				_, err := l.StartSession(mode, profileEnv)
+				suite.ExpectRefused(l, err)
+			}
+			switch from {
+			case "the daemon's env":
+				for _, v := range nearMisses {
+					refuse(env.Launch(launcher.LaunchOptions{DaemonEnv: map[string]string{m.ClassEnv: v.value}}), v.value, nil)
+				}
+			case "the config file":
+				l := env.Launch(launcher.LaunchOptions{})
+				file, err := l.ConfigFile()
+				suite.Must(err)
+				for _, v := range append(nearMisses, nulMisses...) {
+					cfg := map[string]any{}
+					setLeaf(cfg, m.Config.FileKey, v.value)
+					b, err := json.Marshal(cfg)
+					suite.Must(err)
+					writeFile(l, file, string(b))
+					refuse(l, v.value, nil)
+				}
+			case "a reference in the profile's env":
+				values := append(nearMisses, struct{ title, value string }{"an empty reference result", ""})
+				daemonEnv := map[string]string{}
+				for i, v := range values {
+					daemonEnv[fmt.Sprintf("CP_NEAR_%d", i)] = v.value
+				}
+				l := env.Launch(launcher.LaunchOptions{DaemonEnv: daemonEnv})
+				for i, v := range values {
+					refuse(l, v.value, map[string]string{m.ClassEnv: m.DaemonEnvRef(fmt.Sprintf("CP_NEAR_%d", i))})
+				}
+			case "the profile's env (a NUL inside)":
+				l := env.Launch(launcher.LaunchOptions{})
+				for _, v := range nulMisses {
+					refuse(l, v.value, map[string]string{m.ClassEnv: v.value})
+				}
+			}
+		}, rows)
+
+	// A declared convention holds on both paths and for every source, as a promise does: a
+	// launcher may fold a value where it builds a direct session and not where it builds a spawn
+	// spec. The direct path's rows are in order_test.go.
+	sources := []struct {
+		from   string
+		labels []string
+	}{{fromProfile, nil}, {fromDaemon, nil}, {fromConfig, []string{label.NeedsConfig}}}
+	var folds, empties []TableEntry
+	for _, s := range sources {
+		folds = append(folds, Entry(fmt.Sprintf("the %s's value", s.from), append(suite.ForMode(launcher.Hosted), s.labels...), s.from))
+		if s.from != fromProfile {
+			empties = append(empties, Entry(fmt.Sprintf("the %s's value", s.from), append(suite.ForMode(launcher.Hosted), s.labels...), s.from))
+		}
+	}
+	var control oracle.Observation
+	BeforeEach(func() { control = env.Control() })
+	DescribeTable("takes a value in any case with surrounding spaces on the hosted path too", Label(label.ConvFoldCase, label.ReadsResolved),
+		func(at string) {
+			l, profileEnv := setAt(at, "  NoRmAl ")
+			expectResolvedOn(l, control, launcher.Hosted, profileEnv, "normal", at)
+		}, folds)
+	DescribeTable("treats an empty value as unset on the hosted path too, so the next source decides", Label(label.ConvEmptyUnset, label.ReadsResolved),
+		func(at string) {
+			l, profileEnv := setAt(at, "")
+			expectResolvedOn(l, control, launcher.Hosted, profileEnv, "background", fromDefault)
+		}, empties)
+})
+
+// Real profiles live long: a launcher that keeps a profile's class after its first session
+// (a cache by name) never lets a config --set or an edited profile reach it again. Each row
+// starts two sessions of one profile name on one daemon, the second after the change.
+var _ = Describe("resolve: a reused profile", Label(label.ResolveArea), func() {
+	for _, p := range lane.Platforms {
+		if p.Meaning == oracle.Ignored {
+			continue // seen through the class: where it takes effect
+		}
+		Describe(p.Title, Label(p.Label), func() {
+			var control oracle.Observation
+			BeforeEach(func() {
+				suite.RequirePlatform(p, env.Platform)
+				control = env.Control()
+			})
+			var rows []TableEntry
+			for _, mode := range []launcher.Mode{launcher.Direct, launcher.Hosted} {
+				rows = append(rows,
+					Entry(fmt.Sprintf("%s session, after a config --set normal", mode), append(suite.ForMode(mode), label.NeedsConfig), mode, fromConfig),
+					Entry(fmt.Sprintf("%s session, after its env changes to normal", mode), suite.ForMode(mode), mode, fromProfile))
+			}
+			DescribeTable("gives a profile's second session the class its sources say then, not what they said at its first", func(mode launcher.Mode, change string) {
+				m := env.Driver.Manifest
+				l := env.Launch(launcher.LaunchOptions{})
+				name := "classproof-reused"
+				first, err := l.StartSessionAs(mode, name, nil)
+				suite.Must(err, "the first session of profile "+name)
+				Expect(suite.Observe(first.Subjects()...)).To(suite.BeAtBackground(p.Meaning, control), "the first session of profile %s, before any change", name)
+				profileEnv := map[string]string{}
+				if change == fromConfig {
+					_, err := l.ConfigSet(m.Config.Key, "normal")
+					suite.Must(err, "config --set")
+				} else {
+					profileEnv[m.ClassEnv] = "normal"
+				}
+				second, err := l.StartSessionAs(mode, name, profileEnv)
+				suite.Must(err, "the second session of profile "+name)
+				Expect(suite.Observe(second.Subjects()...)).To(suite.HaveControlClass(control), "the second session of profile %s, after the %s said normal", name, change)
+			}, rows)
+		})
+	}
+})

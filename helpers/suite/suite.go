@@ -24,7 +24,6 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/cgroup"
 	"github.com/classproof/classproof/helpers/base/contract"
-	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/base/sandbox"
@@ -299,66 +298,6 @@ func Observe(subjects ...oracle.Subject) []oracle.Observation {
 	obs, err := oracle.Observe(subjects...)
 	Must(err, "observing with ps")
 	return obs
-}
-
-// ExpectRefused checks a refused session: the promise every launcher keeps (a non-zero exit, a
-// message that is not empty, and nothing started), then that the refusal mentions each of the
-// given strings. The mentions are a convention: a spec that passes any carries the matching
-// launcher.NamesLabel labels, so it runs only on a target that declares them. ProfileName stands
-// for the refused profile's name and DaemonSource for the target's pattern for the daemon's env.
-func ExpectRefused(l *launcher.Instance, err error, mention ...string) {
-	GinkgoHelper()
-	var se *launcher.SessionError
-	if !errors.As(err, &se) {
-		Fail(fmt.Sprintf("expected the launcher to refuse the session, got: %v", err))
-	}
-	Expect(strings.TrimSpace(se.Output)).NotTo(BeEmpty(), "a refusal says why: %s exited %v and printed nothing", strings.Join(se.Argv, " "), se.Err)
-	for _, m := range mention {
-		switch m {
-		case ProfileName:
-			Expect(se.Output).To(ContainSubstring(se.Profile), "the refusal names the profile %q", se.Profile)
-		case DaemonSource:
-			p := l.Conventions().RefusalSources["daemon"]
-			Expect(se.Output).To(MatchRegexp(p), "the refusal names the daemon's env as its source (conventions.refusal_sources.daemon %q)", p)
-		default:
-			Expect(se.Output).To(ContainSubstring(m), "the refusal names %q", m)
-		}
-	}
-	ExpectNothingStarted(l, se.Report, "a refused session")
-}
-
-// ExpectNothingStarted checks that no process the launcher started carries marker (a refused
-// session's or spec's report path) in its arguments: nothing was started for it. A launcher's
-// own helper processes do not count.
-func ExpectNothingStarted(l *launcher.Instance, marker, what string) {
-	GinkgoHelper()
-	started, err := proctable.Started(marker, l.Roots()...)
-	Must(err, "reading what the launcher started for "+what)
-	Expect(started).To(BeEmpty(), "%s starts nothing, yet the launcher started processes for it (their arguments name %s)", what, marker)
-}
-
-// Mentions in ExpectRefused that stand for a target's own words.
-const (
-	ProfileName  = "{profile name}"
-	DaemonSource = "{daemon source}"
-)
-
-// RefusalNames labels a spec that checks what a refusal names (a convention): it runs only on a target
-// whose manifest declares every one of these kinds in conventions.refusals_name.
-func RefusalNames(kinds ...string) Labels {
-	var l Labels
-	for _, k := range kinds {
-		l = append(l, label.Names(k))
-	}
-	return l
-}
-
-// ForMode labels a spec for a session mode: a hosted one needs the target's hosted sessions.
-func ForMode(m launcher.Mode) Labels {
-	if m == launcher.Hosted {
-		return Label(label.NeedsHosted)
-	}
-	return Label()
 }
 
 // RequirePlatform skips the running spec, with its reason, when it is meant for another

@@ -85,6 +85,12 @@ func (p *watched) look() {
 	if err != nil {
 		return // ending as it was read; the next look sees it gone
 	}
+	// Read again by start time: a pid that ended and was reused during the read is another
+	// process, whose class is no change of this one's.
+	if in, ok := proctable.Lookup(p.Pid); !ok || in.Start != p.Start {
+		p.done = true
+		return
+	}
 	now := time.Now()
 	p.reads++
 	if p.firstAt.IsZero() {

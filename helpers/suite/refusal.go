@@ -72,4 +72,3 @@ func ForMode(m launcher.Mode) Labels {
 	}
 	return Label()
 }
-

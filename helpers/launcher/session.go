@@ -84,6 +84,10 @@ func (l *Instance) writeProfile(name string, profileEnv map[string]string, harne
 	path = filepath.Join(l.Dir, fmt.Sprintf("profile-%d.json", n))
 	if name == "" {
 		name = fmt.Sprintf("classproof-%d", n)
+	} else {
+		// A reused profile is one file too, rewritten: a launcher may key what it keeps by
+		// the path it is handed as well as by the name inside.
+		path = filepath.Join(l.Dir, "profile-"+name+".json")
 	}
 	p := Profile{Name: name, Env: profileEnv, Cwd: l.Dir,
 		Command: []string{l.d.Harness, "--report", report}}

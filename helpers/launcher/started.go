@@ -9,18 +9,23 @@ import (
 
 // Started is a harness or tool a session of an instance started, as the kit verified it: the
 // subject, its start time (a pid reused since is another process) and its session's profile,
-// for a watch over its whole life.
+// and its class read then (oracle.Read), before a spec looks at it: a watch over its whole life
+// compares every later reading with this one, so a raise just after the spec's own look is a
+// change, not the watch's first reading.
 type Started struct {
 	oracle.Subject
-	Start   uint64
-	Session string
-	Seen    time.Time // when the kit verified it
+	Start    uint64
+	Session  string
+	Seen     time.Time // when the kit verified it
+	First    oracle.Reading
+	FirstErr error
 }
 
 func (l *Instance) keep(s *Session, sub oracle.Subject, start uint64) {
+	first, err := oracle.Read(sub.Pid)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.started = append(l.started, Started{Subject: sub, Start: start, Session: s.Profile, Seen: time.Now()})
+	l.started = append(l.started, Started{Subject: sub, Start: start, Session: s.Profile, Seen: time.Now(), First: first, FirstErr: err})
 }
 
 // Started is every harness and tool the instance's sessions started, late tools included.

@@ -22,6 +22,9 @@ func addPlatform(o *Observation, everyThread bool) error {
 	}
 	t, err := proctable.TaskInfoOf(o.Pid)
 	if err != nil {
+		if everyThread { // its threads cannot be read either: say so rather than judge one
+			return fmt.Errorf("reading its threads: %w", err)
+		}
 		o.BaseErr = err.Error()
 		return nil
 	}
@@ -33,9 +36,13 @@ func addPlatform(o *Observation, everyThread bool) error {
 	if err != nil {
 		return err
 	}
-	o.Threads, o.ThreadsRef = len(threads), fmt.Sprintf("the task's base pri %d", o.BasePri)
+	if len(threads) == 0 {
+		return fmt.Errorf("proc_pidinfo read none of its %d threads", t.Threads)
+	}
+	side := darwinSide(o.BasePri)
+	o.Threads, o.ThreadsRef = len(threads), "the task's side of darwinbg ("+side+")"
 	for _, th := range threads {
-		if int(th.BasePri) != o.BasePri {
+		if darwinSide(int(th.BasePri)) != side {
 			o.OffThreads = append(o.OffThreads, fmt.Sprintf("thread %#x base pri %d", th.Handle, th.BasePri))
 		}
 	}

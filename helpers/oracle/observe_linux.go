@@ -44,7 +44,7 @@ func addPlatform(o *Observation, everyThread bool) error {
 		return fmt.Errorf("reading autogroup: %w", err)
 	}
 	if everyThread {
-		main := threadClass{policy: st.Policy, nice: st.Nice, rt: st.RTPriority, ioprio: r}
+		main := threadClass{policy: st.Policy, nice: st.Nice, rt: st.RTPriority, ioprio: effectiveIO(r)}
 		return o.readThreads(main)
 	}
 	return nil

@@ -15,11 +15,13 @@ import (
 type Reading struct {
 	Process string            // what is the process's as a whole
 	Threads map[uint64]string // each thread's class, by tid (macOS: the thread's handle)
+	Main    string            // the class a thread started since must have: the main thread's (macOS: the task's)
 }
 
-// Changed says how now differs from first, two readings of one process: the process's part, or
-// a thread read both times whose class moved. A thread started since inherits its creator's
-// class and one that ended has none, so neither is a change. "" when nothing moved.
+// Changed says how now differs from first, two readings of one process: the process's part, a
+// thread read both times whose class moved, or a thread started since at another class than
+// first's main thread (a launcher that moves each new thread is no less a renice). A thread that
+// ended has no class left, so it is no change. "" when nothing moved.
 func Changed(first, now Reading) string {
 	var why []string
 	if first.Process != now.Process {
@@ -30,13 +32,19 @@ func Changed(first, now Reading) string {
 	type move struct{ from, to string }
 	var order []move
 	moved := map[move][]string{}
-	for _, id := range slices.Sorted(maps.Keys(first.Threads)) {
-		if c, ok := now.Threads[id]; ok && c != first.Threads[id] {
-			m := move{first.Threads[id], c}
+	for _, id := range slices.Sorted(maps.Keys(now.Threads)) {
+		c := now.Threads[id]
+		was, ok := first.Threads[id]
+		name := threadName(id)
+		if !ok {
+			was, name = first.Main, name+" (started since; the main thread's first class)"
+		}
+		if c != was && (ok || first.Main != "") {
+			m := move{was, c}
 			if moved[m] == nil {
 				order = append(order, m)
 			}
-			moved[m] = append(moved[m], threadName(id))
+			moved[m] = append(moved[m], name)
 		}
 	}
 	for _, m := range order {

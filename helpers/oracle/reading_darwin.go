@@ -17,9 +17,14 @@ func Read(pid int) (Reading, error) {
 	if err != nil {
 		return Reading{}, err
 	}
-	r := Reading{Process: fmt.Sprintf("task base pri %d", t.Priority), Threads: make(map[uint64]string, len(threads))}
+	if len(threads) == 0 {
+		return Reading{}, fmt.Errorf("proc_pidinfo read no thread of pid %d (%d listed)", pid, t.Threads)
+	}
+	// Which side of darwinbg, not the number: a thread's base priority moves with its QoS as
+	// it takes work (GCD), which is no renice; crossing the line is.
+	r := Reading{Process: "task " + darwinSide(int(t.Priority)), Main: darwinSide(int(t.Priority)), Threads: make(map[uint64]string, len(threads))}
 	for _, th := range threads {
-		r.Threads[th.Handle] = fmt.Sprintf("base pri %d", th.BasePri)
+		r.Threads[th.Handle] = darwinSide(int(th.BasePri))
 	}
 	return r, nil
 }

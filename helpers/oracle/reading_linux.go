@@ -17,6 +17,9 @@ func Read(pid int) (Reading, error) {
 	for tid, c := range all {
 		r.Threads[uint64(tid)] = c.String()
 	}
+	if c, ok := all[pid]; ok {
+		r.Main = c.String()
+	}
 	ag, err := os.ReadFile(fmt.Sprintf("/proc/%d/autogroup", pid))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return Reading{}, err

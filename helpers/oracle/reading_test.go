@@ -23,4 +23,13 @@ func TestChangedNamesWhatMovedAndNothingElse(t *testing.T) {
 	if strings.Contains(c, threadName(2)+":") {
 		t.Errorf("change %q names a thread that did not move", c)
 	}
+	// A thread started since at another class than the main thread's is a renice too.
+	first.Main = "idle"
+	if c := Changed(first, same); !strings.Contains(c, threadName(5)+" (started since") || !strings.Contains(c, "normal, first idle") {
+		t.Errorf("a thread started since at normal under an idle main thread: %q", c)
+	}
+	same.Threads[5] = "idle"
+	if c := Changed(first, same); c != "" {
+		t.Errorf("a thread started since at the main thread's class: %q", c)
+	}
 }

@@ -21,6 +21,16 @@ type threadClass struct {
 	ioprio           uintptr
 }
 
+// effectiveIO is an I/O priority as it acts: class none has no level of its own (it follows the
+// nice value), and a kernel before the get_task_ioprio rework answers (none, 4) for a thread
+// without an I/O context and (none, 0) for one with, two readings of one class.
+func effectiveIO(ioprio uintptr) uintptr {
+	if ioprio>>13 == 0 {
+		return 0
+	}
+	return ioprio
+}
+
 func (t threadClass) String() string {
 	return fmt.Sprintf("policy %d %s nice %d rt %d io class %s level %d", t.policy, policyNames[t.policy], t.nice, t.rt,
 		ioClassNames[int(t.ioprio>>13)], t.ioprio&0xff)
@@ -40,7 +50,7 @@ func readThreadClass(pid, tid int) (threadClass, error) {
 	if e != 0 {
 		return threadClass{}, fmt.Errorf("ioprio_get(%d): %w", tid, e)
 	}
-	return threadClass{policy: st.Policy, nice: st.Nice, rt: st.RTPriority, ioprio: r}, nil
+	return threadClass{policy: st.Policy, nice: st.Nice, rt: st.RTPriority, ioprio: effectiveIO(r)}, nil
 }
 
 // tids lists pid's threads, at most proctable.MaxThreads of them: a launcher's process is a
@@ -54,6 +64,9 @@ func tids(pid int) ([]int, error) {
 	names, err := d.Readdirnames(proctable.MaxThreads)
 	if err != nil {
 		return nil, fmt.Errorf("listing the threads of pid %d: %w", pid, err)
+	}
+	if more, _ := d.Readdirnames(1); len(more) > 0 {
+		return nil, fmt.Errorf("pid %d has more than %d threads: not judged", pid, proctable.MaxThreads)
 	}
 	var out []int
 	for _, n := range names {

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -70,7 +71,8 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 	}
 	SynchronizedBeforeSuite(env.buildOnce, env.openEach)
 	SynchronizedAfterSuite(env.sweepEach, env.cleanOnce)
-	env.wholeRun()
+	_, file, _, _ := runtime.Caller(1)
+	env.wholeRun(filepath.Base(filepath.Dir(file)))
 	return env
 }
 
@@ -138,7 +140,7 @@ func (env *Env) openEach(b []byte) {
 // sweepEach runs on every process after its specs: a leak fails the suite. Every sweep runs
 // before the suite fails, so that one leak found does not leave another to outlive it.
 func (env *Env) sweepEach() {
-	changed := env.endLong()
+	changed, longErr := env.endLong()
 	checkOwn("at the end of the suite")
 	var leaks []string
 	left, err := cgroup.CloseContained() // a cgroup this process made, run without the CLI
@@ -162,11 +164,18 @@ func (env *Env) sweepEach() {
 			leaks = append(leaks, "ledger lines naming processes not of this run (left alone):\n  "+strings.Join(refused, "\n  "))
 		}
 	}
+	var problems []string
 	if len(leaks) > 0 {
-		Fail("leak scan: " + strings.Join(leaks, "\nleak scan: ") + "\n" + failChanges(changed, "the sessions started at the suite's beginning"))
+		problems = append(problems, "leak scan: "+strings.Join(leaks, "\nleak scan: "))
 	}
 	if c := failChanges(changed, "the sessions started at the suite's beginning"); c != "" {
-		Fail(c)
+		problems = append(problems, c)
+	}
+	if longErr != nil {
+		problems = append(problems, longErr.Error())
+	}
+	if len(problems) > 0 {
+		Fail(strings.Join(problems, "\n"))
 	}
 }
 
@@ -221,6 +230,9 @@ func (e *Env) launch(opts launcher.LaunchOptions) (*launcher.Instance, error) {
 		err := set.KillAll(e.Timeout)
 		if l != nil {
 			l.Close()
+		}
+		if changed != "" && err != nil {
+			Fail(changed + "\ncleanup: " + err.Error())
 		}
 		Must(err, "cleanup")
 		if changed != "" {

@@ -41,6 +41,8 @@ type watched struct {
 	first   oracle.Reading
 	firstAt time.Time
 	reads   int
+	readErr string // readings that failed twice in a row while the process still ran
+	fails   int
 	change  string
 	told    bool // change is in a failure already
 	done    bool // gone, or changed: nothing more to read
@@ -66,6 +68,9 @@ func (w *watcher) sample(started []launcher.Started) {
 		p := w.procs[k]
 		if p == nil {
 			p = &watched{Started: s}
+			if s.FirstErr == nil {
+				p.first, p.firstAt = s.First, s.Seen
+			}
 			w.procs[k] = p
 		}
 		p.look()
@@ -82,15 +87,21 @@ func (p *watched) look() {
 		return
 	}
 	r, err := oracle.Read(p.Pid)
-	if err != nil {
-		return // ending as it was read; the next look sees it gone
-	}
 	// Read again by start time: a pid that ended and was reused during the read is another
 	// process, whose class is no change of this one's.
-	if in, ok := proctable.Lookup(p.Pid); !ok || in.Start != p.Start {
+	if in, ok := proctable.Lookup(p.Pid); !ok || in.Start != p.Start || in.Zombie {
 		p.done = true
 		return
 	}
+	if err != nil {
+		// And it still runs: a watch that cannot read it is no watch. Once may be a process
+		// on its way out; twice in a row is not.
+		if p.fails++; p.fails >= 2 {
+			p.readErr = err.Error()
+		}
+		return
+	}
+	p.fails, p.readErr = 0, ""
 	now := time.Now()
 	p.reads++
 	if p.firstAt.IsZero() {
@@ -99,7 +110,7 @@ func (p *watched) look() {
 	}
 	if c := oracle.Changed(p.first, r); c != "" {
 		p.done = true
-		p.change = fmt.Sprintf("%s pid %d (profile %s) changed class while it ran, seen %v after the kit verified it (%v after the watch's first reading, reading %d, every %v): %s",
+		p.change = fmt.Sprintf("%s pid %d (profile %s) changed class while it ran, seen %v after the kit verified it (%v after the first reading, reading %d, every %v): %s",
 			p.Role, p.Pid, p.Session, now.Sub(p.Seen).Round(time.Millisecond), now.Sub(p.firstAt).Round(time.Millisecond), p.reads, WatchPoll, c)
 	}
 }
@@ -112,10 +123,19 @@ func (w *watcher) changes(started []launcher.Started) []string {
 	defer w.mu.Unlock()
 	var out []string
 	for _, s := range started {
-		if p := w.procs[procKey{s.Pid, s.Start}]; p != nil && p.change != "" && !p.told {
-			p.told = true
-			out = append(out, p.change)
+		p := w.procs[procKey{s.Pid, s.Start}]
+		if p == nil || p.told {
+			continue
 		}
+		switch {
+		case p.change != "":
+			out = append(out, p.change)
+		case p.readErr != "":
+			out = append(out, fmt.Sprintf("%s pid %d (profile %s): the watch could not read its class while it ran: %s", p.Role, p.Pid, p.Session, p.readErr))
+		default:
+			continue
+		}
+		p.told = true
 	}
 	return out
 }

@@ -29,7 +29,9 @@ type runLong struct {
 }
 
 // startLong starts one instance with a direct and (where the target has them) a hosted session.
-// A failure is kept for the whole-run spec to report: it must not stop every other spec.
+// A failure is kept for the whole-run spec to report: it must not stop every other spec. It runs
+// before the first spec, not beside it: an instance's pids are written as it starts, and the
+// other instances of the process read them.
 func (env *Env) startLong() {
 	if GinkgoParallelProcess() != 1 {
 		return
@@ -37,6 +39,10 @@ func (env *Env) startLong() {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &runLong{set: proc.NewSet(), cancel: cancel, since: time.Now()}
 	env.long = r
+	r.start(ctx, env)
+}
+
+func (r *runLong) start(ctx context.Context, env *Env) {
 	if r.l, r.err = env.Driver.Launch(ctx, r.set, launcher.LaunchOptions{}, GinkgoWriter, env.Timeout); r.err != nil {
 		return
 	}
@@ -55,24 +61,34 @@ func (env *Env) startLong() {
 }
 
 // endLong kills what startLong started, before the suite's leak scans: it is the suite's, not a
-// leak. What the watch saw change in its life is returned, a receipt line each.
-func (env *Env) endLong() []string {
+// leak. What the watch saw change in its life is returned, a receipt line each, and what the
+// kill could not do as an error: the caller reports both, and goes on to its leak scans.
+func (env *Env) endLong() ([]string, error) {
 	r := env.long
-	if r == nil || r.l == nil {
-		return nil
+	if r == nil {
+		return nil, nil
 	}
 	env.long = nil
-	changed := watch.changes(r.l.Started())
-	err := r.set.KillAll(env.Timeout)
-	r.l.Close()
+	var changed []string
+	if r.l != nil {
+		changed = watch.changes(r.l.Started())
+	}
 	r.cancel()
-	Must(err, "ending the sessions started at the suite's beginning")
-	return changed
+	err := r.set.KillAll(env.Timeout)
+	if r.l != nil {
+		r.l.Close()
+	}
+	if err != nil {
+		err = fmt.Errorf("ending the sessions started at the suite's beginning: %w", err)
+	}
+	return changed, err
 }
 
-// wholeRun registers the whole-run spec, one per platform, in every suite.
-func (env *Env) wholeRun() {
-	Describe("the whole run", func() {
+// wholeRun registers the whole-run spec, one per platform, in every suite; its text names the
+// suite (the folder of the file that called Setup), so that a gate that keys specs by their text
+// tells one suite's from another's.
+func (env *Env) wholeRun(suiteName string) {
+	Describe("the whole run of the "+suiteName+" suite", func() {
 		for _, p := range lane.Platforms {
 			Describe(p.Title, Label(p.Label, label.InheritArea, label.DirectArea), func() {
 				It(fmt.Sprintf("keeps the direct and the hosted session started at the suite's beginning, and a tool each starts at its end, at %s until the suite's end", p.Class),

@@ -3,6 +3,7 @@ package resolve_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -89,6 +90,25 @@ var _ = Describe("resolve: near misses and rules on every path", Label(label.Res
 			}
 		}, rows)
 
+	// A reference to an unset variable that expanded to nothing would leave a class behind.
+	DescribeTable("refuses a class with a reference to an unset variable inside it (nor${env:CP_NOT_SET}mal): a non-zero exit, a message, nothing started", func(mode launcher.Mode) {
+		m := env.Driver.Manifest
+		l := env.Launch(launcher.LaunchOptions{})
+		_, err := l.StartSession(mode, map[string]string{m.ClassEnv: "nor" + m.DaemonEnvRef("CP_NOT_SET") + "mal"})
+		suite.ExpectRefused(l, err)
+	},
+		Entry("direct session", Label(label.NeedsEnvRef, label.RefusesClass), launcher.Direct),
+		Entry("hosted session", Label(label.NeedsEnvRef, label.RefusesClass, label.NeedsHosted), launcher.Hosted),
+	)
+
+	It("will not start with a near miss of a class in its env (normalize, background-please, xnormal, a newline inside): each a non-zero exit and a message",
+		Label(label.RefusesClass, label.ConvBadDaemonEnvStart), func() {
+			for _, v := range nearMisses {
+				By(fmt.Sprintf("the daemon's env %q", v.value))
+				env.ExpectLaunchRefused(launcher.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: v.value}})
+			}
+		})
+
 	// A declared convention holds on both paths and for every source, as a promise does: a
 	// launcher may fold a value where it builds a direct session and not where it builds a spawn
 	// spec. The direct path's rows are in order_test.go.
@@ -157,4 +177,45 @@ var _ = Describe("resolve: a reused profile", Label(label.ResolveArea), func() {
 			}, rows)
 		})
 	}
+})
+
+// What a refusal names is a convention; declared, it holds on the hosted path as on the direct
+// one, where order_test.go and envref_test.go check it.
+var _ = Describe("resolve: what a hosted session's refusal names", Label(label.ResolveArea, label.HostedArea, label.NeedsHosted, label.RefusesClass), func() {
+	type naming struct {
+		daemonEnv map[string]string
+		value     string // the profile's value; "{ref:NAME}" in the target's reference syntax
+		mention   []string
+	}
+	DescribeTable("names on the hosted path what it names on the direct one, for", func(n naming) {
+		m := env.Driver.Manifest
+		daemonEnv := map[string]string{}
+		for k, v := range n.daemonEnv {
+			daemonEnv[strings.ReplaceAll(k, "{class env}", m.ClassEnv)] = v
+		}
+		l := env.Launch(launcher.LaunchOptions{DaemonEnv: daemonEnv})
+		profileEnv := map[string]string{}
+		if n.value != "" {
+			profileEnv[m.ClassEnv] = refText(n.value)
+		}
+		mention := make([]string, len(n.mention))
+		for i, s := range n.mention {
+			mention[i] = strings.ReplaceAll(refText(s), "{class env}", m.ClassEnv)
+		}
+		_, err := l.StartSession(launcher.Hosted, profileEnv)
+		suite.ExpectRefused(l, err, mention...)
+	},
+		Entry("an unknown value in the profile's env: the profile, the value and the accepted values",
+			suite.RefusalNames(launcher.MentionProfile, launcher.MentionValue, launcher.MentionAccepted),
+			naming{value: "turbo", mention: []string{suite.ProfileName, "turbo", "normal", "background"}}),
+		Entry("an unknown value in the daemon's env: the source, the value and the accepted values",
+			suite.RefusalNames(launcher.MentionSource, launcher.MentionValue, launcher.MentionAccepted), Label(label.ConvBadDaemonEnvSessions),
+			naming{daemonEnv: map[string]string{"{class env}": "utility"}, mention: []string{suite.DaemonSource, "utility", "normal", "background"}}),
+		Entry("a reference to an unset variable: the profile, the key and the reference",
+			suite.RefusalNames(launcher.MentionProfile, launcher.MentionKey, launcher.MentionValue), Label(label.NeedsEnvRef),
+			naming{value: "{ref:CP_NOT_SET}", mention: []string{suite.ProfileName, "{class env}", "{ref:CP_NOT_SET}"}}),
+		Entry("a reference that resolves to an invalid value: the profile, the reference and the value",
+			suite.RefusalNames(launcher.MentionProfile, launcher.MentionValue), Label(label.NeedsEnvRef),
+			naming{daemonEnv: map[string]string{"CP_REF": "turbo"}, value: "{ref:CP_REF}", mention: []string{suite.ProfileName, "{ref:CP_REF}", "turbo"}}),
+	)
 })

@@ -100,7 +100,7 @@ func TestFetchReleaseAgainstALoopbackServer(t *testing.T) {
 	if err := os.Remove(githubEnv); err != nil {
 		t.Fatal(err)
 	}
-	root, stderr, code = fetch(srv.URL+"/no-such-release", "--github-env")
+	_, stderr, code = fetch(srv.URL+"/no-such-release", "--github-env")
 	if code != 0 || envFile() != "" || !strings.Contains(stderr, "building from source") {
 		t.Errorf("--github-env, a missing release: exit %d, GITHUB_ENV %q, stderr %q; want exit 0 and no CLI", code, envFile(), stderr)
 	}

@@ -54,16 +54,6 @@ func (m Meaning) Describe() string {
 // DarwinBGPri is what macOS ps -o pri shows for a process under PRIO_DARWIN_BG.
 const DarwinBGPri = 4
 
-// darwinSide is which side of darwinbg a base priority is on: a thread's own base priority also
-// moves with its QoS (GCD raises a worker for user-initiated work), so a per-thread reading on
-// macOS judges the side, not the number.
-func darwinSide(basePri int) string {
-	if basePri <= DarwinBGPri {
-		return "darwinbg"
-	}
-	return "above darwinbg"
-}
-
 // Observation is one reading of one process.
 type Observation struct {
 	Role string // what the process is in the spec, e.g. "hosted tool sleep"

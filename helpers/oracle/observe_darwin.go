@@ -53,3 +53,13 @@ func addPlatform(o *Observation, everyThread bool) error {
 func KernelSettings(int) (string, error) {
 	return "", errors.New("no kernel settings reading on macOS: read with ps")
 }
+
+// darwinSide is which side of darwinbg a base priority is on: a thread's own base priority also
+// moves with its QoS (GCD raises a worker for user-initiated work), so a per-thread reading on
+// macOS judges the side, not the number.
+func darwinSide(basePri int) string {
+	if basePri <= DarwinBGPri {
+		return "darwinbg"
+	}
+	return "above darwinbg"
+}

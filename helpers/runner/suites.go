@@ -114,7 +114,7 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 // suite must have written both: a merged report without a suite would be a lane without its
 // specs, so then nothing is written and the folders stay for a look.
 func mergeReports(dirs []string, out string) error {
-	var jsons, junits []string
+	var junits []string
 	var all []json.RawMessage
 	for _, d := range dirs {
 		b, err := os.ReadFile(filepath.Join(d, "report.json"))
@@ -126,7 +126,7 @@ func mergeReports(dirs []string, out string) error {
 			return fmt.Errorf("%s: %w", filepath.Join(d, "report.json"), err)
 		}
 		all = append(all, reports...)
-		jsons, junits = append(jsons, filepath.Join(d, "report.json")), append(junits, filepath.Join(d, "junit.xml"))
+		junits = append(junits, filepath.Join(d, "junit.xml"))
 		if _, err := os.Stat(junits[len(junits)-1]); err != nil {
 			return err
 		}

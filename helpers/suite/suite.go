@@ -46,9 +46,8 @@ type Env struct {
 	// Timeout bounds one launcher action (start, session, report); scaled by lane.Scale.
 	Timeout    time.Duration
 	ownLedger  string
-	cleanBin   func() // removes a bin folder this suite made (not one handed in with CLASSPROOF_BIN)
-	ownHarness string // the folder of a harness this suite built (not one handed in by the CLI)
-	shared     shared
+	cleanBin   func()   // removes a bin folder this suite made (not one handed in with CLASSPROOF_BIN)
+	ownHarness string   // the folder of a harness this suite built (not one handed in by the CLI)
 	loadErr    error    // the manifest's, from Setup: it fails BeforeSuite, once
 	long       *runLong // the sessions started at the suite's beginning (wholerun.go)
 }

@@ -3,10 +3,14 @@
 package cgroup
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 	"runtime"
 )
+
+// errNoCgroup is why a platform has no cgroup.
+var errNoCgroup = errors.New("no cgroup v2 on this OS")
 
 // On macOS there is no cgroup: a run finds its launcher's processes by what it tracks (process
 // groups, the run's token, the ledger, descendants by parent pid); docs/containment.md says what

@@ -6,7 +6,6 @@
 package cgroup
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -39,7 +38,8 @@ type Cgroup struct {
 	Path string // where it is mounted: /sys/fs/cgroup/...
 	rel  string // as /proc/PID/cgroup names it ("0::" + rel)
 	fd   int    // open on the folder for clone3's CLONE_INTO_CGROUP; -1 once closed
-	made bool   // made by this process, so removed by it
+	//lint:ignore U1000 set and read by the Linux half (cgroup_linux.go); macOS has no cgroup
+	made bool // made by this process, so removed by it
 }
 
 // Off, as contract.CgroupEnv, turns the cgroup off for a run and its suites: the containment of
@@ -81,9 +81,6 @@ func CloseContained() ([]string, error) {
 	}
 	return c.Cgroup.Close()
 }
-
-// errNoCgroup is why a platform has no cgroup.
-var errNoCgroup = errors.New("no cgroup v2 on this OS")
 
 // Leftover describes a process found in a cgroup after everything tracked in it was killed.
 func Leftover(pid int) string {

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 proc_info and sysctl trap directly, on purpose and documented at TaskInfoOf: x/sys has no libSystem wrapper for them.
+
 package proctable
 
 import (

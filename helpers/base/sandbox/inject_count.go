@@ -2,12 +2,9 @@ package sandbox
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/classproof/classproof/helpers/base/files"
 )
@@ -16,26 +13,8 @@ import (
 // counted only.
 const MaxLoggedCalls = 1000
 
-var (
-	answered atomic.Int64 // calls of the injected fault this process answered, in any ABI
-	logged   atomic.Int64 // calls it logged
-	countMu  sync.Mutex
-)
-
 // countSuffix names a process's count beside the log: LOG.count.PID.
 const countSuffix = ".count."
-
-// writeCount records this process's count of answered calls beside the log (each time one of its
-// injectors closes, so the last write holds them all). The log is the kit's file, in the run's out
-// folder, which launcher processes cannot write.
-func writeCount(log string) {
-	if log == "" {
-		return
-	}
-	countMu.Lock() // one write at a time, each of the count as it is then: the last is the largest
-	defer countMu.Unlock()
-	_ = files.WriteFile(fmt.Sprintf("%s%s%d", log, countSuffix, os.Getpid()), []byte(strconv.FormatInt(answered.Load(), 10)+"\n"), 0o644)
-}
 
 // InjectedCount is the number of calls of the injected fault the run's processes answered, from
 // the counts they wrote beside log; found says whether any process wrote one (none: no launcher

@@ -144,13 +144,9 @@ func restrictThread(p Policy, abi int) error {
 	if abi < 2 {
 		handled &^= ll.AccessFSRefer
 	}
-	var scopes []any
+	cfg := landlock.Config{HandledAccessFS: handled}
 	if abi >= 6 {
-		scopes = append(scopes, landlock.ScopedSet(ll.ScopeSignal|ll.ScopeAbstractUnixSocket))
-	}
-	cfg, err := landlock.NewConfig(append([]any{handled}, scopes...)...)
-	if err != nil {
-		return err
+		cfg.Scoped = landlock.ScopedSet(ll.ScopeSignal | ll.ScopeAbstractUnixSocket)
 	}
 	rules := []landlock.Rule{landlock.PathAccess(files, append(append([]string(nil), p.Files...), devices...)...).IgnoreIfMissing()}
 	rules = append(rules, landlock.PathAccess(handled, kernelDirs...).IgnoreIfMissing())

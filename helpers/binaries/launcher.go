@@ -126,7 +126,6 @@ func buildAndCheck(ctx context.Context, t *launcher.Resolved, binDir string, run
 		d.RunsAs = *runsAs
 	}
 	if mustBuild {
-		fmt.Fprintf(log, "classproof: building target %s: %s\n", m.Name, strings.Join(m.Build.Run, " "))
 		build := d.Build
 		if kitOwn {
 			build = d.BuildAsKit // the kit's own launcher, built as its suites are

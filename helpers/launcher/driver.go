@@ -1,7 +1,6 @@
 package launcher
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -96,6 +95,7 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	if err != nil {
 		return err
 	}
+	logBuild(log, d.Manifest.Name, dir, argv)
 	may, env, tmp, err := d.buildWrites(vals)
 	defer os.RemoveAll(tmp)
 	if err != nil {
@@ -133,29 +133,6 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 		return &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Output: said + d.refused(said, c, "build.writes"), Err: err}
 	}
 	return d.CheckBinaries()
-}
-
-// buildCommand is the build step's argv and folder, expanded with vals; a folder the launcher's
-// user cannot reach is an error naming what stops it.
-func (d *Driver) buildCommand(vals map[string]string) (argv []string, dir string, err error) {
-	b := d.Manifest.Build
-	x, err := d.Manifest.Expand("build.run", b.Run, "build.env", nil, "build.dir", b.Dir, vals)
-	if err != nil {
-		return nil, "", err
-	}
-	argv, dir = x.Argv, cmp.Or(x.Dir, vals["kit"])
-	// The launcher's user runs the build: its command must be one that user can run.
-	if _, err := executable(sandbox.BuildIdentity(), argv[0], dir); err != nil {
-		return nil, "", &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Err: fmt.Errorf("build.run[0]: %w", err)}
-	}
-	// {bin} is handed to the launcher's user for the build: it must pass the folders on the way.
-	id := sandbox.BuildIdentity()
-	for what, err := range map[string]error{"folder": id.Reaches(dir), "{bin}": id.Passes(filepath.Dir(vals["bin"]))} {
-		if err != nil {
-			return nil, "", &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Err: fmt.Errorf("the build step's %s is out of its reach: %w; make the folders on the way open to pass through (chmod o+x), or set %s=0 to build and run the launcher as root (run.json then says it held root)", what, err, contract.LauncherUIDEnv)}
-		}
-	}
-	return argv, dir, nil
 }
 
 // reachableKit is the placeholder values the build step runs with: d's, or, when the launcher's

@@ -28,6 +28,7 @@ func (d *Driver) BuildAsKit(ctx context.Context, log io.Writer) error {
 	}
 	delete(x.Env, "GOCACHE")
 	dir := cmp.Or(x.Dir, d.vals["kit"])
+	logBuild(log, d.Manifest.Name, dir, x.Argv)
 	cmd := exec.CommandContext(ctx, x.Argv[0], x.Argv[1:]...)
 	proc.Command(cmd) // ctx's end kills the build's process group
 	cmd.Dir = dir

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/commands/bench"
 	"github.com/classproof/classproof/helpers/runner"
 )
@@ -20,10 +19,9 @@ var benchCommand = command{"bench", "does the class keep a foreground probe on t
 func benchCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	o := bench.Defaults()
-	var ref string
-	var vars, classes []string
-	fs.StringVar(&ref, "target", "", "manifest (default: the embedded refmux.yaml)")
-	fs.Var(runner.List{To: &vars}, "var", "NAME=VALUE for the manifest (repeatable)")
+	var classes []string
+	var f runner.RunFlags
+	f.Table("", "", runner.FlagTarget, runner.FlagVar, runner.FlagRepo).Define(fs)
 	fs.IntVar(&o.N, "n", o.N, "CPU-busy load processes")
 	fs.IntVar(&o.Runs, "runs", o.Runs, "runs per class, interleaved")
 	fs.DurationVar(&o.Duration, "duration", o.Duration, "probe time per run")
@@ -41,7 +39,7 @@ func benchCmd(ctx context.Context, args []string) int {
 	}
 	o.Classes = classes
 	var err error
-	if o.Target, err = targets.Resolve(ref, "", vars, ""); err != nil {
+	if o.Target, err = resolveTarget(f); err != nil {
 		return fail("bench", err)
 	}
 	if *ioBench {

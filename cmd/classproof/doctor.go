@@ -6,7 +6,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/commands/doctor"
 	"github.com/classproof/classproof/helpers/runner"
 )
@@ -17,19 +16,13 @@ var doctorCommand = command{"doctor", "try a launcher once, for a first manifest
 func doctorCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	o := doctor.Options{Out: os.Stdout, Timeout: 10 * time.Second}
-	var ref, repo string
-	var vars []string
-	fs.StringVar(&ref, "target", "", "target manifest (default: the embedded refmux.yaml)")
-	fs.StringVar(&repo, "repo", "", "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository you are in, else this folder)")
-	fs.Var(runner.List{To: &vars}, "var", "NAME=VALUE for the manifest (repeatable)")
+	var f runner.RunFlags
+	f.Table("", "", runner.FlagTarget, runner.FlagVar, runner.FlagRepo).Define(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
 	var err error
-	if repo, err = repoDir(repo); err == nil {
-		o.Target, err = targets.Resolve(ref, "", vars, repo)
-	}
-	if err != nil {
+	if o.Target, err = resolveTarget(f); err != nil {
 		return fail("doctor", err)
 	}
 	r, err := doctor.Run(ctx, o)

@@ -10,6 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 // parse parses a command's flags. --help prints the command's help (exit 0); an unknown flag is
@@ -86,6 +90,19 @@ func repoDir(flag string) (string, error) {
 		return strings.TrimSpace(string(out)), nil
 	}
 	return os.Getwd()
+}
+
+// resolveTarget is the one target of a command's flags (--target, --lane, --var, --repo).
+func resolveTarget(f runner.RunFlags) (*launcher.Resolved, error) {
+	ref, err := f.Target()
+	if err != nil {
+		return nil, err
+	}
+	repo, err := repoDir(f.Repo)
+	if err != nil {
+		return nil, err
+	}
+	return targets.Resolve(ref, f.Lane, f.Vars, repo)
 }
 
 // needsGo wraps a command that builds with Go: with no go on PATH it says so plainly and exits 2

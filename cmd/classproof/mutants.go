@@ -32,15 +32,13 @@ func mutantsCmd(ctx context.Context, args []string) int {
 	start := time.Now()
 	fs := flag.NewFlagSet("mutants", flag.ContinueOnError)
 	var o mutants.Options
-	var targetsFlag []string
 	f := runner.RunFlags{Procs: 1, Out: "out/mutants", Timeout: 3 * time.Hour}
-	fs.Var(runner.List{To: &targetsFlag}, "target", "a manifest (repeatable; default: embedded:refmux.yaml)")
-	fs.StringVar(&o.Var, "var", "variant", "the manifest var that selects a broken build")
+	fs.StringVar(&o.Var, "build-var", "variant", "the manifest var whose value builds each variant of --values-file (NAME; the reference build keeps the manifest's own value)")
 	valuesFile := fs.String("values-file", "", "the variants, one per line: NAME<TAB>what it breaks[<TAB>only=GOOS: why] (e.g. from 'go run ./fixtures/refmux variants')")
 	fs.IntVar(&o.Jobs, "jobs", runtime.NumCPU(), "runs side by side (each a whole run of its lane)")
 	fs.BoolVar(&o.UntilCaught, "until-caught", false, "stop each variant's lane at its first spec that fails by its own assertion (a yes/no answer; the full table is the default)")
 	f.Table("folder for matrix.md, matrix.json and each run's reports", "the whole matrix: the baseline, every variant's build and runs",
-		runner.FlagProcs, runner.FlagFocus, runner.FlagTimeout, runner.FlagOut).Define(fs)
+		runner.FlagTarget, runner.FlagProcs, runner.FlagFocus, runner.FlagTimeout, runner.FlagVar, runner.FlagOut, runner.FlagRepo).Define(fs)
 	first := fs.String("first", "", "with --until-caught: a full table's first.tsv; each variant tries first, on each lane, the spec it names for it, and the rest only if that misses")
 	shard := fs.String("shard", "", "K/N: run share K of N of the cells and write part-K-of-N.json in --out ('classproof mutants merge' joins the parts)")
 	inject := fs.String("inject", "", "Linux: also a row per injected fault, for any launcher without its source: 'all', or names from sched_setscheduler,sched_setattr,ioprio_set,setpriority (each made a silent success in every launcher process); with it --values-file may be left out")
@@ -57,19 +55,26 @@ func mutantsCmd(ctx context.Context, args []string) int {
 	if err := readFirst(&o, *first); err != nil {
 		return fail("mutants", fmt.Errorf("--first: %w", err))
 	}
+	targetsFlag := f.Targets
 	if len(targetsFlag) == 0 {
 		targetsFlag = []string{"embedded:refmux.yaml"}
 	}
+	repo, err := repoDir(f.Repo)
+	if err != nil {
+		return fail("mutants", err)
+	}
+	if o.Values, err = values(*valuesFile, *inject); err != nil {
+		return fail("mutants", err)
+	}
 	for _, ref := range targetsFlag {
-		t, err := targets.Resolve(ref, "", nil, "")
+		t, err := targets.Resolve(ref, "", f.Vars, repo)
+		if err == nil {
+			err = mutants.CanBuild(t, o.Var, o.Values)
+		}
 		if err != nil {
 			return fail("mutants", err)
 		}
 		o.Targets = append(o.Targets, t)
-	}
-	var err error
-	if o.Values, err = values(*valuesFile, *inject); err != nil {
-		return fail("mutants", err)
 	}
 	o.Progress = os.Stderr
 	if o.Shard.Of > 0 {

@@ -7,8 +7,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/report/actions"
 	"github.com/classproof/classproof/helpers/runner"
 )
@@ -20,21 +18,17 @@ func runCmd(ctx context.Context, args []string) int {
 	start := time.Now()
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	f := runner.RunFlags{Procs: 1, Timeout: 30 * time.Minute, Out: "out/run"}
-	var ref, repo, inject string
+	var inject string
 	var dryRun bool
-	fs.StringVar(&ref, "target", "", "target manifest (default: the embedded refmux.yaml)")
-	f.Table("folder for report.json, junit.xml and the pid ledger", "the whole run: the launcher's build, compiling the suites, the suites").Define(fs)
-	fs.StringVar(&repo, "repo", "", "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository you are in, else this folder)")
+	f.Table("folder for report.json, junit.xml and the pid ledger", "the whole run: the launcher's build, compiling the suites, the suites",
+		runner.FlagTarget, runner.FlagLane, runner.FlagSuite, runner.FlagProcs, runner.FlagFocus, runner.FlagLabelFilter, runner.FlagTimeout,
+		runner.FlagVar, runner.FlagOut, runner.FlagRepo).Define(fs)
 	fs.BoolVar(&dryRun, "dry-run", false, "list what the lane would run, running nothing (any OS: a rehearsal of another OS's lane)")
 	fs.StringVar(&inject, "inject", "", "Linux: make one class system call of every launcher process a silent success (sched_setscheduler, sched_setattr, ioprio_set or setpriority): does the lane catch it?")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	var err error
-	var t *launcher.Resolved
-	if repo, err = repoDir(repo); err == nil {
-		t, err = targets.Resolve(ref, f.Lane, f.Vars, repo)
-	}
+	t, err := resolveTarget(f)
 	if err != nil {
 		return fail("run", err)
 	}

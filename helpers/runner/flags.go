@@ -2,7 +2,9 @@ package runner
 
 import (
 	"flag"
+	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +18,7 @@ import (
 // cannot be left out of either.
 type Flag struct {
 	Name, Usage string
+	named       bool // only in a Table that names it (RunFlags.Table)
 	Str         *string
 	List        *[]string
 	Num         *int
@@ -91,19 +94,22 @@ type RunFlags struct {
 	Timeout     time.Duration
 	Vars        []string
 	Out         string
+	Repo        string
+	Targets     []string
 }
 
 // The run flags' names, as Table takes them.
 const (
 	FlagLane, FlagSuite, FlagProcs, FlagFocus = "lane", "suite", "procs", "focus"
 	FlagLabelFilter, FlagTimeout, FlagVar     = "label-filter", "timeout", "var"
-	FlagOut                                   = "out"
+	FlagOut, FlagRepo, FlagTarget             = "out", "repo", "target"
 )
 
 // Table is the run flags named (all, with none named), in one fixed order; out is --out's help
 // (each command writes something else there), and what is the whole of what --timeout bounds.
 func (f *RunFlags) Table(out, what string, names ...string) Table {
 	all := Table{
+		{Name: FlagTarget, List: &f.Targets, named: true, Usage: "a target manifest: a file, or embedded:NAME (default: embedded:refmux.yaml; repeatable in mutants, once elsewhere)"},
 		{Name: FlagLane, Str: &f.Lane, Usage: "darwin, linux-idle or linux-ignore (default: this OS's lane for the target; another is refused)"},
 		{Name: FlagSuite, List: &f.Suites, Usage: "a suite to run, e.g. ./suites/cpuclass (repeatable; default: all)"},
 		{Name: FlagProcs, Num: &f.Procs, Usage: "Ginkgo parallel processes"},
@@ -112,9 +118,11 @@ func (f *RunFlags) Table(out, what string, names ...string) Table {
 		{Name: FlagTimeout, Dur: &f.Timeout, Usage: what + " (0: no deadline)"},
 		{Name: FlagVar, List: &f.Vars, Usage: "NAME=VALUE: set a var the manifest declares (repeatable), e.g. variant=noclass"},
 		{Name: FlagOut, Str: &f.Out, Usage: out},
+		// Named only: redgreen's --repo is the repository whose commits it proves.
+		{Name: FlagRepo, Str: &f.Repo, named: true, Usage: "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository you are in, else this folder)"},
 	}
 	if len(names) == 0 {
-		return all
+		return slices.DeleteFunc(all, func(d Flag) bool { return d.named })
 	}
 	var t Table
 	for _, d := range all {
@@ -125,6 +133,18 @@ func (f *RunFlags) Table(out, what string, names ...string) Table {
 		}
 	}
 	return t
+}
+
+// Target is the one --target of a command that drives one target: "" (the default) when none
+// was given, an error naming the values when more than one was.
+func (f RunFlags) Target() (string, error) {
+	switch len(f.Targets) {
+	case 0:
+		return "", nil
+	case 1:
+		return f.Targets[0], nil
+	}
+	return "", fmt.Errorf("--target given %d times (%s): this command drives one target; only mutants takes several", len(f.Targets), strings.Join(f.Targets, ", "))
 }
 
 // Deadline is when a command started at start with these flags must be over: zero for no

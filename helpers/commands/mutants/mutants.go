@@ -17,7 +17,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/files"
@@ -258,80 +257,6 @@ func (m *Matrix) Counts() (caught, notCaught, leftOut int) {
 	return caught, notCaught, leftOut
 }
 
-// job is one cell to run: the variant (Value; empty for the reference) on target Target. Index
-// is its place in the full table, variant by variant, target by target (-1: the baseline).
-type job struct {
-	Index  int
-	Value  string
-	Target int
-}
-
-// jobs lists every cell of the table, in the table's order.
-func jobs(run []Value, targets int) []job {
-	var out []job
-	for i, v := range run {
-		for j := 0; j < targets; j++ {
-			out = append(out, job{Index: i*targets + j, Value: v.Name, Target: j})
-		}
-	}
-	return out
-}
-
-// runs is how a job's cell is run: cell, or one step of byRow.
-type runs func(ctx context.Context, o Options, t *launcher.Resolved, value string) (Cell, error)
-
-// runJobs runs each job with each, o.Jobs at a time, and returns their cells in the jobs'
-// order; the first error stops the rest from starting.
-func runJobs(ctx context.Context, o Options, list []job, each runs) ([]Cell, error) {
-	out := make([]Cell, len(list))
-	var (
-		mu   sync.Mutex
-		errs []error
-		wg   sync.WaitGroup
-	)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sem := make(chan struct{}, max(o.Jobs, 1))
-	round := time.Now() // a cell's wait for a free slot counts from here
-	for i, jb := range list {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		wait := time.Since(round)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			began := time.Now()
-			c, err := each(ctx, o, o.Targets[jb.Target], jb.Value)
-			c.Timing.Wait, c.Timing.Total = wait.Seconds(), time.Since(began).Seconds()
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs = append(errs, err)
-				cancel()
-			}
-			out[i] = c
-		}()
-	}
-	wg.Wait()
-	if ctx.Err() != nil {
-		// Cells cut short, and none started after: no verdict can be read from them.
-		return nil, fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// ErrInterrupted is a matrix stopped before every cell ran: nothing was written, nothing caught.
-var ErrInterrupted = errors.New("interrupted: the matrix is incomplete; no matrix was written")
-
 // attempt is one run of value on t; sub, when set, is a folder of its own under the cell's (a
 // run focused on a first spec beside the cell's run of its lane).
 func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string, failFast bool, sub string) (Cell, *report.Run, error) {
@@ -352,9 +277,12 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 		fmt.Fprintf(o.Progress, "classproof mutants: %s on %s\n", name, t.Ref)
 	}
 	fault, build := splitFault(value)
-	variant, err := t.WithVars(o.Var + "=" + build)
-	if err != nil {
-		return Cell{}, nil, err
+	variant := t // the reference build, and an injected fault's: the manifest's own vars
+	if build != "" {
+		var err error
+		if variant, err = t.WithVars(o.Var + "=" + build); err != nil {
+			return Cell{}, nil, err
+		}
 	}
 	res, err := runner.Run(ctx, runner.Options{Target: variant, OutDir: dir, Procs: o.Procs, Log: logf, Focus: o.Focus, FailFast: failFast, Inject: fault, Deadline: o.Deadline})
 	if err != nil {

@@ -1,0 +1,50 @@
+package mutants
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/classproof/classproof/helpers/launcher"
+)
+
+// A cell that cannot run stops the matrix with its own words: the cut it makes in the other
+// cells is no interrupt (a newcomer saw "interrupted ... context canceled" for a manifest that
+// declared no variant var). A real interrupt still says so.
+func TestAFailedCellIsTheMatrixError(t *testing.T) {
+	o := Options{Jobs: 2, Targets: []*launcher.Resolved{{}}}
+	list := []job{{Value: "ok"}, {Value: "bad"}, {Value: "later"}}
+	each := func(ctx context.Context, _ Options, _ *launcher.Resolved, v string) (Cell, error) {
+		if v == "bad" {
+			return Cell{}, errors.New(`var "variant=bad": target mylauncher declares no var "variant"`)
+		}
+		<-ctx.Done() // cut short by the failed cell
+		return Cell{}, ctx.Err()
+	}
+	_, err := runJobs(context.Background(), o, list, each)
+	if err == nil || errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), `declares no var "variant"`) {
+		t.Fatalf("matrix error %v: want the failed cell's cause", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := runJobs(ctx, o, list, each); !errors.Is(err, ErrInterrupted) {
+		t.Errorf("an interrupted matrix: %v", err)
+	}
+}
+
+// A build variant needs the var that builds it; an injected fault builds nothing.
+func TestCanBuildNamesAMissingVar(t *testing.T) {
+	tg := &launcher.Resolved{Ref: "my.yaml", Manifest: &launcher.Manifest{Name: "mylauncher", Vars: map[string]string{}}}
+	err := CanBuild(tg, "variant", []Value{{Name: "noclass"}})
+	if err == nil || !strings.Contains(err.Error(), `declares no var "variant"`) || !strings.Contains(err.Error(), "--inject alone") {
+		t.Errorf("a build variant without its var: %v", err)
+	}
+	if err := CanBuild(tg, "variant", []Value{{Name: InjectPrefix + "setpriority"}}); err != nil {
+		t.Errorf("an injected fault needs no var: %v", err)
+	}
+	tg.Manifest.Vars["variant"] = ""
+	if err := CanBuild(tg, "variant", []Value{{Name: "noclass"}}); err != nil {
+		t.Errorf("declared: %v", err)
+	}
+}

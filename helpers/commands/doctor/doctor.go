@@ -46,15 +46,14 @@ func (r *Report) check(ok bool, what, detail string) {
 	r.lines = append(r.lines, fmt.Sprintf("  [%s] %s%s", mark, what, suffix(detail)))
 }
 
+// suffix is a check's detail, whole: a receipt is never cut. A detail of several lines (a
+// launcher's message) continues on lines of its own, indented under the check.
 func suffix(s string) string {
-	s = strings.TrimSpace(strings.ReplaceAll(s, "\n", " | "))
+	s = strings.TrimSpace(s)
 	if s == "" {
 		return ""
 	}
-	if len(s) > 160 {
-		s = s[:160] + " …"
-	}
-	return ": " + s
+	return ": " + strings.ReplaceAll(s, "\n", "\n        ")
 }
 
 // Run examines the launcher and writes the checklist to o.Out. An error means the manifest or
@@ -206,30 +205,57 @@ func examineConfig(r *Report, m *launcher.Manifest, l *launcher.Instance) {
 	}
 }
 
-// examineConventions watches how the launcher refuses and parses values.
+// A refusal the doctor tries, and what each kind of naming would find in its message.
+type tried struct {
+	what    string
+	value   string            // the profile env's class value
+	names   map[string]string // kind (launcher.Mention*) -> the text a message naming it holds
+	refusal *launcher.SessionError
+}
+
+// examineConventions watches how the launcher refuses and parses values. It claims a refusal
+// names a kind only when every refusal it tried named it: the lane checks the same kinds on
+// each refusal it makes (an unknown value, and with env references an unset one).
 func examineConventions(r *Report, m *launcher.Manifest, l *launcher.Instance) {
-	_, err := l.StartSession(launcher.Direct, map[string]string{m.ClassEnv: "turbo"})
-	se, refused := err.(*launcher.SessionError)
-	detail := errText(err)
-	if refused {
-		detail = "it said " + strings.TrimSpace(se.Output)
+	tries := []*tried{{what: "an unknown class value (turbo)", value: "turbo",
+		names: map[string]string{launcher.MentionKey: m.ClassEnv, launcher.MentionValue: "turbo", launcher.MentionAccepted: "normal"}}}
+	if m.EnvRef != nil {
+		ref := m.DaemonEnvRef("CP_DOCTOR_UNSET")
+		tries = append(tries, &tried{what: "a reference to an unset variable (" + ref + ")", value: ref,
+			names: map[string]string{launcher.MentionKey: m.ClassEnv, launcher.MentionValue: ref}})
 	}
-	r.check(refused, "an unknown class value (turbo) is refused", detail)
+	for _, t := range tries {
+		_, err := l.StartSession(launcher.Direct, map[string]string{m.ClassEnv: t.value})
+		se, refused := err.(*launcher.SessionError)
+		detail := errText(err)
+		if refused {
+			detail, t.refusal = "it said "+strings.TrimSpace(se.Output), se
+		}
+		r.check(refused, t.what+" is refused", detail)
+	}
 	var names []string
-	if refused {
-		for _, c := range []struct {
-			kind string
-			seen bool
-		}{
-			{launcher.MentionProfile, strings.Contains(se.Output, se.Profile)},
-			{launcher.MentionKey, strings.Contains(se.Output, m.ClassEnv)},
-			{launcher.MentionValue, strings.Contains(se.Output, "turbo")},
-			{launcher.MentionAccepted, strings.Contains(se.Output, "normal") && strings.Contains(se.Output, "background")},
-		} {
-			r.check(c.seen, "refusals name the "+c.kind, "")
-			if c.seen {
-				names = append(names, c.kind)
+	for _, kind := range []string{launcher.MentionProfile, launcher.MentionKey, launcher.MentionValue, launcher.MentionAccepted} {
+		var in, missed []string
+		for _, t := range tries {
+			text, asked := t.names[kind]
+			if kind == launcher.MentionProfile && t.refusal != nil {
+				text, asked = t.refusal.Profile, true
 			}
+			if !asked {
+				continue
+			}
+			in = append(in, t.value)
+			held := t.refusal != nil && strings.Contains(t.refusal.Output, text)
+			if kind == launcher.MentionAccepted && held {
+				held = strings.Contains(t.refusal.Output, "background")
+			}
+			if !held {
+				missed = append(missed, t.value)
+			}
+		}
+		r.check(len(missed) == 0, fmt.Sprintf("refusals name the %s (tried: %s)", kind, strings.Join(in, ", ")), notIn(missed))
+		if len(missed) == 0 {
+			names = append(names, kind)
 		}
 	}
 	if len(names) > 0 {
@@ -273,4 +299,12 @@ func (r *Report) print(w io.Writer, m *launcher.Manifest, meaning oracle.Meaning
 	} else {
 		fmt.Fprintln(w, "\nclassproof doctor: the launcher could not be driven (no direct session started); fix the first [no] above")
 	}
+}
+
+// notIn names the refusals that did not name a kind: "" when all did.
+func notIn(missed []string) string {
+	if len(missed) == 0 {
+		return ""
+	}
+	return "not in the refusal of " + strings.Join(missed, ", ")
 }

@@ -23,6 +23,10 @@ func TestDoctorOnTheShellLauncher(t *testing.T) {
 		"[yes] the direct harness and its tool are at idle as the lane reads them",
 		"[yes] config --get on an unset key prints nothing and exits 0",
 		"[no ] refusals name the profile",
+		// A claim says what it rests on: a newcomer's doctor said "value" from turbo alone, and
+		// the lane then failed on a reference's refusal.
+		"[yes] a reference to an unset variable (${env:CP_DOCTOR_UNSET}) is refused",
+		"[yes] refusals name the value (tried: turbo, ${env:CP_DOCTOR_UNSET})",
 		"needs-spawn-spec: target shmux-bare declares no agent host with a raw spawn-spec command",
 		"config_get_unset: empty",
 		"the launcher can be driven",
@@ -33,6 +37,10 @@ func TestDoctorOnTheShellLauncher(t *testing.T) {
 	}
 	if !r.Drivable {
 		t.Error("shmux reported as not drivable")
+	}
+	// A receipt is never cut, and a launcher's lines are not joined with a stray " | ".
+	if strings.Contains(out.String(), "…") || strings.Contains(out.String(), " | ") {
+		t.Errorf("the checklist cuts or joins a receipt:\n%s", out.String())
 	}
 }
 

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -129,5 +131,34 @@ func TestOneTableMapsEveryErrorToItsExitCode(t *testing.T) {
 		if got := exitFor(c.err); got != c.want {
 			t.Errorf("%s (%v): exit %d, want %d", c.what, c.err, got, c.want)
 		}
+	}
+}
+
+// {repo} is the repository that holds the manifest, not the one the command started in; a
+// manifest in a subfolder of a larger repository gets that repository's root, said in a line.
+func TestRepoIsTheManifestsRepository(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	root, _ = filepath.EvalSymlinks(root)
+	sub := filepath.Join(root, "tools", "mylauncher")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var note bytes.Buffer
+	got, err := repoFor("", filepath.Join(sub, "classproof.yaml"), &note)
+	if err != nil || got != root || !strings.Contains(note.String(), "in its subfolder tools/mylauncher") {
+		t.Errorf("nested: %q %v, note %q", got, err, note.String())
+	}
+	note.Reset()
+	if got, err := repoFor("", filepath.Join(root, "classproof.yaml"), &note); err != nil || got != root || note.Len() != 0 {
+		t.Errorf("at the root: %q %v, note %q", got, err, note.String())
+	}
+	if got, err := repoFor(sub, filepath.Join(sub, "classproof.yaml"), &note); err != nil || got != sub {
+		t.Errorf("--repo given: %q %v", got, err)
 	}
 }

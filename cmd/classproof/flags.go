@@ -98,11 +98,34 @@ func resolveTarget(f runner.RunFlags) (*launcher.Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	repo, err := repoDir(f.Repo)
+	repo, err := repoFor(f.Repo, ref, os.Stderr)
 	if err != nil {
 		return nil, err
 	}
 	return targets.Resolve(ref, f.Lane, f.Vars, repo)
+}
+
+// repoFor is {repo} for a manifest: --repo when given, else the git repository that holds the
+// manifest file (an embedded manifest's: the one the command started in, as repoDir). A
+// manifest below that repository's root (a launcher in a subfolder of a larger repository) is
+// said on note, with the root it gets, so that nobody builds the outer tree unawares.
+func repoFor(flag, ref string, note io.Writer) (string, error) {
+	if flag != "" || ref == "" || strings.HasPrefix(ref, launcher.EmbeddedPrefix) {
+		return repoDir(flag)
+	}
+	dir, err := filepath.Abs(filepath.Dir(ref))
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return dir, nil // in no repository: the manifest's own folder
+	}
+	root := strings.TrimSpace(string(out))
+	if rel, err := filepath.Rel(root, dir); err == nil && rel != "." {
+		fmt.Fprintf(note, "classproof: {repo} is %s, the root of the git repository that holds %s (in its subfolder %s); give --repo to name another\n", root, ref, rel)
+	}
+	return root, nil
 }
 
 // needsGo wraps a command that builds with Go: with no go on PATH it says so plainly and exits 2

@@ -59,14 +59,15 @@ func mutantsCmd(ctx context.Context, args []string) int {
 	if len(targetsFlag) == 0 {
 		targetsFlag = []string{"embedded:refmux.yaml"}
 	}
-	repo, err := repoDir(f.Repo)
-	if err != nil {
-		return fail("mutants", err)
-	}
+	var err error
 	if o.Values, err = values(*valuesFile, *inject); err != nil {
 		return fail("mutants", err)
 	}
 	for _, ref := range targetsFlag {
+		repo, err := repoFor(f.Repo, ref, os.Stderr)
+		if err != nil {
+			return fail("mutants", err)
+		}
 		t, err := targets.Resolve(ref, "", f.Vars, repo)
 		if err == nil {
 			err = mutants.CanBuild(t, o.Var, o.Values)

@@ -119,7 +119,7 @@ func (f *RunFlags) Table(out, what string, names ...string) Table {
 		{Name: FlagVar, List: &f.Vars, Usage: "NAME=VALUE: set a var the manifest declares (repeatable), e.g. variant=noclass"},
 		{Name: FlagOut, Str: &f.Out, Usage: out},
 		// Named only: redgreen's --repo is the repository whose commits it proves.
-		{Name: FlagRepo, Str: &f.Repo, named: true, Usage: "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository you are in, else this folder)"},
+		{Name: FlagRepo, Str: &f.Repo, named: true, Usage: "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository that holds the manifest; for an embedded one, the repository you are in)"},
 	}
 	if len(names) == 0 {
 		return slices.DeleteFunc(all, func(d Flag) bool { return d.named })

@@ -95,7 +95,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	sb := sandbox.Current()
 	r.check(sb.On(), "the launcher's processes write only their own folders; sandbox: "+sb.String(),
 		"without a sandbox they could write the kit's binaries and the reports; gate --require-sandbox blocks such a run")
-	r.print(o.Out, m, d.Meaning)
+	r.print(o.Out, o.Target, d.Meaning)
 	return r, nil
 }
 
@@ -273,8 +273,13 @@ func examineConventions(r *Report, m *launcher.Manifest, l *launcher.Instance) {
 	}
 }
 
-func (r *Report) print(w io.Writer, m *launcher.Manifest, meaning oracle.Meaning) {
-	fmt.Fprintf(w, "classproof doctor: target %s (%s)\n\nWhat the launcher did:\n%s\n", m.Name, m.Source, strings.Join(r.lines, "\n"))
+func (r *Report) print(w io.Writer, t *launcher.Resolved, meaning oracle.Meaning) {
+	m := t.Manifest
+	repo := t.Repo
+	if repo == "" {
+		repo = "none"
+	}
+	fmt.Fprintf(w, "classproof doctor: target %s (%s); {repo} is %s\n\nWhat the launcher did:\n%s\n", m.Name, m.Source, repo, strings.Join(r.lines, "\n"))
 	lo := m.LeftOut(meaning)
 	labels := make([]string, 0, len(lo))
 	for k := range lo {

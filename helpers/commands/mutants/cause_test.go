@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/classproof/classproof/helpers/launcher"
 )
@@ -46,5 +47,28 @@ func TestCanBuildNamesAMissingVar(t *testing.T) {
 	tg.Manifest.Vars["variant"] = ""
 	if err := CanBuild(tg, "variant", []Value{{Name: "noclass"}}); err != nil {
 		t.Errorf("declared: %v", err)
+	}
+}
+
+// With one slot, a cell waits only while its slot stands idle, not for the queue ahead of it:
+// the waits add up to less than the wall (a newcomer's matrix summed 27315 s for 1494 s).
+func TestWaitsAddUpToNoMoreThanTheWall(t *testing.T) {
+	o := Options{Jobs: 1, Targets: []*launcher.Resolved{{}}}
+	list := []job{{Value: "a"}, {Value: "b"}, {Value: "c"}, {Value: "d"}}
+	each := func(context.Context, Options, *launcher.Resolved, string) (Cell, error) {
+		time.Sleep(20 * time.Millisecond) // a cell's own time, which the next one queues behind
+		return Cell{}, nil
+	}
+	began := time.Now()
+	cells, err := runJobs(context.Background(), o, list, each)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wall, waits := time.Since(began).Seconds(), 0.0
+	for _, c := range cells {
+		waits += c.Timing.Wait
+	}
+	if waits >= wall/2 {
+		t.Errorf("the waits add up to %.3fs in a %.3fs run with one slot: they count the queue", waits, wall)
 	}
 }

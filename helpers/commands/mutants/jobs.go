@@ -44,21 +44,29 @@ func runJobs(ctx context.Context, o Options, list []job, each runs) ([]Cell, err
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sem := make(chan struct{}, max(o.Jobs, 1))
-	round := time.Now() // a cell's wait for a free slot counts from here
+	// Each slot carries the time it became free: a cell's wait is the time its slot stood idle
+	// before it began, so the waits of one slot never overlap and their sum is no more than the
+	// slots times the wall (counted from the round's start, every cell's wait was the whole queue
+	// ahead of it: 27315 s summed for a 1494 s run with one slot).
+	slots := max(o.Jobs, 1)
+	sem := make(chan time.Time, slots)
+	for range slots {
+		sem <- time.Now()
+	}
 	for i, jb := range list {
+		var freed time.Time
 		select {
-		case sem <- struct{}{}:
+		case freed = <-sem:
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
 			break
 		}
 		wg.Add(1)
-		wait := time.Since(round)
+		wait := time.Since(freed)
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
+			defer func() { sem <- time.Now() }()
 			began := time.Now()
 			c, err := each(ctx, o, o.Targets[jb.Target], jb.Value)
 			c.Timing.Wait, c.Timing.Total = wait.Seconds(), time.Since(began).Seconds()

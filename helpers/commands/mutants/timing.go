@@ -8,8 +8,8 @@ import (
 	"github.com/classproof/classproof/helpers/runner"
 )
 
-// Timing is where one cell's time went, in seconds: the wait for a free slot (from the start of
-// its round: the baseline, then the variants), the suites' compile (cached after the first run),
+// Timing is where one cell's time went, in seconds: the wait for a free slot (the time its slot
+// stood idle before it began, so that waits add up), the suites' compile (cached after the first run),
 // the variant's build, Ginkgo's run split into the specs' own time and the rest (suite setup,
 // starting processes, reporting), and the sweep. A benchmark's figures: nothing asserts them.
 type Timing struct {

@@ -14,7 +14,7 @@ import (
 )
 
 var benchCommand = command{"bench", "does the class keep a foreground probe on time under load, and what does it cost",
-	"classproof bench --out out/bench", "0 measured; 1 an expectation failed; 2 bad flags or no Go", needsGo("bench", "it builds the probe and the load", benchCmd)}
+	"classproof bench --out out/bench", "0 measured; 1 an expectation failed; 2 bad flags, no Go, or a bench that could not measure or write its results", needsGo("bench", "it builds the probe and the load", benchCmd)}
 
 func benchCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -54,13 +54,11 @@ func benchCmd(ctx context.Context, args []string) int {
 	o.Log = os.Stderr
 	r, err := bench.Bench(ctx, o)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "classproof bench:", err)
-		return exitFailed
+		return fail("bench", err)
 	}
 	r.Command = "classproof bench " + strings.Join(args, " ")
 	if err := r.Write(o.OutDir); err != nil {
-		fmt.Fprintln(os.Stderr, "classproof bench:", err)
-		return exitFailed
+		return fail("bench", err)
 	}
 	fmt.Print(r.Table())
 	fmt.Printf("\n%s\n", r.RatioText())
@@ -93,13 +91,11 @@ func ioBenchCmd(ctx context.Context, fs *flag.FlagSet, cpu bench.Options, noLoop
 	}
 	r, err := bench.IOBench(ctx, o)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "classproof bench --io:", err)
-		return exitFailed
+		return fail("bench --io", err)
 	}
 	r.Command = "classproof bench " + strings.Join(args, " ")
 	if err := r.Write(o.OutDir); err != nil {
-		fmt.Fprintln(os.Stderr, "classproof bench --io:", err)
-		return exitFailed
+		return fail("bench --io", err)
 	}
 	fmt.Printf("filesystem: %s\nscheduler: %s\n\n%s", r.Filesystem, r.SchedulerText(), r.Table())
 	fmt.Printf("wrote %s, %s\n", filepath.Join(o.OutDir, "io.md"), filepath.Join(o.OutDir, "io.json"))

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/commands/mutants"
 	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/runner"
@@ -26,7 +25,6 @@ func exitFor(err error) int {
 	var (
 		disagrees gate.Disagreement
 		ended     *runner.EndError
-		unusable  *binaries.LauncherError
 	)
 	switch {
 	case err == nil:
@@ -37,10 +35,8 @@ func exitFor(err error) int {
 		return exitFailed
 	case errors.As(err, &ended) && ended.Step == runner.EndSweep:
 		return exitFailed
-	case errors.As(err, &unusable):
-		return exitUsage // the manifest's launcher cannot be made ready: its build or its binaries
 	}
-	return exitUsage
+	return exitUsage // anything else: the work could not be done (a launcher that cannot be made ready too)
 }
 
 // fail says err once, on stderr, under the command's name ("" for the CLI itself), and is its

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/binaries"
@@ -18,6 +19,7 @@ var redgreenCommand = command{"redgreen", "prove a fix: specs fail on a red comm
 	"classproof redgreen --red HEAD~1 --green HEAD --target ./classproof.yaml   (no selection: the proof is the fail-to-pass set; --focus/--label-filter narrow it)", "0 proven; 1 not proven; 2 bad refs, manifest or flags", redgreenCmd}
 
 func redgreenCmd(ctx context.Context, args []string) int {
+	start := time.Now() // --timeout bounds the whole command, as for run and bisect
 	fs := flag.NewFlagSet("redgreen", flag.ContinueOnError)
 	f := redgreen.DefaultFlags()
 	f.Define(fs)
@@ -34,7 +36,7 @@ func redgreenCmd(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail("redgreen", err)
 	}
-	o, err := f.Options(targets.Catalog(), kit)
+	o, err := f.Options(targets.Catalog(), kit, start)
 	if err != nil {
 		return fail("redgreen", err)
 	}

@@ -4,6 +4,7 @@ package redgreen
 
 import (
 	"testing"
+	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/binaries"
@@ -16,7 +17,7 @@ func options(t *testing.T, f Flags) Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := f.Options(targets.Catalog(), kit)
+	o, err := f.Options(targets.Catalog(), kit, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,8 +55,8 @@ func (f Flags) Args() []string {
 // Options checks the flags and resolves the proof's launchers (launcher.Resolve) with the kit in
 // kit: in repository mode one manifest, built from each side's checkout of Repo; else one
 // prebuilt launcher per side. Every path is made absolute, so the Reproduce line works from any
-// folder.
-func (f Flags) Options(c launcher.Catalog, kit string) (Options, error) {
+// folder. The deadline counts from start, when the command began.
+func (f Flags) Options(c launcher.Catalog, kit string, start time.Time) (Options, error) {
 	repoMode := f.RedTarget == "" && f.GreenTarget == ""
 	switch {
 	case repoMode && (f.Red == "" || f.Green == "" || f.Target == ""):
@@ -74,7 +74,7 @@ func (f Flags) Options(c launcher.Catalog, kit string) (Options, error) {
 			}
 		}
 	}
-	o := Options{Flags: f, Selection: Selection{Focus: f.Focus, LabelFilter: f.LabelFilter}, Deadline: f.Deadline(time.Now())}
+	o := Options{Flags: f, Selection: Selection{Focus: f.Focus, LabelFilter: f.LabelFilter}, Deadline: f.Deadline(start)}
 	if repoMode {
 		o.Launcher, err = launcher.Resolve(c, f.Target, f.Vars, kit, f.Repo)
 		if err == nil {

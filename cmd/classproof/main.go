@@ -11,6 +11,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/cgroup"
 	"github.com/classproof/classproof/helpers/base/interrupt"
+	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/report/actions"
 )
 
@@ -26,7 +27,7 @@ func main() {
 	code := dispatch(ctx, os.Args[1:])
 	stop()
 	// Before the guard lifts: nothing a launcher left could write to stdout after it.
-	if leaks, err := cgroup.CloseContained(); len(leaks) > 0 || err != nil {
+	if leaks, err := cgroup.CloseContained(proc.Reap); len(leaks) > 0 || err != nil {
 		for _, l := range leaks {
 			fmt.Printf("LEAK: %s was still in classproof's cgroup at exit (killed now)\n", l)
 		}

@@ -117,7 +117,7 @@ func sweep(res *Result, pl *plan, token string, runCg *cgroup.Cgroup) error {
 		res.Leaks = append(res.Leaks, left...)
 		return err
 	}
-	left, err := runCg.Close()
+	left, err := runCg.Close(proc.Reap)
 	for _, l := range left {
 		res.Leaks = append(res.Leaks, "in the run's cgroup: "+l)
 	}

@@ -142,7 +142,7 @@ func (env *Env) sweepEach() {
 	changed, longErr := env.endLong()
 	checkOwn("at the end of the suite")
 	var leaks []string
-	left, err := cgroup.CloseContained() // a cgroup this process made, run without the CLI
+	left, err := cgroup.CloseContained(proc.Reap) // a cgroup this process made, run without the CLI
 	Must(err, "closing this process's cgroup")
 	if len(left) > 0 {
 		leaks = append(leaks, "processes still in this process's cgroup after the suite (now killed):\n  "+strings.Join(left, "\n  "))

@@ -65,7 +65,7 @@ func sweepStale(mount, own string) {
 			continue
 		}
 		if cg, err := openCgroup(mount, filepath.Join(own, d.Name()), true); err == nil {
-			_, _ = cg.Close()
+			_, _ = cg.Close(func() {}) // a crashed run's processes: none is our child to wait for
 		}
 	}
 }
@@ -209,7 +209,7 @@ func (c *Cgroup) Members() ([]int, error) {
 // Close is the end of c: every process still in it that is not already dying of a SIGKILL of the
 // kit's is a leak, named with its pid, args and class; then cgroup.kill, a wait until the kernel
 // says it is empty, and the folders removed, deepest first.
-func (c *Cgroup) Close() (leaks []string, err error) {
+func (c *Cgroup) Close(reap func()) (leaks []string, err error) {
 	members, err := c.Members()
 	if err != nil {
 		return nil, fmt.Errorf("cgroup %s: reading its members: %w", c.Path, err)
@@ -219,7 +219,7 @@ func (c *Cgroup) Close() (leaks []string, err error) {
 			leaks = append(leaks, Leftover(pid))
 		}
 	}
-	if err := c.kill(proctable.StarvedFactor * 10 * time.Second); err != nil {
+	if err := c.kill(proctable.StarvedFactor*10*time.Second, reap); err != nil {
 		return leaks, err
 	}
 	if c.made {
@@ -239,8 +239,9 @@ func (c *Cgroup) Kill() error {
 }
 
 // kill writes cgroup.kill (SIGKILL to every process in c and below, one that forks meanwhile
-// included) and waits until cgroup.events says "populated 0".
-func (c *Cgroup) kill(wait time.Duration) error {
+// included), waits until cgroup.events says "populated 0", then reaps: the caller knows which
+// children are its own to wait for (proc.Reap, for a subreaper's orphans).
+func (c *Cgroup) kill(wait time.Duration, reap func()) error {
 	if err := c.Kill(); err != nil {
 		return fmt.Errorf("cgroup %s: writing cgroup.kill: %w", c.Path, err)
 	}
@@ -251,7 +252,7 @@ func (c *Cgroup) kill(wait time.Duration) error {
 			return fmt.Errorf("cgroup %s: %w", c.Path, err)
 		}
 		if bytes.Contains(b, []byte("populated 0")) {
-			Reap() // what was handed to the kit as a subreaper
+			reap() // what was handed to the kit as a subreaper
 			return nil
 		}
 		if time.Now().After(deadline) {

@@ -25,7 +25,7 @@ func needCgroup(t *testing.T) *Cgroup {
 // TestMain ends the cgroup this test process made, as the CLI and the suites do at their end.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if left, err := CloseContained(); len(left) > 0 || err != nil {
+	if left, err := CloseContained(func() {}); len(left) > 0 || err != nil {
 		println("cgroup tests: this process's cgroup at the end:", strings.Join(left, "; "), err)
 		code = 1
 	}
@@ -67,7 +67,7 @@ func TestOnlyAProvablyGoneOwnersCgroupIsSwept(t *testing.T) {
 		}
 		sleeps[name] = s
 		go func() { _ = s.Wait() }()
-		t.Cleanup(func() { _ = c.kill(5 * time.Second); _ = c.remove() })
+		t.Cleanup(func() { _ = c.kill(5*time.Second, func() {}); _ = c.remove() })
 	}
 	sweepStale(mount, parent)
 	for name, swept := range names {

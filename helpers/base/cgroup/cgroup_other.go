@@ -20,9 +20,9 @@ func openRoot() (*Cgroup, bool, error) {
 }
 
 // The methods exist so that callers need no build tags; with no cgroup they are never reached.
-func (c *Cgroup) Child(string) (*Cgroup, error) { return nil, errNoCgroup }
-func (c *Cgroup) Start(*exec.Cmd)               {}
-func (c *Cgroup) Holds(int) bool                { return false }
-func (c *Cgroup) Members() ([]int, error)       { return nil, errNoCgroup }
-func (c *Cgroup) Close() ([]string, error)      { return nil, nil }
-func (c *Cgroup) Kill() error                   { return errNoCgroup }
+func (c *Cgroup) Child(string) (*Cgroup, error)  { return nil, errNoCgroup }
+func (c *Cgroup) Start(*exec.Cmd)                {}
+func (c *Cgroup) Holds(int) bool                 { return false }
+func (c *Cgroup) Members() ([]int, error)        { return nil, errNoCgroup }
+func (c *Cgroup) Close(func()) ([]string, error) { return nil, nil }
+func (c *Cgroup) Kill() error                    { return errNoCgroup }

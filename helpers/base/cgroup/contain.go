@@ -70,8 +70,8 @@ func Contained() Containment {
 
 // CloseContained kills what is left in a cgroup this process made for itself and removes it; a
 // cgroup handed down by the CLI is the CLI's to close. It returns a line per process that was
-// still there, each a leak.
-func CloseContained() ([]string, error) {
+// still there, each a leak. reap runs once it is empty (Close).
+func CloseContained(reap func()) ([]string, error) {
 	if !root.used.Load() {
 		return nil, nil // never asked for: nothing was made
 	}
@@ -79,7 +79,7 @@ func CloseContained() ([]string, error) {
 	if c.Cgroup == nil || !root.made {
 		return nil, nil
 	}
-	return c.Cgroup.Close()
+	return c.Cgroup.Close(reap)
 }
 
 // Leftover describes a process found in a cgroup after everything tracked in it was killed.
@@ -99,7 +99,3 @@ func Name(kind string, n int64) string {
 
 // None is a cgroup that holds no process: the scope of a Set that started nothing in one.
 func None(why string) *Cgroup { return &Cgroup{Path: why, rel: "\x00", fd: -1} }
-
-// Reap waits for the zombies handed to this process (a subreaper) once a cgroup is empty;
-// helpers/base/proc sets it, as it knows which children are its own to wait for.
-var Reap = func() {}

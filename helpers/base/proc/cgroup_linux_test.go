@@ -89,7 +89,7 @@ func TestTheCgroupDecidesTheTie(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer other.Close()
+	defer other.Close(Reap)
 	in := &Set{}
 	for _, c := range []struct {
 		name string
@@ -127,7 +127,7 @@ func syscallKill(pid int) error {
 // TestMain ends the cgroup this test process made, as the CLI and the suites do at their end.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if left, err := cgroup.CloseContained(); len(left) > 0 || err != nil {
+	if left, err := cgroup.CloseContained(Reap); len(left) > 0 || err != nil {
 		println("proc tests: this process's cgroup at the end:", strings.Join(left, "; "), err)
 		code = 1
 	}

@@ -21,7 +21,7 @@ func (s *Set) closeCgroup() error {
 	if cg == nil {
 		return nil
 	}
-	leaks, err := cg.Close()
+	leaks, err := cg.Close(Reap)
 	if len(leaks) > 0 {
 		err = errors.Join(fmt.Errorf("LEAK: still in the cgroup after the cleanup (it escaped the kit's tracking; killed with cgroup.kill): %s", strings.Join(leaks, "; ")), err)
 	}

@@ -114,7 +114,9 @@ var owned sync.Map
 
 // The cgroup package reaps through this package once a cgroup is empty: only it knows which
 // children are its own (os/exec waits for those) and which were handed to it as a subreaper.
-func init() { cgroup.Reap = func() { _ = reapOrphans() } }
+// Reap collects the zombies handed to this process as a subreaper that no os/exec Wait will:
+// what a cgroup's Close runs once the cgroup is empty (cgroup.Cgroup.Close's reap).
+func Reap() { _ = reapOrphans() }
 
 // reapOrphans collects every zombie child of ours that no os/exec Wait will: as a subreaper the kit
 // inherits the orphans of everything below it, and nobody else would ever reap them.

@@ -38,7 +38,7 @@ func observeCmd(ctx context.Context, args []string) int {
 			continue
 		}
 		line := o.String()
-		if d := oracle.DecidedBy(o, nil); d != "" {
+		if d := oracle.DecidedBy(o, nil).String(); d != "" {
 			line += " [" + d + "]"
 		}
 		fmt.Println(line)

@@ -9,6 +9,8 @@ package oracle
 import (
 	"fmt"
 	"strings"
+
+	"github.com/classproof/classproof/helpers/base/contract"
 )
 
 // Meaning is what "background" means for a target on one OS.
@@ -136,15 +138,34 @@ func (o Observation) String() string {
 	return fmt.Sprintf("%s pid %d: %s", o.Role, o.Pid, o.Summary())
 }
 
-// DecidedBy says, for a receipt, which macOS reading a verdict on o rested on: the base
-// priority when it was read (for a comparison with the control, on both sides), else ps pri.
-// control is nil for a verdict on o alone. "" on Linux, where every field counts.
-func DecidedBy(o Observation, control *Observation) string {
+// Decision is which reading a verdict on a process rested on: Reading is one of
+// contract.ReadingBasePri, ReadingPsPri, ReadingEveryField, a value the report counts by, never
+// parsed back from prose; Unread says why the base priority was not read when ps pri decided.
+type Decision struct {
+	Reading string
+	Unread  string
+}
+
+// String is the decision as a receipt says it: "" on Linux, where every field counts.
+func (d Decision) String() string {
+	switch d.Reading {
+	case contract.ReadingBasePri:
+		return "decided by base pri"
+	case contract.ReadingPsPri:
+		return "decided by ps pri; base pri unread (" + d.Unread + ")"
+	}
+	return ""
+}
+
+// DecidedBy says which macOS reading a verdict on o rested on: the base priority when it was
+// read (for a comparison with the control, on both sides), else ps pri. control is nil for a
+// verdict on o alone. On Linux every field counts.
+func DecidedBy(o Observation, control *Observation) Decision {
 	if o.GOOS != "darwin" {
-		return ""
+		return Decision{Reading: contract.ReadingEveryField}
 	}
 	if o.BaseRead && (control == nil || control.BaseRead) {
-		return "decided by base pri"
+		return Decision{Reading: contract.ReadingBasePri}
 	}
 	whose, why := "", o.BaseErr
 	if o.BaseRead { // then the control's was not
@@ -153,7 +174,7 @@ func DecidedBy(o Observation, control *Observation) string {
 	if why == "" {
 		why = "not read"
 	}
-	return "decided by ps pri; base pri unread (" + whose + why + ")"
+	return Decision{Reading: contract.ReadingPsPri, Unread: whose + why}
 }
 
 // Subject names a process to observe. EveryThread reads each of its threads too: a harness's

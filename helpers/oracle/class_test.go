@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/classproof/classproof/fixtures/ps"
+	"github.com/classproof/classproof/helpers/base/contract"
 )
 
 func TestParseDarwinPS(t *testing.T) {
@@ -75,7 +76,7 @@ func TestDarwinControlComparisonUsesBase(t *testing.T) {
 	if ok, why := SameClass(decayed, control); !ok {
 		t.Errorf("same base priority, ps pri decayed: %s", why)
 	}
-	if d := DecidedBy(decayed, &control); d != "decided by base pri" {
+	if d := DecidedBy(decayed, &control); d.String() != "decided by base pri" || d.Reading != contract.ReadingBasePri {
 		t.Errorf("DecidedBy = %q", d)
 	}
 	noBase := control
@@ -83,11 +84,11 @@ func TestDarwinControlComparisonUsesBase(t *testing.T) {
 	if ok, why := SameClass(decayed, noBase); ok || why != "ps pri 20, control's 31" {
 		t.Errorf("control's base unread: ok=%v why=%q", ok, why)
 	}
-	if d := DecidedBy(decayed, &noBase); d != "decided by ps pri; base pri unread (the control's: not read)" {
+	if d := DecidedBy(decayed, &noBase); d.String() != "decided by ps pri; base pri unread (the control's: not read)" || d.Reading != contract.ReadingPsPri {
 		t.Errorf("DecidedBy = %q", d)
 	}
 	linux := Observation{GOOS: "linux", Pri: 19, Cls: "TS"}
-	if d := DecidedBy(linux, &linux); d != "" {
+	if d := DecidedBy(linux, &linux); d.String() != "" || d.Reading != contract.ReadingEveryField {
 		t.Errorf("Linux DecidedBy = %q, want none", d)
 	}
 }

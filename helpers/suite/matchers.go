@@ -2,7 +2,6 @@ package suite
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega/gcustom"
@@ -27,7 +26,7 @@ control {{.Data.Control}}`
 // background in the sense of m. The failure message is a receipt: each process that is not, what
 // ps said, what was expected, and the control's reading.
 func BeAtBackground(m oracle.Meaning, control oracle.Observation) types.GomegaMatcher {
-	return classMatcher(control, "background = "+m.Describe(), func(o oracle.Observation) (bool, string, string) {
+	return classMatcher(control, "background = "+m.Describe(), func(o oracle.Observation) (bool, string, oracle.Decision) {
 		ok, why := oracle.Background(m, o, control)
 		return ok, why, oracle.DecidedBy(o, nil)
 	})
@@ -37,7 +36,7 @@ func BeAtBackground(m oracle.Meaning, control oracle.Observation) types.GomegaMa
 // kit started itself: "normal" is whatever a process the launcher did not touch gets here, never
 // a hard-coded number.
 func HaveControlClass(control oracle.Observation) types.GomegaMatcher {
-	return classMatcher(control, "the control's class", func(o oracle.Observation) (bool, string, string) {
+	return classMatcher(control, "the control's class", func(o oracle.Observation) (bool, string, oracle.Decision) {
 		ok, why := oracle.SameClass(o, control)
 		return ok, why, oracle.DecidedBy(o, &control)
 	})
@@ -45,7 +44,7 @@ func HaveControlClass(control oracle.Observation) types.GomegaMatcher {
 
 // check returns the verdict, why not, and which reading decided (oracle.DecidedBy). Each process
 // judged is recorded in the report (recordReading), once per matcher for each distinct reading.
-func classMatcher(control oracle.Observation, expect string, check func(oracle.Observation) (bool, string, string)) types.GomegaMatcher {
+func classMatcher(control oracle.Observation, expect string, check func(oracle.Observation) (bool, string, oracle.Decision)) types.GomegaMatcher {
 	v := &verdict{Control: control.String(), Expect: expect}
 	recorded := map[string]bool{}
 	return gcustom.MakeMatcher(func(actual any) (bool, error) {
@@ -81,8 +80,8 @@ func classMatcher(control oracle.Observation, expect string, check func(oracle.O
 			if why != "" {
 				line += " -- " + why
 			}
-			if decided != "" {
-				line += " [" + decided + "]"
+			if d := decided.String(); d != "" {
+				line += " [" + d + "]"
 			}
 			v.Lines = append(v.Lines, line+fmt.Sprintf(" (ps said %q)", o.PS))
 		}
@@ -93,20 +92,13 @@ func classMatcher(control oracle.Observation, expect string, check func(oracle.O
 // recordReading adds a report entry for one judged process, named by the reading that decided
 // (contract.ReadingEntry), unless this matcher recorded the same line already: Consistently asks
 // the matcher every 100 ms, and one entry per change is the evidence.
-func recordReading(recorded map[string]bool, o oracle.Observation, decided string, ok bool) {
-	kind := contract.ReadingEveryField
-	switch {
-	case strings.HasPrefix(decided, "decided by base pri"):
-		kind = contract.ReadingBasePri
-	case strings.HasPrefix(decided, "decided by ps pri"):
-		kind = contract.ReadingPsPri
-	}
+func recordReading(recorded map[string]bool, o oracle.Observation, decided oracle.Decision, ok bool) {
 	line := fmt.Sprintf("%s (ps said %q) [%s] ok=%v", o, o.PS, decided, ok)
 	if recorded[line] {
 		return
 	}
 	recorded[line] = true
-	recordEntry(contract.ReadingEntry+kind, line)
+	recordEntry(contract.ReadingEntry+decided.Reading, line)
 }
 
 // recordEntry adds a report entry to the running spec; the matchers' own unit tests, which run

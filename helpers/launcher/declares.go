@@ -137,7 +137,7 @@ func (m *Manifest) LeftOut(meaning oracle.Meaning) map[string]string {
 		no(label.NeedsSpawnSpec, "target %s declares no agent host with a raw spawn-spec command (host, spawn_spec)", m.Name)
 	}
 	if m.SpawnSpecRewrites {
-		no(label.NeedsRawSpawnSpec, "target %s's spawn_spec command rewrites each spec (spawn_spec_rewrites): bytes the host must refuse would be judged by its adapter, not its host", m.Name)
+		no(label.NeedsRawSpawnSpec, "target %s's spawn_spec command rewrites each spawn spec (spawn_spec_rewrites): bytes the host must refuse would be judged by its adapter, not its host", m.Name)
 	}
 	c := m.Conventions
 	if !c.FoldCase {

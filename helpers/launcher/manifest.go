@@ -28,15 +28,15 @@ type Manifest struct {
 	Config     *Config           `yaml:"config"`
 	Explain    *Explain          `yaml:"explain"`
 	SpawnSpec  []string          `yaml:"spawn_spec"` // optional: hand the agent host a raw spec file {spec}
-	// SpawnSpecTranslate, with spawn_spec, turns a spec the kit writes ({spec}) into the host's
-	// own bytes, printed on its stdout; spawn_spec then hands the host bytes as they are: each
-	// spec translated, and each spec a host must refuse built from translated good bytes, so that
-	// only the defect under test is wrong (spawnspec.go).
+	// SpawnSpecTranslate, with spawn_spec, turns a spawn spec the kit writes ({spec}) into the
+	// host's own bytes, printed on its stdout; spawn_spec then hands the host bytes as they are:
+	// each spawn spec translated, and each one a host must refuse built from translated good
+	// bytes, so that only the defect under test is wrong (spawnspec.go).
 	SpawnSpecTranslate []string `yaml:"spawn_spec_translate"`
 	// Writes are folders the launcher's processes (daemon, host, sessions, client commands and all
 	// they start) may write beyond their own private folder {dir}; nothing else (helpers/base/sandbox).
 	Writes []string `yaml:"writes"`
-	// SpawnSpecRewrites says spawn_spec is an adapter that re-encodes a spec before the host
+	// SpawnSpecRewrites says spawn_spec is an adapter that re-encodes a spawn spec before the host
 	// sees it, so bytes the host must refuse never reach it: those specs are left out.
 	SpawnSpecRewrites bool `yaml:"spawn_spec_rewrites"`
 	// Conventions are what the target chooses beyond the seed's promises; the specs for one it

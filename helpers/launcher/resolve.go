@@ -11,7 +11,7 @@ import (
 // Resolved is a launcher as one command drives it: its manifest, read once, with the vars the
 // user set, and the folders its placeholders name. The CLI resolves it at its edge and hands it
 // to runner, redgreen, mutants, bench and doctor; none of them reads the manifest again. (The
-// suites, other processes, read it once each from Spec and Vars, which the run contract carries.)
+// suites, other processes, read it once each from the Target and Vars the run contract carries.)
 type Resolved struct {
 	Manifest *Manifest
 	// Ref names the manifest as the suites load it: an absolute path, "embedded:NAME", or ""

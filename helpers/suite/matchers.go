@@ -55,7 +55,7 @@ func classMatcher(control oracle.Observation, expect string, check func(oracle.O
 		case []oracle.Observation:
 			obs = a
 		default:
-			return false, fmt.Errorf("class matchers take an class.Observation or []class.Observation, got %T", actual)
+			return false, fmt.Errorf("class matchers take an oracle.Observation or []oracle.Observation, got %T", actual)
 		}
 		if len(obs) == 0 {
 			return false, fmt.Errorf("no observation to check: an empty list proves nothing")

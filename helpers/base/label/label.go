@@ -41,8 +41,8 @@ const (
 	// specs left out in that lane, and every spec that observes still runs.
 	ReadsResolved = "reads-resolved"
 	// NeedsRawSpawnSpec marks a spec that hands the agent host bytes it must refuse (malformed
-	// JSON, data after the object, a spec cut short or over the size limit). They must reach the
-	// host as they are: a target whose spawn_spec command rewrites specs (spawn_spec_rewrites)
+	// JSON, data after the object, a spawn spec cut short or over the size limit). They must reach
+	// the host as they are: a target whose spawn_spec command rewrites them (spawn_spec_rewrites)
 	// has these left out, since its adapter, not its host, would be judged.
 	NeedsRawSpawnSpec = "needs-raw-spawn-spec"
 	// RefusesClass marks a spec that checks a bad class value is refused. A promise where the

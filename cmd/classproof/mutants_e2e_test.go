@@ -34,7 +34,10 @@ func TestMutantsTakesRepoAndNamesAMissingVar(t *testing.T) {
 	run := func(args ...string) (int, string) {
 		t.Helper()
 		cmd := exec.Command(bin, args...)
-		cmd.Dir = dir
+		// The launcher as the kit's user: --repo is the kit's own checkout, which may sit in a
+		// 0700 folder (as CI's clean clone does) that a launcher user of its own cannot reach;
+		// only {kit} is staged for it.
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), "CLASSPROOF_LAUNCHER_UID=0")
 		out, err := cmd.CombinedOutput()
 		if ee, ok := err.(*exec.ExitError); ok {
 			return ee.ExitCode(), string(out)

@@ -50,6 +50,8 @@ type Env struct {
 	ownHarness string   // the folder of a harness this suite built (not one handed in by the CLI)
 	loadErr    error    // the manifest's, from Setup: it fails BeforeSuite, once
 	long       *runLong // the sessions started at the suite's beginning (wholerun.go)
+	// wholeRunTitle is the whole-run spec's container text, for matching a run's focus.
+	wholeRunTitle string
 }
 
 // shared is what the first process hands every other: the folders it built into.

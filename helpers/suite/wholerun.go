@@ -3,9 +3,12 @@ package suite
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 
 	"github.com/classproof/classproof/helpers/base/label"
@@ -33,7 +36,7 @@ type runLong struct {
 // before the first spec, not beside it: an instance's pids are written as it starts, and the
 // other instances of the process read them.
 func (env *Env) startLong() {
-	if GinkgoParallelProcess() != 1 {
+	if GinkgoParallelProcess() != 1 || !env.longSelected() {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -84,18 +87,51 @@ func (env *Env) endLong() ([]string, error) {
 	return changed, err
 }
 
+// longSelected says whether this run's filters select the whole-run spec of this run's platform:
+// a run focused elsewhere (a kill matrix's first spec, --focus, a label filter) starts no
+// sessions it would never judge, nor spends their start on its first process. A file filter
+// (FocusFiles, SkipFiles) is not read here: the sessions start.
+func (env *Env) longSelected() bool {
+	cfg, _ := GinkgoConfiguration()
+	if len(cfg.FocusFiles)+len(cfg.SkipFiles) > 0 {
+		return true
+	}
+	p := env.Platform
+	if cfg.LabelFilter != "" {
+		if match, err := types.ParseLabelFilter(cfg.LabelFilter); err == nil && !match([]string{p.Label, label.InheritArea, label.DirectArea}) {
+			return false
+		}
+	}
+	text := strings.Join([]string{env.wholeRunTitle, p.Title, wholeRunIt(p)}, " ")
+	for _, s := range cfg.SkipStrings {
+		if ok, _ := regexp.MatchString(s, text); ok {
+			return false
+		}
+	}
+	for _, s := range cfg.FocusStrings {
+		if ok, _ := regexp.MatchString(s, text); ok {
+			return true
+		}
+	}
+	return len(cfg.FocusStrings) == 0
+}
+
+func wholeRunIt(p lane.Platform) string {
+	return fmt.Sprintf("keeps the direct and the hosted session started at the suite's beginning, and a tool each starts at its end, at %s until the suite's end", p.Class)
+}
+
 // wholeRun registers the whole-run spec, one per platform, in every suite; its text names the
 // suite (the folder of the file that called Setup), so that a gate that keys specs by their text
 // tells one suite's from another's.
 func (env *Env) wholeRun(suiteName string) {
-	Describe("the whole run of the "+suiteName+" suite", func() {
+	env.wholeRunTitle = "the whole run of the " + suiteName + " suite"
+	Describe(env.wholeRunTitle, func() {
 		for _, p := range lane.Platforms {
 			Describe(p.Title, Label(p.Label, label.InheritArea, label.DirectArea), func() {
-				It(fmt.Sprintf("keeps the direct and the hosted session started at the suite's beginning, and a tool each starts at its end, at %s until the suite's end", p.Class),
-					Serial, SpecPriority(-1), func() {
-						RequirePlatform(p, env.Platform)
-						env.judgeLong(p)
-					})
+				It(wholeRunIt(p), Serial, SpecPriority(-1), func() {
+					RequirePlatform(p, env.Platform)
+					env.judgeLong(p)
+				})
 			})
 		}
 	})

@@ -86,10 +86,16 @@ func repoDir(flag string) (string, error) {
 	if flag != "" {
 		return filepath.Abs(flag)
 	}
-	if out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output(); err == nil {
-		return strings.TrimSpace(string(out)), nil
+	if root, ok := gitRoot("."); ok {
+		return root, nil
 	}
 	return os.Getwd()
+}
+
+// gitRoot is the root of the git repository dir is in; ok is false outside any.
+func gitRoot(dir string) (string, bool) {
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel").Output()
+	return strings.TrimSpace(string(out)), err == nil
 }
 
 // resolveTarget is the one target of a command's flags (--target, --lane, --var, --repo).
@@ -117,11 +123,10 @@ func repoFor(flag, ref string, note io.Writer) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel").Output()
-	if err != nil {
+	root, ok := gitRoot(dir)
+	if !ok {
 		return dir, nil // in no repository: the manifest's own folder
 	}
-	root := strings.TrimSpace(string(out))
 	if rel, err := filepath.Rel(root, dir); err == nil && rel != "." {
 		fmt.Fprintf(note, "classproof: {repo} is %s, the root of the git repository that holds %s (in its subfolder %s); give --repo to name another\n", root, ref, rel)
 	}

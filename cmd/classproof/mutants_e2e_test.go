@@ -4,7 +4,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -33,18 +32,10 @@ func TestMutantsTakesRepoAndNamesAMissingVar(t *testing.T) {
 	dir := t.TempDir()
 	run := func(args ...string) (int, string) {
 		t.Helper()
-		cmd := exec.Command(bin, args...)
 		// The launcher as the kit's user: --repo is the kit's own checkout, which may sit in a
 		// 0700 folder (as CI's clean clone does) that a launcher user of its own cannot reach;
 		// only {kit} is staged for it.
-		cmd.Dir, cmd.Env = dir, append(os.Environ(), "CLASSPROOF_LAUNCHER_UID=0")
-		out, err := cmd.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); ok {
-			return ee.ExitCode(), string(out)
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return 0, string(out)
+		return cliIn(t, dir, []string{"CLASSPROOF_LAUNCHER_UID=0"}, bin, args...)
 	}
 	values := filepath.Join(dir, "variants.tsv")
 	must(t, os.WriteFile(values, []byte("noclass\tno class step\n"), 0o644))

@@ -146,8 +146,14 @@ func cellsWhere(m *mutants.Matrix, f func(mutants.Cell) bool) int {
 
 func cli(t *testing.T, kit, bin string, args ...string) (int, string) {
 	t.Helper()
+	return cliIn(t, kit, nil, bin, args...)
+}
+
+// cliIn is cli started in dir, with env added to the test's own.
+func cliIn(t *testing.T, dir string, env []string, bin string, args ...string) (int, string) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Dir = kit
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {

@@ -98,7 +98,7 @@ func (env *Env) longSelected() bool {
 	}
 	p := env.Platform
 	if cfg.LabelFilter != "" {
-		if match, err := types.ParseLabelFilter(cfg.LabelFilter); err == nil && !match([]string{p.Label, label.InheritArea, label.DirectArea}) {
+		if match, err := types.ParseLabelFilter(cfg.LabelFilter); err == nil && !match(wholeRunLabels(p)) {
 			return false
 		}
 	}
@@ -116,6 +116,11 @@ func (env *Env) longSelected() bool {
 	return len(cfg.FocusStrings) == 0
 }
 
+// wholeRunLabels are the whole-run spec's labels: the spec's and longSelected's one list.
+func wholeRunLabels(p lane.Platform) []string {
+	return []string{p.Label, label.InheritArea, label.DirectArea}
+}
+
 func wholeRunIt(p lane.Platform) string {
 	return fmt.Sprintf("keeps the direct and the hosted session started at the suite's beginning, and a tool each starts at its end, at %s until the suite's end", p.Class)
 }
@@ -127,7 +132,7 @@ func (env *Env) wholeRun(suiteName string) {
 	env.wholeRunTitle = "the whole run of the " + suiteName + " suite"
 	Describe(env.wholeRunTitle, func() {
 		for _, p := range lane.Platforms {
-			Describe(p.Title, Label(p.Label, label.InheritArea, label.DirectArea), func() {
+			Describe(p.Title, Label(wholeRunLabels(p)...), func() {
 				It(wholeRunIt(p), Serial, SpecPriority(-1), func() {
 					RequirePlatform(p, env.Platform)
 					env.judgeLong(p)

@@ -3,6 +3,7 @@ package resolve_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -64,7 +65,7 @@ var _ = Describe("resolve: near misses and rules on every path", Label(label.Res
 				l := env.Launch(launcher.LaunchOptions{})
 				file, err := l.ConfigFile()
 				suite.Must(err)
-				for _, v := range append(nearMisses, nulMisses...) {
+				for _, v := range slices.Concat(nearMisses, nulMisses) {
 					cfg := map[string]any{}
 					setLeaf(cfg, m.Config.FileKey, v.value)
 					b, err := json.Marshal(cfg)
@@ -73,7 +74,7 @@ var _ = Describe("resolve: near misses and rules on every path", Label(label.Res
 					refuse(l, v.value, nil)
 				}
 			case "a reference in the profile's env":
-				values := append(nearMisses, struct{ title, value string }{"an empty reference result", ""})
+				values := slices.Concat(nearMisses, []struct{ title, value string }{{"an empty reference result", ""}})
 				daemonEnv := map[string]string{}
 				for i, v := range values {
 					daemonEnv[fmt.Sprintf("CP_NEAR_%d", i)] = v.value

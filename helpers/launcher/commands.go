@@ -56,7 +56,7 @@ func (l *Instance) config(field string, pick func(*Config) []string, key, value 
 	if c == nil {
 		return "", fmt.Errorf("config: %w", ErrNotDeclared)
 	}
-	argv, out, err := l.run(field, pick(c), map[string]string{"key": key, "value": value}, "config.env", c.Env, prefix...)
+	argv, out, err := l.run(At{Run: field, Env: "config.env"}, Command{Run: pick(c), Env: c.Env}, map[string]string{"key": key, "value": value}, prefix...)
 	if err != nil {
 		return out, &CommandError{Field: field, Argv: argv, Output: out, Err: err}
 	}
@@ -86,7 +86,7 @@ func (l *Instance) Explain(profileEnv map[string]string) (Explained, error) {
 	if err != nil {
 		return Explained{}, err
 	}
-	argv, out, err := l.run("explain.run", e.Run, map[string]string{"profile": profile}, "", nil)
+	argv, out, err := l.run(At{Run: "explain.run"}, Command{Run: e.Run}, map[string]string{"profile": profile})
 	if err != nil {
 		return Explained{Output: out}, &CommandError{Field: "explain.run", Argv: argv, Output: out, Err: err}
 	}

@@ -91,12 +91,16 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 		return err
 	}
 	defer unstage()
-	argv, dir, err := d.buildCommand(vals)
+	x, err := d.expandBuild(vals)
+	if err == nil {
+		// The launcher's user runs the build: its command must be one that user can run.
+		err = d.reachable(x, vals)
+	}
 	if err != nil {
 		return err
 	}
-	logBuild(log, d.Manifest.Name, dir, argv)
-	may, env, tmp, err := d.buildWrites(vals)
+	logBuild(log, d.Manifest.Name, x.Dir, x.Argv)
+	may, env, tmp, err := d.buildWrites(x.Env, vals)
 	defer os.RemoveAll(tmp)
 	if err != nil {
 		return err
@@ -116,7 +120,7 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 		return err
 	}
 	defer c.sp.Close()
-	cmd, err := d.start(ctx, set, "build step", argv, dir, d.env(token, env), io.MultiWriter(&out, Capped(log, LogBytes, "the build step")), c)
+	cmd, err := d.start(ctx, set, "build step", x.Argv, x.Dir, d.env(token, env), io.MultiWriter(&out, Capped(log, LogBytes, "the build step")), c)
 	if err == nil {
 		err = cmd.Wait()
 		// What it left running (a compiler server, a setsid child) dies with the build: a run
@@ -130,7 +134,7 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	}
 	if err != nil {
 		said := out.String()
-		return &BuildError{Manifest: d.Manifest.Source, Argv: argv, Dir: dir, Output: said + d.refused(said, c, "build.writes"), Err: err}
+		return &BuildError{Manifest: d.Manifest.Source, Argv: x.Argv, Dir: x.Dir, Output: said + d.refused(said, c, "build.writes"), Err: err}
 	}
 	return d.CheckBinaries()
 }
@@ -197,8 +201,9 @@ func copyTree(src, dst string) error {
 }
 
 // buildWrites is what the build step may write, {bin}, {cache}, a TMPDIR of its own (made here;
-// the caller removes it) and the manifest's build.writes, and its environment.
-func (d *Driver) buildWrites(vals map[string]string) (may sandbox.Policy, env map[string]string, tmp string, err error) {
+// the caller removes it) and the manifest's build.writes, and its environment: the kit's settings
+// and then the expanded build.env, declared.
+func (d *Driver) buildWrites(declaredEnv map[string]string, vals map[string]string) (may sandbox.Policy, env map[string]string, tmp string, err error) {
 	declared, err := writes("build.writes", d.Manifest.Build.Writes, vals)
 	if err != nil {
 		return may, nil, "", fmt.Errorf("target manifest %s: %w", d.Manifest.Source, err)
@@ -218,11 +223,7 @@ func (d *Driver) buildWrites(vals map[string]string) (may sandbox.Policy, env ma
 		env["HOME"] = filepath.Join(vals["cache"], "home")
 		may.Dirs = append(may.Dirs, env["HOME"])
 	}
-	x, err := d.Manifest.Expand("build.run", nil, "build.env", d.Manifest.Build.Env, "", "", vals)
-	if err != nil {
-		return may, nil, tmp, err
-	}
-	maps.Copy(env, x.Env)
+	maps.Copy(env, declaredEnv)
 	return may, env, tmp, nil
 }
 

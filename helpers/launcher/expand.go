@@ -16,22 +16,31 @@ type Expanded struct {
 	Dir   string // "" when the command has no folder of its own
 }
 
-// Expand fills run, env and dir (at the manifest keys field, field's env and field's dir; dir ""
-// for none) with vals. An error names the manifest and the one key that could not be filled:
-// "target manifest PATH: daemon.env.HOME: placeholders with no value here: {hme}".
-func (m *Manifest) Expand(field string, run []string, envField string, env map[string]string, dirField, dir string, vals map[string]string) (Expanded, error) {
-	x := Expanded{Field: field, Env: map[string]string{}}
+// At is where a command's parts sit in the manifest, so that an error names the one key that
+// could not be filled. A client command's argv has a key of its own ("config.set") and may share
+// an env with others ("config.env"); a section's parts are keys below it (Section).
+type At struct{ Run, Env, Dir string }
+
+// Section is where the parts of a command that is a manifest section sit: Section("build") is
+// build.run, build.env and build.dir.
+func Section(name string) At { return At{Run: name + ".run", Env: name + ".env", Dir: name + ".dir"} }
+
+// Expand fills c's argv, env and folder with vals. An error names the manifest and the one key
+// that could not be filled: "target manifest PATH: daemon.env.HOME: placeholders with no value
+// here: {hme}".
+func (m *Manifest) Expand(at At, c Command, vals map[string]string) (Expanded, error) {
+	x := Expanded{Field: at.Run, Env: map[string]string{}}
 	var err error
-	if x.Argv, err = expand(run, vals); err != nil {
-		return x, m.fieldError(field, err)
+	if x.Argv, err = expand(c.Run, vals); err != nil {
+		return x, m.fieldError(at.Run, err)
 	}
-	for k, v := range env {
-		if x.Env[k], err = m.ExpandOne(envField+"."+k, v, vals); err != nil {
+	for k, v := range c.Env {
+		if x.Env[k], err = m.ExpandOne(at.Env+"."+k, v, vals); err != nil {
 			return x, err
 		}
 	}
-	if dir != "" {
-		x.Dir, err = m.ExpandOne(dirField, dir, vals)
+	if c.Dir != "" {
+		x.Dir, err = m.ExpandOne(at.Dir, c.Dir, vals)
 	}
 	return x, err
 }

@@ -1,7 +1,6 @@
 package launcher
 
 import (
-	"cmp"
 	"context"
 	"io"
 	"os"
@@ -18,20 +17,18 @@ import (
 // The build env's other settings hold (CGO_ENABLED, GOFLAGS); its GOCACHE, the sandbox's, does
 // not. The binaries are then checked as after Build.
 func (d *Driver) BuildAsKit(ctx context.Context, log io.Writer) error {
-	b := d.Manifest.Build
-	if b == nil {
+	if d.Manifest.Build == nil {
 		return nil
 	}
-	x, err := d.Manifest.Expand("build.run", b.Run, "build.env", b.Env, "build.dir", b.Dir, d.vals)
+	x, err := d.expandBuild(d.vals)
 	if err != nil {
 		return err
 	}
 	delete(x.Env, "GOCACHE")
-	dir := cmp.Or(x.Dir, d.vals["kit"])
-	logBuild(log, d.Manifest.Name, dir, x.Argv)
+	logBuild(log, d.Manifest.Name, x.Dir, x.Argv)
 	cmd := exec.CommandContext(ctx, x.Argv[0], x.Argv[1:]...)
 	proc.Command(cmd) // ctx's end kills the build's process group
-	cmd.Dir = dir
+	cmd.Dir = x.Dir
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	for k, v := range x.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -40,7 +37,7 @@ func (d *Driver) BuildAsKit(ctx context.Context, log io.Writer) error {
 	cmd.Stdout = io.MultiWriter(&out, Capped(log, LogBytes, "the build step"))
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Run(); err != nil {
-		return &BuildError{Manifest: d.Manifest.Source, Argv: x.Argv, Dir: dir, Output: out.String(), Err: err}
+		return &BuildError{Manifest: d.Manifest.Source, Argv: x.Argv, Dir: x.Dir, Output: out.String(), Err: err}
 	}
 	return d.CheckBinaries()
 }

@@ -110,7 +110,7 @@ type service struct {
 }
 
 func (l *Instance) startService(role, field string, s Service, extraEnv map[string]string, log io.Writer) (int, error) {
-	x, err := l.d.Manifest.Expand(field+".run", s.Run, field+".env", s.Env, "", "", l.vals)
+	x, err := l.d.Manifest.Expand(Section(field), s.command(), l.vals)
 	if err != nil {
 		return 0, err
 	}
@@ -185,7 +185,7 @@ func (l *Instance) waitReady(role, field string, pid int, svc *service, r Ready)
 	case len(r.Exec) > 0:
 		what = strings.Join(r.Exec, " ") + " exited 0"
 		probe = func() error {
-			argv, out, err := l.run(field+".ready.exec", r.Exec, nil, "", nil)
+			argv, out, err := l.run(At{Run: field + ".ready.exec"}, Command{Run: r.Exec}, nil)
 			if err != nil {
 				return fmt.Errorf("%q: %v: %s", strings.Join(argv, " "), err, strings.TrimSpace(out))
 			}
@@ -300,7 +300,7 @@ func (c *capped) Write(p []byte) (int, error) {
 
 // run runs one of the target's client commands with extra placeholder values and env. prefix, the
 // kit's own words (helpers/base/fsize), goes before the expanded command and is never expanded itself.
-func (l *Instance) run(field string, tmpl []string, extra map[string]string, envField string, env map[string]string, prefix ...string) (argv []string, out string, err error) {
+func (l *Instance) run(at At, c Command, extra map[string]string, prefix ...string) (argv []string, out string, err error) {
 	vals := map[string]string{}
 	for k, v := range l.vals {
 		vals[k] = v
@@ -308,22 +308,21 @@ func (l *Instance) run(field string, tmpl []string, extra map[string]string, env
 	for k, v := range extra {
 		vals[k] = v
 	}
-	x, err := l.d.Manifest.Expand(field, tmpl, envField, env, "", "", vals)
+	x, err := l.d.Manifest.Expand(at, c, vals)
 	if err != nil {
 		return nil, "", err
 	}
-	expEnv := x.Env
 	ctx, cancel := context.WithTimeout(l.ctx, l.timeout)
 	defer cancel()
 	argv = append(append([]string(nil), prefix...), x.Argv...)
 	var said TailWriter // a client that prints without end costs a tail
-	cmd, err := l.d.start(ctx, l.set, field, argv, l.Dir, l.d.env(l.set.Token(), l.tmpdir(), expEnv), &said, l.c)
+	cmd, err := l.d.start(ctx, l.set, x.Field, argv, l.Dir, l.d.env(l.set.Token(), l.tmpdir(), x.Env), &said, l.c)
 	if err != nil {
 		return argv, "", err
 	}
 	err = cmd.Wait()
 	// What it forked and left running (a session command's `sleep &`) is the spec's to kill.
-	l.set.TrackGroup(l.d.Manifest.Name+" "+field+" (left running)", cmd.Process.Pid)
+	l.set.TrackGroup(l.d.Manifest.Name+" "+x.Field+" (left running)", cmd.Process.Pid)
 	if errors.Is(err, exec.ErrWaitDelay) {
 		err = nil // it exited; something it forked held its output open
 	}

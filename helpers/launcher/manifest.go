@@ -87,6 +87,9 @@ type Service struct {
 	Ready Ready             `yaml:"ready"`
 }
 
+// command is s as a Command, for Expand: a service has no folder or writes of its own.
+func (s Service) command() Command { return Command{Run: s.Run, Env: s.Env} }
+
 // Ready says when a service is ready, at most one way: a unix socket accepts a connection, a path
 // (a file or a FIFO) exists, or a probe command exits 0. With none, it is ready once started.
 type Ready struct {

@@ -161,7 +161,7 @@ func (l *Instance) startSession(mode Mode, name string, profileEnv map[string]st
 	if mode == Hosted {
 		tmpl = l.d.Manifest.Session.Hosted
 	}
-	argv, out, err := l.run("session."+string(mode), tmpl, map[string]string{"profile": profile}, "", nil)
+	argv, out, err := l.run(At{Run: "session." + string(mode)}, Command{Run: tmpl}, map[string]string{"profile": profile})
 	if err != nil {
 		return nil, &SessionError{Mode: mode, Profile: name, Report: report, Argv: argv, Output: out, Err: err}
 	}

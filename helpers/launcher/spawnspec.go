@@ -111,7 +111,7 @@ func (l *Instance) SendBytes(b []byte) (string, error) {
 	if err := l.WriteFile(path, b); err != nil {
 		return "", err
 	}
-	argv, out, err := l.run("spawn_spec", l.d.Manifest.SpawnSpec, map[string]string{"spec": path}, "", nil)
+	argv, out, err := l.run(At{Run: "spawn_spec"}, Command{Run: l.d.Manifest.SpawnSpec}, map[string]string{"spec": path})
 	if err != nil {
 		return out, &CommandError{Field: "spawn_spec", Argv: argv, Output: out, Err: err}
 	}
@@ -172,7 +172,7 @@ func (l *Instance) hostBytes(spec []byte) ([]byte, error) {
 	if err := l.WriteFile(in, spec); err != nil {
 		return nil, err
 	}
-	argv, said, err := l.run("spawn_spec_translate", t, map[string]string{"spec": in}, "", nil, "sh", "-c", `exec "$@" >"$0"`, out)
+	argv, said, err := l.run(At{Run: "spawn_spec_translate"}, Command{Run: t}, map[string]string{"spec": in}, "sh", "-c", `exec "$@" >"$0"`, out)
 	if err != nil {
 		return nil, fmt.Errorf("target manifest %s: spawn_spec_translate %q failed on a spec the kit wrote (%v); it said:\n%s", l.d.Manifest.Source, strings.Join(argv, " "), err, said)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -11,7 +10,7 @@ import (
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/binaries"
-	"github.com/classproof/classproof/helpers/commands/redgreen"
+	"github.com/classproof/classproof/helpers/commands/bisect"
 	"github.com/classproof/classproof/helpers/report/actions"
 )
 
@@ -22,24 +21,21 @@ var bisectCommand = command{"bisect", "find the first commit whose lane fails th
 func bisectCmd(ctx context.Context, args []string) int {
 	start := time.Now()
 	fs := flag.NewFlagSet("bisect", flag.ContinueOnError)
-	f := redgreen.DefaultBisectFlags()
+	f := bisect.DefaultFlags()
 	f.Define(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
-	}
-	if f.Good == "" || f.Bad == "" || f.Target == "" {
-		return fail("bisect", errors.New("give --good REV --bad REV --target MANIFEST"))
 	}
 	o, err := bisectOptions(f, start)
 	if err != nil {
 		return fail("bisect", err)
 	}
 	o.Progress = os.Stderr // a line per step: a search takes minutes
-	b, err := redgreen.Bisect(ctx, o)
+	b, err := bisect.Search(ctx, o)
 	if err != nil {
 		return fail("bisect", err) // exitFor: 1 interrupted, 2 refused or could not be made
 	}
-	md := redgreen.BisectMarkdown(b)
+	md := bisect.Markdown(b)
 	fmt.Print(md)
 	fmt.Printf("\nreceipts: %s, %s\n", filepath.Join(f.Out, "bisect.md"), filepath.Join(f.Out, "bisect.json"))
 	if actions.On() {
@@ -53,15 +49,19 @@ func bisectCmd(ctx context.Context, args []string) int {
 	return exitPassed
 }
 
-// bisectOptions is the search the flags ask for, from the repository you are in by default.
-func bisectOptions(f redgreen.BisectFlags, start time.Time) (redgreen.BisectOptions, error) {
-	var err error
-	if f.Repo, err = repoDir(f.Repo); err != nil {
-		return redgreen.BisectOptions{}, err
+// bisectOptions is the search the flags ask for, in the repository {repo} is by default
+// (repoFor).
+func bisectOptions(f bisect.Flags, start time.Time) (bisect.Options, error) {
+	target, err := f.Target()
+	if err != nil {
+		return bisect.Options{}, err
+	}
+	if f.Repo, err = repoFor(f.Repo, target, os.Stderr); err != nil {
+		return bisect.Options{}, err
 	}
 	kit, err := binaries.KitDir()
 	if err != nil {
-		return redgreen.BisectOptions{}, err
+		return bisect.Options{}, err
 	}
 	return f.Options(targets.Catalog(), kit, start)
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,4 +162,89 @@ func TestRepoIsTheManifestsRepository(t *testing.T) {
 	if got, err := repoFor(sub, filepath.Join(sub, "classproof.yaml"), &note); err != nil || got != sub {
 		t.Errorf("--repo given: %q %v", got, err)
 	}
+}
+
+// A flag that several commands take means one thing and says so in one text: every command's
+// help gives --target, --repo, --var and the other shared run flags the same usage (--out and
+// --timeout say what each command writes and bounds).
+func TestASharedFlagHasOneUsageText(t *testing.T) {
+	shared := []string{runner.FlagTarget, runner.FlagRepo, runner.FlagVar, runner.FlagLane, runner.FlagSuite, runner.FlagProcs, runner.FlagFocus, runner.FlagLabelFilter}
+	seen := map[string]map[string][]string{} // flag -> usage -> commands
+	for _, c := range commands {
+		if c.name == "help" || c.name == "version" {
+			continue
+		}
+		help := captureStdout(t, func() { c.run(context.Background(), []string{"--help"}) })
+		for name, usage := range flagUsages(help) {
+			if !slices.Contains(shared, name) {
+				continue
+			}
+			if seen[name] == nil {
+				seen[name] = map[string][]string{}
+			}
+			seen[name][usage] = append(seen[name][usage], c.name)
+		}
+	}
+	for _, name := range []string{runner.FlagTarget, runner.FlagRepo, runner.FlagVar} {
+		if len(seen[name]) == 0 {
+			t.Errorf("no command's help gives --%s", name)
+		}
+	}
+	for name, usages := range seen {
+		if len(usages) > 1 {
+			t.Errorf("--%s has %d usage texts: %v", name, len(usages), usages)
+		}
+	}
+	for _, c := range []string{"run", "redgreen", "bisect", "mutants", "doctor", "bench"} {
+		if !slices.Contains(seen[runner.FlagRepo][usageOf(seen[runner.FlagRepo])], c) {
+			t.Errorf("%s has no --repo of the shared table: %v", c, seen[runner.FlagRepo])
+		}
+	}
+}
+
+// flagUsages is each flag's usage in a help flag.PrintDefaults wrote ("  -name type" then
+// "    \tusage" lines), without its "(default ...)".
+func flagUsages(help string) map[string]string {
+	out := map[string]string{}
+	name := ""
+	for _, l := range strings.Split(help, "\n") {
+		switch {
+		case strings.HasPrefix(l, "  -"):
+			name, _, _ = strings.Cut(strings.TrimPrefix(l, "  -"), " ")
+		case strings.HasPrefix(l, "    \t") && name != "":
+			out[name] = strings.TrimSpace(out[name] + " " + strings.TrimPrefix(l, "    \t"))
+		default:
+			name = ""
+		}
+	}
+	for n, u := range out {
+		if i := strings.LastIndex(u, " (default "); i >= 0 {
+			out[n] = u[:i]
+		}
+	}
+	return out
+}
+
+func usageOf(m map[string][]string) string {
+	for u := range m {
+		return u
+	}
+	return ""
+}
+
+// captureStdout is what f prints on the standard output.
+func captureStdout(t *testing.T, f func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	done := make(chan []byte)
+	go func() { b, _ := io.ReadAll(r); done <- b }()
+	f()
+	os.Stdout = stdout
+	w.Close()
+	return string(<-done)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/base/git"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/runner"
 )
@@ -86,16 +87,10 @@ func repoDir(flag string) (string, error) {
 	if flag != "" {
 		return filepath.Abs(flag)
 	}
-	if root, ok := gitRoot("."); ok {
+	if root, err := git.Root("."); err == nil {
 		return root, nil
 	}
 	return os.Getwd()
-}
-
-// gitRoot is the root of the git repository dir is in; ok is false outside any.
-func gitRoot(dir string) (string, bool) {
-	out, err := exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel").Output()
-	return strings.TrimSpace(string(out)), err == nil
 }
 
 // resolveTarget is the one target of a command's flags (--target, --lane, --var, --repo).
@@ -123,8 +118,8 @@ func repoFor(flag, ref string, note io.Writer) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	root, ok := gitRoot(dir)
-	if !ok {
+	root, err := git.Root(dir)
+	if err != nil {
 		return dir, nil // in no repository: the manifest's own folder
 	}
 	if rel, err := filepath.Rel(root, dir); err == nil && rel != "." {

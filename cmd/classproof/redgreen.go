@@ -26,9 +26,12 @@ func redgreenCmd(ctx context.Context, args []string) int {
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	var err error
 	if f.RedTarget == "" && f.GreenTarget == "" {
-		if f.Repo, err = repoDir(f.Repo); err != nil {
+		target, err := f.Target()
+		if err == nil {
+			f.Repo, err = repoFor(f.Repo, target, os.Stderr)
+		}
+		if err != nil {
 			return fail("redgreen", err)
 		}
 	}

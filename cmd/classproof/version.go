@@ -4,11 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os/exec"
 	"runtime"
 	"runtime/debug"
-	"strings"
 
+	"github.com/classproof/classproof/helpers/base/git"
 	"github.com/classproof/classproof/helpers/binaries"
 )
 
@@ -57,12 +56,12 @@ func checkoutCommit() string {
 	if err != nil {
 		return ""
 	}
-	rev, err := exec.Command("git", "-C", dir, "rev-parse", "--short=12", "HEAD").Output()
+	rev, err := git.Run(dir, "rev-parse", "--short=12", "HEAD")
 	if err != nil {
 		return ""
 	}
-	s := " at commit " + strings.TrimSpace(string(rev))
-	if dirty, _ := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output(); len(dirty) > 0 {
+	s := " at commit " + rev
+	if dirty, _ := git.Run(dir, "status", "--porcelain", "--untracked-files=no"); dirty != "" {
 		s += " with uncommitted changes"
 	}
 	return s

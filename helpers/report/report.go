@@ -362,6 +362,16 @@ func FirstLine(s string) string {
 	return first + " …"
 }
 
+// LastLines is s's last n lines on one line, joined by " | ": a build's or a command's last
+// words, where its error is.
+func LastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
 // ReceiptLine is the line of a failure that says the most: the oracle's first receipt line
 // ("FAIL direct harness pid ...") when there is one, else the message's first line.
 func ReceiptLine(msg string) string {

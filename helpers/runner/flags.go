@@ -109,7 +109,7 @@ const (
 // (each command writes something else there), and what is the whole of what --timeout bounds.
 func (f *RunFlags) Table(out, what string, names ...string) Table {
 	all := Table{
-		{Name: FlagTarget, List: &f.Targets, named: true, Usage: "a target manifest: a file, or embedded:NAME (default: embedded:refmux.yaml; repeatable in mutants, once elsewhere)"},
+		{Name: FlagTarget, List: &f.Targets, named: true, Usage: "a target manifest: a file, or embedded:NAME (default: embedded:refmux.yaml; repeatable in mutants, once elsewhere; redgreen and bisect need one whose build step reads {repo})"},
 		{Name: FlagLane, Str: &f.Lane, Usage: "darwin, linux-idle or linux-ignore (default: this OS's lane for the target; another is refused)"},
 		{Name: FlagSuite, List: &f.Suites, Usage: "a suite to run, e.g. ./suites/cpuclass (repeatable; default: all)"},
 		{Name: FlagProcs, Num: &f.Procs, Usage: "Ginkgo parallel processes"},
@@ -118,8 +118,7 @@ func (f *RunFlags) Table(out, what string, names ...string) Table {
 		{Name: FlagTimeout, Dur: &f.Timeout, Usage: what + " (0: no deadline)"},
 		{Name: FlagVar, List: &f.Vars, Usage: "NAME=VALUE: set a var the manifest declares (repeatable), e.g. variant=noclass"},
 		{Name: FlagOut, Str: &f.Out, Usage: out},
-		// Named only: redgreen's --repo is the repository whose commits it proves.
-		{Name: FlagRepo, Str: &f.Repo, named: true, Usage: "the launcher's source tree, for the manifest's {repo} (default: the root of the git repository that holds the manifest; for an embedded one, the repository you are in)"},
+		{Name: FlagRepo, Str: &f.Repo, named: true, Usage: "the launcher's source tree, the manifest's {repo}; for redgreen and bisect, the git repository whose commits they build (default: the root of the git repository that holds the manifest; for an embedded one, the repository you are in)"},
 	}
 	if len(names) == 0 {
 		return slices.DeleteFunc(all, func(d Flag) bool { return d.named })

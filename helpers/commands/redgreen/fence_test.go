@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/classproof/classproof/helpers/report"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
 // hostileText is what a launcher's build output may hold to take over a receipt: emphasis that
@@ -73,7 +74,7 @@ func stripSpans(line string) string {
 func TestLauncherTextInTheReceiptIsCode(t *testing.T) {
 	red := &Side{Name: "red", Ref: "HEAD~1", SHA: "0123456789ab", Target: "m.yaml", BuildError: "target manifest m.yaml: build step failed: exit status 1\n" + hostileText}
 	green := &Side{Name: "green", Ref: "HEAD", SHA: "ba9876543210", Target: "m.yaml"}
-	p := &Proof{Red: red, Green: green, Lane: "linux-idle", Options: Options{Flags: Flags{Repo: "/r", Red: "HEAD~1", Green: "HEAD"}}}
+	p := &Proof{Red: red, Green: green, Lane: "linux-idle", Options: Options{Flags: Flags{RunFlags: runner.RunFlags{Repo: "/r"}, Red: "HEAD~1", Green: "HEAD"}}}
 	p.Verdict = verdict(p.Options, p, false)
 	if !strings.Contains(p.Verdict.Reason, "<!--") {
 		t.Fatalf("the verdict does not carry the launcher's words, so this proves nothing: %q", p.Verdict.Reason)

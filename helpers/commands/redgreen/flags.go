@@ -3,12 +3,9 @@ package redgreen
 import (
 	"errors"
 	"flag"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/runner"
 )
@@ -18,7 +15,7 @@ import (
 // them (Options), and the receipt's Reproduce line is written from the same table (Args), so a
 // new flag cannot be left out of it.
 type Flags struct {
-	Repo, Red, Green, Target, RedTarget, GreenTarget string
+	Red, Green, RedTarget, GreenTarget string
 	runner.RunFlags
 	Repeat     int
 	AllowDirty bool
@@ -31,16 +28,16 @@ func DefaultFlags() Flags {
 
 func (f *Flags) table() runner.Table {
 	own := runner.Table{
-		{Name: "repo", Str: &f.Repo, Usage: "the launcher's git repository (default, without --red-target/--green-target: the one you are in)"},
 		{Name: "red", Str: &f.Red, Usage: "the ref that must fail (the commit before the fix)"},
 		{Name: "green", Str: &f.Green, Usage: "the ref that must pass (the fix)"},
-		{Name: "target", Str: &f.Target, Usage: "manifest whose build step builds {repo}"},
 		{Name: "red-target", Str: &f.RedTarget, Usage: "instead of --repo: manifest of a prebuilt red launcher"},
 		{Name: "green-target", Str: &f.GreenTarget, Usage: "instead of --repo: manifest of a prebuilt green launcher"},
 		{Name: "repeat", Num: &f.Repeat, Usage: "run green this many more times, to show it is stable"},
 		{Name: "allow-dirty", On: &f.AllowDirty, Usage: "prove refs at HEAD although tracked files have uncommitted changes (the receipt says so)"},
 	}
-	return append(own, f.RunFlags.Table("folder for the receipts and each side's reports", "the whole proof: each side's build and run, and the repeats")...)
+	return append(own, f.RunFlags.Table("folder for the receipts and each side's reports", "the whole proof: each side's build and run, and the repeats",
+		runner.FlagTarget, runner.FlagRepo, runner.FlagLane, runner.FlagSuite, runner.FlagProcs, runner.FlagFocus, runner.FlagLabelFilter,
+		runner.FlagTimeout, runner.FlagVar, runner.FlagOut)...)
 }
 
 // Define registers every flag on fs, its default f's value now.
@@ -58,15 +55,17 @@ func (f Flags) Args() []string {
 // folder. The deadline counts from start, when the command began.
 func (f Flags) Options(c launcher.Catalog, kit string, start time.Time) (Options, error) {
 	repoMode := f.RedTarget == "" && f.GreenTarget == ""
+	target, err := f.Target()
 	switch {
-	case repoMode && (f.Red == "" || f.Green == "" || f.Target == ""):
+	case err != nil:
+		return Options{}, err
+	case repoMode && (f.Red == "" || f.Green == "" || target == ""):
 		return Options{}, errors.New("--repo needs --red REF, --green REF and --target MANIFEST")
 	case !repoMode && (f.RedTarget == "" || f.GreenTarget == ""):
 		return Options{}, errors.New("give --repo DIR --red REF --green REF --target MANIFEST, or --red-target MANIFEST --green-target MANIFEST")
-	case !repoMode && f.Repo != "":
-		return Options{}, errors.New("--repo goes with --target, not with --red-target/--green-target (prebuilt launchers build nothing)")
+	case !repoMode && (f.Repo != "" || target != ""):
+		return Options{}, errors.New("--repo and --target go together, not with --red-target/--green-target (prebuilt launchers build nothing)")
 	}
-	var err error
 	for _, p := range []*string{&f.Repo, &f.Out} {
 		if *p != "" {
 			if *p, err = filepath.Abs(*p); err != nil {
@@ -76,9 +75,9 @@ func (f Flags) Options(c launcher.Catalog, kit string, start time.Time) (Options
 	}
 	o := Options{Flags: f, Selection: Selection{Focus: f.Focus, LabelFilter: f.LabelFilter}, Deadline: f.Deadline(start)}
 	if repoMode {
-		o.Launcher, err = launcher.Resolve(c, f.Target, f.Vars, kit, f.Repo)
+		o.Launcher, err = launcher.Resolve(c, target, f.Vars, kit, f.Repo)
 		if err == nil {
-			o.Flags.Target = o.Launcher.Ref
+			o.Flags.Targets = []string{o.Launcher.Ref}
 		}
 		return o, err
 	}
@@ -93,22 +92,7 @@ func (f Flags) Options(c launcher.Catalog, kit string, start time.Time) (Options
 }
 
 // reproduce is the command line that runs the proof o describes again, from any folder.
-func reproduce(o Options) string { return reproduceLine(o.kit(), "redgreen", o.Flags.Args()) }
-
-// reproduceLine is a command line that runs command with args again, from any folder: the
-// archive's own CLI (no Go needed) or go run in the kit's folder, every word shell-quoted.
-func reproduceLine(kit, command string, args []string) string {
-	line := []string{"cd", shellQuote(kit), "&&", "go", "run", "./cmd/classproof", command}
-	if binaries.Prebuilt() != "" {
-		if exe, err := os.Executable(); err == nil {
-			line = []string{shellQuote(exe), command}
-		}
-	}
-	for _, a := range args {
-		line = append(line, shellQuote(a))
-	}
-	return strings.Join(line, " ")
-}
+func reproduce(o Options) string { return runner.Reproduce(o.kit(), "redgreen", o.Flags.Args()) }
 
 func (o Options) kit() string {
 	for _, t := range []*launcher.Resolved{o.Launcher, o.RedLauncher, o.GreenLauncher} {

@@ -108,7 +108,7 @@ func setupFailures(red, green *report.Run) string {
 
 // judgeSpecs pairs every spec across the sides and returns why the selection is not proven.
 func (v *Verdict) judgeSpecs(sel *Selection, red, green *report.Run, repeats []*report.Run) (why []string) {
-	redByName, greenByName := index(red), index(green)
+	redByName, greenByName := red.ByName(), green.ByName()
 	for _, g := range green.Specs {
 		if g.Filtered {
 			v.NotRun = append(v.NotRun, g)
@@ -232,7 +232,7 @@ func pair(g, r report.Spec, onRed bool, repeats []*report.Run) Pair {
 	}
 	for i, rep := range repeats {
 		state := "absent"
-		if x, ok := index(rep)[g.Name]; ok {
+		if x, ok := rep.ByName()[g.Name]; ok {
 			state = x.State
 		}
 		o.GreenRepeat = append(o.GreenRepeat, state)
@@ -246,34 +246,8 @@ func pair(g, r report.Spec, onRed bool, repeats []*report.Run) Pair {
 
 // redProves says whether a red result is an assertion failing in the spec, and if not, what it was.
 func redProves(r report.Spec) (bool, string) {
-	switch r.State {
-	case "failed":
-		if r.InSpec {
-			return true, ""
-		}
-		return false, fmt.Sprintf("failed on red in %s, not in the spec (setup failed): %s", r.FailNode, report.FirstLine(r.Reason))
-	case "passed":
+	if r.State == "passed" {
 		return false, "passed on red: the red commit leaves this promise intact, so the spec is not in the fail-to-pass set"
-	case "skipped":
-		if r.Filtered {
-			return false, "filtered out on red"
-		}
-		return false, "skipped on red: " + report.FirstLine(r.Reason)
-	case "timedout":
-		return false, "timed out on red: a timeout is not an assertion"
-	case "panicked":
-		return false, "panicked on red: " + report.FirstLine(r.Reason)
 	}
-	return false, r.State + " on red"
-}
-
-func index(r *report.Run) map[string]report.Spec {
-	m := map[string]report.Spec{}
-	if r == nil {
-		return m
-	}
-	for _, s := range r.Specs {
-		m[s.Name] = s
-	}
-	return m
+	return r.OwnFailure("on red")
 }

@@ -1,6 +1,7 @@
 package redgreen
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/git"
 	"github.com/classproof/classproof/helpers/report"
 )
 
@@ -118,7 +120,7 @@ func newReceiptView(p *Proof) receiptView {
 
 // buildFailure is a side whose build failed: the step that failed and its last lines.
 func buildFailure(s *Side) string {
-	return fmt.Sprintf("- %s at %s: %s:\n\n%s", s.Name, short(s.SHA), failedStep(s), report.Fence(lastLines(s.BuildError, 12)))
+	return fmt.Sprintf("- %s at %s: %s:\n\n%s", s.Name, git.Short(s.SHA), failedStep(s), report.Fence(report.LastLines(s.BuildError, 12)))
 }
 
 // redBlock is the red side: its build failure, or each selected spec with the oracle's line.
@@ -140,7 +142,7 @@ func redBlock(p *Proof) string {
 	if p.Options.Selection.Empty() {
 		what = "specs of the fail-to-pass set"
 	}
-	return fmt.Sprintf("- red at %s: %d of %d %s failed by their own assertion.\n", nonempty(short(p.Red.SHA), p.Red.Target), proved, len(o), what) + strings.Join(items, "")
+	return fmt.Sprintf("- red at %s: %d of %d %s failed by their own assertion.\n", cmp.Or(git.Short(p.Red.SHA), p.Red.Target), proved, len(o), what) + strings.Join(items, "")
 }
 
 // greenBlock is the green side: its build failure, or how many selected specs passed.
@@ -157,7 +159,7 @@ func greenBlock(p *Proof) string {
 			items = append(items, fmt.Sprintf("  - %s: %s\n", x.Name, report.Code(x.GreenWhy)))
 		}
 	}
-	line := fmt.Sprintf("- green at %s: %d of %d passed", nonempty(short(p.Green.SHA), p.Green.Target), passed, len(o))
+	line := fmt.Sprintf("- green at %s: %d of %d passed", cmp.Or(git.Short(p.Green.SHA), p.Green.Target), passed, len(o))
 	if p.Green.Result != nil && p.Green.Result.Run != nil {
 		c := p.Green.Result.Run.Count()
 		line += fmt.Sprintf(" (whole lane: %d of %d passed)", c.Passed, c.Ran)
@@ -236,13 +238,6 @@ func codes(lines []string) []string {
 	return out
 }
 
-func nonempty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 
 // Reproduce is the command that runs the same proof again, as printed, from any folder: it goes to
@@ -258,11 +253,4 @@ func (p *Proof) Reproduce() string {
 		o.Green = p.Green.SHA
 	}
 	return reproduce(o)
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@,+") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/base/git"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/launcher"
@@ -105,7 +106,7 @@ func Prove(ctx context.Context, o Options) (*Proof, error) {
 				return nil, err
 			}
 			// Only our own worktree goes: a prune would also drop the user's stale entries.
-			cleanups = append(cleanups, func() { _, _ = git(o.Repo, "worktree", "remove", "--force", wt) })
+			cleanups = append(cleanups, func() { _, _ = git.Run(o.Repo, "worktree", "remove", "--force", wt) })
 		}
 	}
 	if err := buildAndRun(ctx, o, p); err != nil {
@@ -147,8 +148,8 @@ func newProof(o Options, start time.Time) (*Proof, string, error) {
 // checkout puts a side's commit in a worktree of its own under work.
 func checkout(o Options, s *Side, work string) (string, error) {
 	wt := filepath.Join(work, s.Name)
-	progress(o, "checking out %s %s (%s)", s.Name, s.Ref, short(s.SHA))
-	if _, err := git(o.Repo, "worktree", "add", "--detach", wt, s.SHA); err != nil {
+	progress(o, "checking out %s %s (%s)", s.Name, s.Ref, git.Short(s.SHA))
+	if _, err := git.Run(o.Repo, "worktree", "add", "--detach", wt, s.SHA); err != nil {
 		return "", fmt.Errorf("git worktree for %s: %w", s.Name, err)
 	}
 	s.launcher = o.Launcher.InRepo(wt)
@@ -191,9 +192,9 @@ func verdict(o Options, p *Proof, interrupted bool) Verdict {
 	case interrupted:
 		return Verdict{Reason: "not proven: interrupted"}
 	case p.Red.BuildError != "":
-		return Verdict{Reason: "not proven (" + failedStep(p.Red) + " on red): " + lastLines(p.Red.BuildError, 3)}
+		return Verdict{Reason: "not proven (" + failedStep(p.Red) + " on red): " + report.LastLines(p.Red.BuildError, 3)}
 	case p.Green.BuildError != "":
-		return Verdict{Reason: "not proven (" + failedStep(p.Green) + " on green): " + lastLines(p.Green.BuildError, 3)}
+		return Verdict{Reason: "not proven (" + failedStep(p.Green) + " on green): " + report.LastLines(p.Green.BuildError, 3)}
 	}
 	for _, s := range append([]*Side{p.Red, p.Green}, p.Repeats...) {
 		if s.Result == nil || s.Result.Run == nil {
@@ -215,24 +216,24 @@ func verdict(o Options, p *Proof, interrupted bool) Verdict {
 // build the commit, not what the user sees), and then noted.
 func checkRefs(o Options, p *Proof) error {
 	for _, s := range []*Side{p.Red, p.Green} {
-		sha, err := resolveRef(o.Repo, s.Ref)
+		sha, err := git.Resolve(o.Repo, s.Ref)
 		if err != nil {
 			return fmt.Errorf("%s ref %q in %s: %w", s.Name, s.Ref, o.Repo, err)
 		}
 		s.SHA = sha
 	}
 	if p.Red.SHA == p.Green.SHA {
-		return fmt.Errorf("--red %s and --green %s are the same commit %s: a proof needs the commit before the fix and the fix", o.Red, o.Green, short(p.Red.SHA))
+		return fmt.Errorf("--red %s and --green %s are the same commit %s: a proof needs the commit before the fix and the fix", o.Red, o.Green, git.Short(p.Red.SHA))
 	}
-	head, _ := git(o.Repo, "rev-parse", "HEAD")
-	dirty, _ := git(o.Repo, "status", "--porcelain", "--untracked-files=no")
+	head, _ := git.Run(o.Repo, "rev-parse", "HEAD")
+	dirty, _ := git.Run(o.Repo, "status", "--porcelain", "--untracked-files=no")
 	if dirty == "" || (p.Red.SHA != head && p.Green.SHA != head) {
 		return nil
 	}
 	if !o.AllowDirty {
-		return fmt.Errorf("%s has uncommitted changes to tracked files, and a ref is HEAD (%s): the proof would build the commit, not your tree; commit them, or pass --allow-dirty", o.Repo, short(head))
+		return fmt.Errorf("%s has uncommitted changes to tracked files, and a ref is HEAD (%s): the proof would build the commit, not your tree; commit them, or pass --allow-dirty", o.Repo, git.Short(head))
 	}
-	p.Notes = append(p.Notes, fmt.Sprintf("%s had uncommitted changes to tracked files at HEAD %s; both sides were built from their commits, not from the working tree", o.Repo, short(head)))
+	p.Notes = append(p.Notes, fmt.Sprintf("%s had uncommitted changes to tracked files at HEAD %s; both sides were built from their commits, not from the working tree", o.Repo, git.Short(head)))
 	return nil
 }
 
@@ -315,25 +316,10 @@ func progress(o Options, format string, a ...any) {
 	}
 }
 
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
-
 // failedStep names what a side's BuildError is about: its build, or its launcher once built.
 func failedStep(s *Side) string {
 	if s.BuildStep == binaries.StepCheck {
 		return "the launcher cannot be driven"
 	}
 	return "build failed"
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
 }

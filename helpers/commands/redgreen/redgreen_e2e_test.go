@@ -54,7 +54,7 @@ func prove(t *testing.T, repo, focus string) *Proof {
 	// A change in the user's tree that the proof must leave alone.
 	os.WriteFile(filepath.Join(repo, "UNCOMMITTED"), []byte("mine"), 0o644)
 	f := DefaultFlags()
-	f.Repo, f.Red, f.Green, f.Target, f.Out, f.Focus = repo, "red", "green", manifest, filepath.Join(t.TempDir(), "out"), focus
+	f.Repo, f.Red, f.Green, f.Targets, f.Out, f.Focus = repo, "red", "green", []string{manifest}, filepath.Join(t.TempDir(), "out"), focus
 	p, err := Prove(context.Background(), options(t, f))
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +232,7 @@ func TestNotProvenWhenGreenCannotBeDriven(t *testing.T) {
 func TestRefsAreCheckedAndTheUsersWorktreesKept(t *testing.T) {
 	repo := history(t, tiny.Source(false), tiny.Source(true))
 	f := DefaultFlags()
-	f.Repo, f.Red, f.Green, f.Target, f.Out, f.Focus = repo, "HEAD", "green", "embedded:refmux.yaml", t.TempDir(), "x"
+	f.Repo, f.Red, f.Green, f.Targets, f.Out, f.Focus = repo, "HEAD", "green", []string{"embedded:refmux.yaml"}, t.TempDir(), "x"
 	if _, err := Prove(context.Background(), options(t, f)); err == nil || !strings.Contains(err.Error(), "are the same commit") {
 		t.Errorf("red HEAD and green green (one commit): %v", err)
 	}
@@ -247,8 +247,8 @@ func TestRefsAreCheckedAndTheUsersWorktreesKept(t *testing.T) {
 	gitIn(t, repo, "worktree", "add", "--detach", stale, "red")
 	os.RemoveAll(stale)
 	f.Focus, f.Suites = "a direct session starts", []string{"./suites/cpuclass"}
-	f.Target = filepath.Join(t.TempDir(), "tiny.yaml")
-	os.WriteFile(f.Target, tiny.Manifest(), 0o644)
+	f.Targets = []string{filepath.Join(t.TempDir(), "tiny.yaml")}
+	os.WriteFile(f.Targets[0], tiny.Manifest(), 0o644)
 	if _, err := Prove(context.Background(), options(t, f)); err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestAProofRefusesABuildThatDoesNotReadTheRepo(t *testing.T) {
 	abs := strings.Replace(string(tiny.Manifest()), `dir: "{repo}"`, `dir: "`+repo+`"`, 1)
 	os.WriteFile(manifest, []byte(abs), 0o644)
 	f := DefaultFlags()
-	f.Repo, f.Red, f.Green, f.Target, f.Out, f.Focus = repo, "red", "green", manifest, t.TempDir(), "a direct session starts"
+	f.Repo, f.Red, f.Green, f.Targets, f.Out, f.Focus = repo, "red", "green", []string{manifest}, t.TempDir(), "a direct session starts"
 	began := time.Now()
 	_, err := Prove(context.Background(), options(t, f))
 	if err == nil || !strings.Contains(err.Error(), "read nothing of {repo}") || !strings.Contains(err.Error(), "commits never built") {

@@ -1,4 +1,4 @@
-package redgreen
+package bisect
 
 import (
 	"context"
@@ -11,68 +11,75 @@ import (
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/base/git"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
-// BisectFlags are the bisect command's flags, on the run flags every command shares: the CLI
-// parses them (Define) and the receipt's Reproduce line is written from the same table (Args).
-type BisectFlags struct {
-	Repo, Good, Bad, Target string
+// Flags are the bisect command's flags: its own (--good, --bad) on the run flags every command
+// shares. The CLI parses them (Define) and the receipt's Reproduce line is written from the same
+// table (Args).
+type Flags struct {
+	Good, Bad string
 	runner.RunFlags
 }
 
-// DefaultBisectFlags are bisect's defaults: two hours for the whole search.
-func DefaultBisectFlags() BisectFlags {
-	return BisectFlags{RunFlags: runner.RunFlags{Out: "out/bisect", Procs: 1, Timeout: 2 * time.Hour}}
+// DefaultFlags are bisect's defaults: two hours for the whole search.
+func DefaultFlags() Flags {
+	return Flags{RunFlags: runner.RunFlags{Out: "out/bisect", Procs: 1, Timeout: 2 * time.Hour}}
 }
 
-func (f *BisectFlags) table() runner.Table {
+func (f *Flags) table() runner.Table {
 	own := runner.Table{
-		{Name: "repo", Str: &f.Repo, Usage: "the launcher's git repository (default: the one you are in)"},
 		{Name: "good", Str: &f.Good, Usage: "a commit whose lane passes the specs"},
 		{Name: "bad", Str: &f.Bad, Usage: "a later commit whose lane fails them"},
-		{Name: "target", Str: &f.Target, Usage: "manifest whose build step builds {repo}"},
 	}
 	return append(own, f.RunFlags.Table("folder for the receipts and each step's reports", "the whole search: every step's build and run",
-		runner.FlagLane, runner.FlagSuite, runner.FlagProcs, runner.FlagFocus, runner.FlagLabelFilter, runner.FlagTimeout, runner.FlagVar, runner.FlagOut)...)
+		runner.FlagTarget, runner.FlagRepo, runner.FlagLane, runner.FlagSuite, runner.FlagProcs, runner.FlagFocus, runner.FlagLabelFilter,
+		runner.FlagTimeout, runner.FlagVar, runner.FlagOut)...)
 }
 
 // Define registers every flag on fs.
-func (f *BisectFlags) Define(fs *flag.FlagSet) { f.table().Define(fs) }
+func (f *Flags) Define(fs *flag.FlagSet) { f.table().Define(fs) }
 
 // Args are the flags that differ from the defaults, as a command line.
-func (f BisectFlags) Args() []string {
-	def := DefaultBisectFlags()
+func (f Flags) Args() []string {
+	def := DefaultFlags()
 	return f.table().Args(def.table())
 }
 
-// Options resolves the launcher once (launcher.Resolve), with every path absolute so that the
-// Reproduce line works from any folder; a build step that reads nothing of {repo} is refused
-// (every step would build the same launcher).
-func (f BisectFlags) Options(c launcher.Catalog, kit string, start time.Time) (BisectOptions, error) {
-	var err error
+// Options checks the flags and resolves the launcher once (launcher.Resolve), with every path
+// absolute so that the Reproduce line works from any folder; a build step that reads nothing of
+// {repo} is refused (every step would build the same launcher). Repo is the repository searched.
+func (f Flags) Options(c launcher.Catalog, kit string, start time.Time) (Options, error) {
+	target, err := f.Target()
+	if err == nil && (f.Good == "" || f.Bad == "" || target == "") {
+		err = errors.New("give --good REV --bad REV --target MANIFEST")
+	}
+	if err != nil {
+		return Options{}, err
+	}
 	for _, p := range []*string{&f.Repo, &f.Out} {
 		if *p, err = filepath.Abs(*p); err != nil {
-			return BisectOptions{}, err
+			return Options{}, err
 		}
 	}
-	t, err := launcher.Resolve(c, f.Target, f.Vars, kit, f.Repo)
+	t, err := launcher.Resolve(c, target, f.Vars, kit, f.Repo)
 	if err != nil {
-		return BisectOptions{}, err
+		return Options{}, err
 	}
 	if ok, why := t.Manifest.ReadsRepo(); !ok {
-		return BisectOptions{}, fmt.Errorf("target %s: its build step reads nothing of {repo} (%s): every step would build the same launcher", t.Ref, why)
+		return Options{}, fmt.Errorf("target %s: its build step reads nothing of {repo} (%s): every step would build the same launcher", t.Ref, why)
 	}
-	f.Target = t.Ref
-	return BisectOptions{Flags: f, Launcher: t, Deadline: f.Deadline(start)}, nil
+	f.Targets = []string{t.Ref}
+	return Options{Flags: f, Launcher: t, Deadline: f.Deadline(start)}, nil
 }
 
-// BisectOptions are the search's inputs: the flags (paths absolute) and the launcher resolved
+// Options are the search's inputs: the flags (paths absolute) and the launcher resolved
 // from them, built from each step's worktree.
-type BisectOptions struct {
-	Flags    BisectFlags
+type Options struct {
+	Flags    Flags
 	Launcher *launcher.Resolved
 	Progress io.Writer // a line per step; nil for quiet
 	Deadline time.Time
@@ -103,20 +110,20 @@ type Step struct {
 // Bisection is what the search found: the first bad commit, the specs that broke there, the
 // commits it skipped and why, and every lane run it made.
 type Bisection struct {
-	Options  BisectOptions `json:"-"`
-	Repo     string        `json:"repo"`
-	Good     Commit        `json:"good"`
-	Bad      Commit        `json:"bad"`
-	Range    int           `json:"commits_in_range"`
-	Specs    []string      `json:"specs"` // what fails on --bad by its own assertion: the search's focus
-	Found    bool          `json:"found"`
-	Why      string        `json:"why,omitempty"` // why nothing was found
-	FirstBad *Commit       `json:"first_bad,omitempty"`
-	Parent   *Commit       `json:"parent,omitempty"`
-	Broke    []string      `json:"broke,omitempty"` // passed on Parent, fail on FirstBad by their own assertion
-	Skipped  []Step        `json:"skipped,omitempty"`
-	Steps    []Step        `json:"steps"`
-	Duration float64       `json:"seconds"`
+	Options  Options  `json:"-"`
+	Repo     string   `json:"repo"`
+	Good     Commit   `json:"good"`
+	Bad      Commit   `json:"bad"`
+	Range    int      `json:"commits_in_range"`
+	Specs    []string `json:"specs"` // what fails on --bad by its own assertion: the search's focus
+	Found    bool     `json:"found"`
+	Why      string   `json:"why,omitempty"` // why nothing was found
+	FirstBad *Commit  `json:"first_bad,omitempty"`
+	Parent   *Commit  `json:"parent,omitempty"`
+	Broke    []string `json:"broke,omitempty"` // passed on Parent, fail on FirstBad by their own assertion
+	Skipped  []Step   `json:"skipped,omitempty"`
+	Steps    []Step   `json:"steps"`
+	Duration float64  `json:"seconds"`
 }
 
 // FocusedRuns counts the lane runs of the focused specs (--good's and each step's).
@@ -135,19 +142,19 @@ var ErrRefused = errors.New("refused")
 
 // bisector is one search in progress.
 type bisector struct {
-	o    BisectOptions
+	o    Options
 	b    *Bisection
 	work string
 	n    int // steps so far, for folder names
 }
 
-// Bisect finds the first commit between --good and --bad whose lane fails, by their own
+// Search finds the first commit between --good and --bad whose lane fails, by their own
 // assertion, the specs --bad fails. Each step builds its commit in a worktree of its own (the
 // user's checkout, index and bisect state are never touched) and runs only those specs; a
 // commit whose build fails or whose run breaks before the specs judge is skipped, as git
 // bisect's 125. It ends with the lane whole on the commit it names. Everything it made is gone
 // when it returns, also on an interrupt (ctx).
-func Bisect(ctx context.Context, o BisectOptions) (*Bisection, error) {
+func Search(ctx context.Context, o Options) (*Bisection, error) {
 	start := time.Now()
 	f := o.Flags
 	bs := &bisector{o: o, b: &Bisection{Options: o, Repo: f.Repo}}
@@ -155,7 +162,7 @@ func Bisect(ctx context.Context, o BisectOptions) (*Bisection, error) {
 	if bs.b.Good, bs.b.Bad, err = bs.commits(); err != nil {
 		return nil, err
 	}
-	list, err := git(f.Repo, "rev-list", "--first-parent", "--reverse", bs.b.Good.SHA+".."+bs.b.Bad.SHA)
+	list, err := git.Run(f.Repo, "rev-list", "--first-parent", "--reverse", bs.b.Good.SHA+".."+bs.b.Bad.SHA)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +190,7 @@ func Bisect(ctx context.Context, o BisectOptions) (*Bisection, error) {
 		bs.confirm(ctx)
 	}
 	bs.b.Duration = time.Since(start).Seconds()
-	return bs.b, writeBisection(bs.b)
+	return bs.b, write(bs.b)
 }
 
 // commits resolves --good and --bad, --good an ancestor of --bad.
@@ -193,23 +200,23 @@ func (bs *bisector) commits() (good, bad Commit, err error) {
 		ref string
 		to  *Commit
 	}{{f.Good, &good}, {f.Bad, &bad}} {
-		sha, err := resolveRef(f.Repo, c.ref)
+		sha, err := git.Resolve(f.Repo, c.ref)
 		if err != nil {
 			return good, bad, fmt.Errorf("%s: %w", c.ref, err)
 		}
 		*c.to = bs.commit(sha)
 	}
 	if good.SHA == bad.SHA {
-		return good, bad, fmt.Errorf("--good and --bad are one commit (%s): nothing to search", short(good.SHA))
+		return good, bad, fmt.Errorf("--good and --bad are one commit (%s): nothing to search", git.Short(good.SHA))
 	}
-	if _, err := git(f.Repo, "merge-base", "--is-ancestor", good.SHA, bad.SHA); err != nil {
-		return good, bad, fmt.Errorf("--good %s (%s) is not an ancestor of --bad %s (%s): give a good commit before the bad one", f.Good, short(good.SHA), f.Bad, short(bad.SHA))
+	if _, err := git.Run(f.Repo, "merge-base", "--is-ancestor", good.SHA, bad.SHA); err != nil {
+		return good, bad, fmt.Errorf("--good %s (%s) is not an ancestor of --bad %s (%s): give a good commit before the bad one", f.Good, git.Short(good.SHA), f.Bad, git.Short(bad.SHA))
 	}
 	return good, bad, nil
 }
 
 func (bs *bisector) commit(sha string) Commit {
-	subject, _ := git(bs.o.Flags.Repo, "log", "-1", "--format=%s", sha)
+	subject, _ := git.Run(bs.o.Flags.Repo, "log", "-1", "--format=%s", sha)
 	return Commit{SHA: sha, Subject: subject}
 }
 

@@ -1,4 +1,4 @@
-package redgreen
+package bisect
 
 import (
 	"strings"

@@ -1,6 +1,7 @@
-package redgreen
+package bisect
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/base/git"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
@@ -21,22 +23,22 @@ func (bs *bisector) bracket(ctx context.Context) error {
 	f := bs.o.Flags
 	bad := bs.step(ctx, bs.b.Bad, "bad", "")
 	if bad.Verdict == "skipped" {
-		return fmt.Errorf("%w: --bad %s (%s): %s", ErrRefused, f.Bad, short(bad.SHA), bad.Why)
+		return fmt.Errorf("%w: --bad %s (%s): %s", ErrRefused, f.Bad, git.Short(bad.SHA), bad.Why)
 	}
 	bs.b.Specs = bad.Failed
 	if len(bs.b.Specs) == 0 {
-		return fmt.Errorf("%w: no spec fails on --bad %s (%s) by its own assertion: nothing to bisect (its report: %s)", ErrRefused, f.Bad, short(bad.SHA), bad.Report)
+		return fmt.Errorf("%w: no spec fails on --bad %s (%s) by its own assertion: nothing to bisect (its report: %s)", ErrRefused, f.Bad, git.Short(bad.SHA), bad.Report)
 	}
 	if (f.Focus != "" || f.LabelFilter != "") && len(bad.passed) > 0 {
-		return fmt.Errorf("%w: the selection's specs that pass on --bad %s (%s): %s; select only what --bad fails", ErrRefused, f.Bad, short(bad.SHA), strings.Join(bad.passed, "; "))
+		return fmt.Errorf("%w: the selection's specs that pass on --bad %s (%s): %s; select only what --bad fails", ErrRefused, f.Bad, git.Short(bad.SHA), strings.Join(bad.passed, "; "))
 	}
-	bs.say("%d specs fail on --bad %s by their own assertion; checking them on --good %s", len(bs.b.Specs), short(bad.SHA), short(bs.b.Good.SHA))
+	bs.say("%d specs fail on --bad %s by their own assertion; checking them on --good %s", len(bs.b.Specs), git.Short(bad.SHA), git.Short(bs.b.Good.SHA))
 	good := bs.step(ctx, bs.b.Good, "good", runner.FocusOn(bs.b.Specs))
 	switch {
 	case good.Verdict == "skipped":
-		return fmt.Errorf("%w: --good %s (%s): %s", ErrRefused, f.Good, short(good.SHA), good.Why)
+		return fmt.Errorf("%w: --good %s (%s): %s", ErrRefused, f.Good, git.Short(good.SHA), good.Why)
 	case good.Verdict == "bad" || len(good.undecided) > 0:
-		return fmt.Errorf("%w: specs that fail on --good %s (%s) too: %s; a search needs a good commit that passes them", ErrRefused, f.Good, short(good.SHA), strings.Join(append(good.Failed, good.undecided...), "; "))
+		return fmt.Errorf("%w: specs that fail on --good %s (%s) too: %s; a search needs a good commit that passes them", ErrRefused, f.Good, git.Short(good.SHA), strings.Join(append(good.Failed, good.undecided...), "; "))
 	}
 	return nil
 }
@@ -78,9 +80,9 @@ func (bs *bisector) search(ctx context.Context, shas []string) {
 	}
 	var between []string
 	for i := lo + 1; i <= hi; i++ {
-		between = append(between, short(shas[i]))
+		between = append(between, git.Short(shas[i]))
 	}
-	bs.b.Why = fmt.Sprintf("the first bad commit is one of %s: the ones before %s were skipped (see below), so the range never turned at one commit", strings.Join(between, ", "), short(shas[hi]))
+	bs.b.Why = fmt.Sprintf("the first bad commit is one of %s: the ones before %s were skipped (see below), so the range never turned at one commit", strings.Join(between, ", "), git.Short(shas[hi]))
 }
 
 // pick is the untried index strictly between lo and hi nearest the middle; -1 when every one was
@@ -109,7 +111,7 @@ func (bs *bisector) confirm(ctx context.Context) {
 	}
 	if st.Verdict == "skipped" || len(missing) > 0 {
 		bs.b.Found = false
-		bs.b.Why = fmt.Sprintf("the confirming run of the lane on %s did not fail %s by their own assertion (%s): a spec that does not fail the same way twice", short(bs.b.FirstBad.SHA), strings.Join(missing, "; "), nonempty(st.Why, st.Verdict))
+		bs.b.Why = fmt.Sprintf("the confirming run of the lane on %s did not fail %s by their own assertion (%s): a spec that does not fail the same way twice", git.Short(bs.b.FirstBad.SHA), strings.Join(missing, "; "), cmp.Or(st.Why, st.Verdict))
 	}
 }
 
@@ -122,26 +124,26 @@ func (bs *bisector) step(ctx context.Context, c Commit, what, focus string) Step
 	st := Step{Commit: c, What: what, Focused: focus != ""}
 	t := time.Now()
 	defer func() { st.Seconds = time.Since(t).Seconds(); bs.b.Steps = append(bs.b.Steps, st) }()
-	bs.say("%s: %s %s", what, short(c.SHA), c.Subject)
-	dir := filepath.Join(f.Out, "steps", fmt.Sprintf("%02d-%s", bs.n, short(c.SHA)))
+	bs.say("%s: %s %s", what, git.Short(c.SHA), c.Subject)
+	dir := filepath.Join(f.Out, "steps", fmt.Sprintf("%02d-%s", bs.n, git.Short(c.SHA)))
 	wt, bin := filepath.Join(bs.work, fmt.Sprintf("wt-%d", bs.n)), filepath.Join(bs.work, fmt.Sprintf("bin-%d", bs.n))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		st.Verdict, st.Why = "skipped", err.Error()
 		return st
 	}
-	if _, err := git(f.Repo, "worktree", "add", "--detach", wt, c.SHA); err != nil {
+	if _, err := git.Run(f.Repo, "worktree", "add", "--detach", wt, c.SHA); err != nil {
 		st.Verdict, st.Why = "skipped", err.Error()
 		return st
 	}
 	// Only this step's own worktree goes: a prune would also drop the user's stale entries.
-	defer func() { _, _ = git(f.Repo, "worktree", "remove", "--force", wt); os.RemoveAll(bin) }()
+	defer func() { _, _ = git.Run(f.Repo, "worktree", "remove", "--force", wt); os.RemoveAll(bin) }()
 	t2 := bs.o.Launcher.InRepo(wt)
 	var log strings.Builder
 	if _, _, err := binaries.Launcher(ctx, t2, binaries.Where{Dir: bin}, &log); err != nil {
 		var le *binaries.LauncherError
 		st.Verdict, st.Why = "skipped", "it could not be made ready: "+err.Error()
 		if errors.As(err, &le) {
-			st.Why = fmt.Sprintf("its launcher's %s failed (git bisect's 125): %s", le.Step, lastLines(le.Error(), 3))
+			st.Why = fmt.Sprintf("its launcher's %s failed (git bisect's 125): %s", le.Step, report.LastLines(le.Error(), 3))
 		}
 		return st
 	}
@@ -172,10 +174,10 @@ func judge(st *Step, res *runner.Result, err error, want []string, onBad bool) {
 		st.Verdict, st.Why = "skipped", "the run could not be made: "+err.Error()
 		return
 	case res == nil || res.Run == nil:
-		st.Verdict, st.Why = "skipped", "the run wrote no report: "+nonempty(res.Stopped, "it stopped before the specs")
+		st.Verdict, st.Why = "skipped", "the run wrote no report: "+cmp.Or(res.Stopped, "it stopped before the specs")
 		return
 	}
-	specs := index(res.Run)
+	specs := res.Run.ByName()
 	if onBad {
 		want = nil
 		for _, s := range res.Run.Specs {
@@ -186,14 +188,17 @@ func judge(st *Step, res *runner.Result, err error, want []string, onBad bool) {
 	}
 	for _, name := range want {
 		s, ok := specs[name]
-		proves, why := redProves(s)
+		proves, why := s.OwnFailure("on this commit")
+		if !ok {
+			why = "not run"
+		}
 		switch {
 		case ok && proves:
 			st.Failed = append(st.Failed, name)
 		case ok && s.State == "passed":
 			st.passed = append(st.passed, name)
 		default:
-			st.undecided = append(st.undecided, name+": "+nonempty(why, "not run"))
+			st.undecided = append(st.undecided, name+": "+why)
 		}
 	}
 	switch {

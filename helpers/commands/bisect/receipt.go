@@ -1,4 +1,4 @@
-package redgreen
+package bisect
 
 import (
 	"encoding/json"
@@ -7,11 +7,13 @@ import (
 	"strings"
 
 	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/git"
 	"github.com/classproof/classproof/helpers/report"
+	"github.com/classproof/classproof/helpers/runner"
 )
 
-// writeBisection writes bisect.md and bisect.json in --out.
-func writeBisection(b *Bisection) error {
+// write writes bisect.md and bisect.json in --out.
+func write(b *Bisection) error {
 	j, err := json.MarshalIndent(b, "", "  ")
 	if err != nil {
 		return err
@@ -20,21 +22,21 @@ func writeBisection(b *Bisection) error {
 	if err := files.WriteFile(filepath.Join(out, "bisect.json"), j, 0o644); err != nil {
 		return err
 	}
-	return files.WriteFile(filepath.Join(out, "bisect.md"), []byte(BisectMarkdown(b)), 0o644)
+	return files.WriteFile(filepath.Join(out, "bisect.md"), []byte(Markdown(b)), 0o644)
 }
 
-// BisectMarkdown is the search's receipt, in the form redgreen's takes: what was found, the
+// Markdown is the search's receipt, in the form redgreen's takes: what was found, the
 // specs that broke there, what was skipped and why, every lane run, and how to run it again.
-func BisectMarkdown(b *Bisection) string {
+func Markdown(b *Bisection) string {
 	var w strings.Builder
 	f := b.Options.Flags
 	if b.Found {
-		fmt.Fprintf(&w, "# classproof bisect: first bad commit %s %s\n\n", short(b.FirstBad.SHA), b.FirstBad.Subject)
+		fmt.Fprintf(&w, "# classproof bisect: first bad commit %s %s\n\n", git.Short(b.FirstBad.SHA), b.FirstBad.Subject)
 	} else {
 		fmt.Fprintf(&w, "# classproof bisect: no first bad commit found\n\n%s\n\n", b.Why)
 	}
-	fmt.Fprintf(&w, "- Repository: `%s`, %d commits after --good %s (%s) up to --bad %s (%s)\n", b.Repo, b.Range, short(b.Good.SHA), b.Good.Subject, short(b.Bad.SHA), b.Bad.Subject)
-	fmt.Fprintf(&w, "- Target: `%s`\n", f.Target)
+	fmt.Fprintf(&w, "- Repository: `%s`, %d commits after --good %s (%s) up to --bad %s (%s)\n", b.Repo, b.Range, git.Short(b.Good.SHA), b.Good.Subject, git.Short(b.Bad.SHA), b.Bad.Subject)
+	fmt.Fprintf(&w, "- Target: `%s`\n", strings.Join(f.Targets, ", "))
 	fmt.Fprintf(&w, "- Specs that fail on --bad by their own assertion (the search's focus): %d\n", len(b.Specs))
 	if b.Found {
 		fmt.Fprintf(&w, "- First bad commit: `%s` %s\n- Its parent: `%s` %s\n\nPassed on its parent and fail on it by their own assertion:\n\n", b.FirstBad.SHA, b.FirstBad.Subject, b.Parent.SHA, b.Parent.Subject)
@@ -45,7 +47,7 @@ func BisectMarkdown(b *Bisection) string {
 	if len(b.Skipped) > 0 {
 		w.WriteString("\nSkipped (git bisect's 125):\n\n")
 		for _, s := range b.Skipped {
-			fmt.Fprintf(&w, "- `%s` %s: %s\n", short(s.SHA), s.Subject, report.FirstLine(s.Why))
+			fmt.Fprintf(&w, "- `%s` %s: %s\n", git.Short(s.SHA), s.Subject, report.FirstLine(s.Why))
 		}
 	}
 	fmt.Fprintf(&w, "\nLane runs: %d (%d of the focused specs, %d of the lane's selection whole):\n\n| # | commit | run | verdict | seconds | report |\n|---|---|---|---|---|---|\n",
@@ -55,19 +57,19 @@ func BisectMarkdown(b *Bisection) string {
 		if s.Report != "" {
 			where = report.Code(s.Report)
 		}
-		fmt.Fprintf(&w, "| %d | `%s` %s | %s | %s | %.1f | %s |\n", i+1, short(s.SHA), s.Subject, s.What, s.Verdict, s.Seconds, where)
+		fmt.Fprintf(&w, "| %d | `%s` %s | %s | %s | %.1f | %s |\n", i+1, git.Short(s.SHA), s.Subject, s.What, s.Verdict, s.Seconds, where)
 	}
-	fmt.Fprintf(&w, "\nReproduce: %s\n", report.Code(bisectReproduce(b)))
+	fmt.Fprintf(&w, "\nReproduce: %s\n", report.Code(reproduce(b)))
 	return w.String()
 }
 
-// bisectReproduce is the command line that runs the same search again, from any folder.
-func bisectReproduce(b *Bisection) string {
+// reproduce is the command line that runs the same search again, from any folder.
+func reproduce(b *Bisection) string {
 	kit := "."
 	if b.Options.Launcher != nil {
 		kit = b.Options.Launcher.Kit
 	}
 	f := b.Options.Flags
 	f.Good, f.Bad = b.Good.SHA, b.Bad.SHA // the commits, not refs that may move
-	return reproduceLine(kit, "bisect", f.Args())
+	return runner.Reproduce(kit, "bisect", f.Args())
 }

@@ -1,6 +1,6 @@
 //go:build e2e
 
-package redgreen
+package bisect
 
 import (
 	"context"
@@ -15,10 +15,21 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
+	"github.com/classproof/classproof/helpers/base/git"
 	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/runner"
 )
+
+// gitIn runs git in dir as a committer of the tests' own, failing t on an error.
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := git.Run(dir, append([]string{"-c", "user.name=classproof", "-c", "user.email=classproof@example.invalid", "-c", "commit.gpgsign=false"}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
 
 // bisectManifest is refmux, built from the kit with the variant a commit of the fixture
 // repository names in its file "variant"; a commit with a file BROKEN does not build.
@@ -91,10 +102,10 @@ func repoState(t *testing.T, repo string) string {
 	return b.String()
 }
 
-func bisectOptionsFor(t *testing.T, repo string) BisectOptions {
+func bisectOptionsFor(t *testing.T, repo string) Options {
 	t.Helper()
-	f := DefaultBisectFlags()
-	f.Repo, f.Good, f.Bad, f.Target, f.Out = repo, "good", "bad", bisectManifest(t), filepath.Join(t.TempDir(), "out")
+	f := DefaultFlags()
+	f.Repo, f.Good, f.Bad, f.Targets, f.Out = repo, "good", "bad", []string{bisectManifest(t)}, filepath.Join(t.TempDir(), "out")
 	f.Suites = []string{"./suites/resolve"}
 	kit, err := binaries.KitDir()
 	if err != nil {
@@ -114,16 +125,16 @@ func TestBisectFindsTheBreakingCommitAndLeavesTheRepositoryAsItWas(t *testing.T)
 	repo, breaking, broken := bisectHistory(t)
 	before := repoState(t, repo)
 	o := bisectOptionsFor(t, repo)
-	b, err := Bisect(context.Background(), o)
+	b, err := Search(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := BisectMarkdown(b)
+	md := Markdown(b)
 	if !b.Found || b.FirstBad == nil || b.FirstBad.SHA != breaking {
-		t.Fatalf("first bad commit: want %s (turn on no-envref), got %+v\n%s", short(breaking), b.FirstBad, md)
+		t.Fatalf("first bad commit: want %s (turn on no-envref), got %+v\n%s", git.Short(breaking), b.FirstBad, md)
 	}
 	if len(b.Skipped) != 1 || b.Skipped[0].SHA != broken || !strings.Contains(b.Skipped[0].Why, "125") {
-		t.Errorf("skipped: want only %s (does not build), got %+v\n%s", short(broken), b.Skipped, md)
+		t.Errorf("skipped: want only %s (does not build), got %+v\n%s", git.Short(broken), b.Skipped, md)
 	}
 	bound := int(math.Ceil(math.Log2(float64(b.Range)))) + 2
 	confirms := 0
@@ -141,7 +152,7 @@ func TestBisectFindsTheBreakingCommitAndLeavesTheRepositoryAsItWas(t *testing.T)
 	for _, s := range b.Steps {
 		if s.Verdict != "skipped" {
 			if _, err := os.Stat(s.Report); err != nil {
-				t.Errorf("step %s on %s: its report %q is not in --out: %v", s.What, short(s.SHA), s.Report, err)
+				t.Errorf("step %s on %s: its report %q is not in --out: %v", s.What, git.Short(s.SHA), s.Report, err)
 			}
 		}
 	}
@@ -153,11 +164,11 @@ func TestBisectFindsTheBreakingCommitAndLeavesTheRepositoryAsItWas(t *testing.T)
 	}
 	t.Logf("%s", md)
 	// The Reproduce line, run as printed from another folder, names the same commit.
-	cmd := exec.Command("sh", "-c", bisectReproduce(b))
+	cmd := exec.Command("sh", "-c", reproduce(b))
 	cmd.Dir = t.TempDir()
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "first bad commit "+short(breaking)) {
-		t.Errorf("the Reproduce line %q: %v (want exit 0 and first bad commit %s)\n%s", bisectReproduce(b), err, short(breaking), out)
+	if err != nil || !strings.Contains(string(out), "first bad commit "+git.Short(breaking)) {
+		t.Errorf("the Reproduce line %q: %v (want exit 0 and first bad commit %s)\n%s", reproduce(b), err, git.Short(breaking), out)
 	}
 	if after := repoState(t, repo); after != before {
 		t.Errorf("the repository changed after the Reproduce line:\nbefore:\n%s\nafter:\n%s", before, after)
@@ -192,7 +203,7 @@ func TestAnInterruptedBisectLeavesNothing(t *testing.T) {
 	done := make(chan error, 1)
 	var stopped time.Time
 	go func() {
-		_, err := Bisect(ctx, o)
+		_, err := Search(ctx, o)
 		stopped = time.Now()
 		done <- err
 	}()

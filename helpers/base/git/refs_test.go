@@ -1,4 +1,4 @@
-package redgreen
+package git
 
 import (
 	"os/exec"
@@ -28,14 +28,14 @@ func TestARefThatIsABranchAndATag(t *testing.T) {
 	run("tag", "fix")
 	run("commit", "-q", "--allow-empty", "-m", "two")
 	run("branch", "fix")
-	if sha, err := resolveRef(repo, "same"); err != nil || sha != one {
+	if sha, err := Resolve(repo, "same"); err != nil || sha != one {
 		t.Errorf("a branch and a tag at one commit: %q, %v; want %s", sha, err, one)
 	}
-	_, err := resolveRef(repo, "fix")
+	_, err := Resolve(repo, "fix")
 	if err == nil || !strings.Contains(err.Error(), "branch refs/heads/fix is") || !strings.Contains(err.Error(), "tag refs/tags/fix is") {
 		t.Errorf("a branch and a tag at two commits: %v", err)
 	}
-	if sha, err := resolveRef(repo, "refs/tags/fix"); err != nil || sha != one {
+	if sha, err := Resolve(repo, "refs/tags/fix"); err != nil || sha != one {
 		t.Errorf("refs/tags/fix: %q, %v; want %s", sha, err, one)
 	}
 }

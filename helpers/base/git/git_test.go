@@ -1,4 +1,4 @@
-package redgreen
+package git
 
 import (
 	"os"
@@ -33,10 +33,10 @@ func TestGitRunsNoHookOfTheRepository(t *testing.T) {
 	run("config", "core.hooksPath", ".githooks")
 
 	wt := filepath.Join(t.TempDir(), "wt")
-	if _, err := git(repo, "worktree", "add", "--detach", wt, "HEAD"); err != nil {
+	if _, err := Run(repo, "worktree", "add", "--detach", wt, "HEAD"); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _, _ = git(repo, "worktree", "remove", "--force", wt) }()
+	defer func() { _, _ = Run(repo, "worktree", "remove", "--force", wt) }()
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatalf("git worktree add ran the repository's post-checkout hook (%s was written)", marker)
 	}

@@ -20,8 +20,8 @@ func benchCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	o := bench.Defaults()
 	var classes []string
-	var f runner.RunFlags
-	f.Table("", "", runner.FlagTarget, runner.FlagVar, runner.FlagRepo).Define(fs)
+	f := runner.DefaultsFor("bench")
+	f.Table("bench").Define(fs)
 	fs.IntVar(&o.N, "n", o.N, "CPU-busy load processes")
 	fs.IntVar(&o.Runs, "runs", o.Runs, "runs per class, interleaved")
 	fs.DurationVar(&o.Duration, "duration", o.Duration, "probe time per run")

@@ -16,8 +16,8 @@ var doctorCommand = command{"doctor", "try a launcher once, for a first manifest
 func doctorCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	o := doctor.Options{Out: os.Stdout, Timeout: 10 * time.Second}
-	var f runner.RunFlags
-	f.Table("", "", runner.FlagTarget, runner.FlagVar, runner.FlagRepo).Define(fs)
+	f := runner.DefaultsFor("doctor")
+	f.Table("doctor").Define(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}

@@ -32,13 +32,12 @@ func mutantsCmd(ctx context.Context, args []string) int {
 	start := time.Now()
 	fs := flag.NewFlagSet("mutants", flag.ContinueOnError)
 	var o mutants.Options
-	f := runner.RunFlags{Procs: 1, Out: "out/mutants", Timeout: 3 * time.Hour}
+	f := runner.DefaultsFor("mutants")
 	fs.StringVar(&o.Var, "build-var", "variant", "the manifest var whose value builds each variant of --values-file (NAME; the reference build keeps the manifest's own value)")
 	valuesFile := fs.String("values-file", "", "the variants, one per line: NAME<TAB>what it breaks[<TAB>only=GOOS: why] (e.g. from 'go run ./fixtures/refmux variants')")
 	fs.IntVar(&o.Jobs, "jobs", runtime.NumCPU(), "runs side by side (each a whole run of its lane)")
 	fs.BoolVar(&o.UntilCaught, "until-caught", false, "stop each variant's lane at its first spec that fails by its own assertion (a yes/no answer; the full table is the default)")
-	f.Table("folder for matrix.md, matrix.json and each run's reports", "the whole matrix: the baseline, every variant's build and runs",
-		runner.FlagTarget, runner.FlagProcs, runner.FlagFocus, runner.FlagTimeout, runner.FlagVar, runner.FlagOut, runner.FlagRepo).Define(fs)
+	f.Table("mutants").Define(fs)
 	first := fs.String("first", "", "with --until-caught: a full table's first.tsv; each variant tries first, on each lane, the spec it names for it, and the rest only if that misses")
 	shard := fs.String("shard", "", "K/N: run share K of N of the cells and write part-K-of-N.json in --out ('classproof mutants merge' joins the parts)")
 	inject := fs.String("inject", "", "Linux: also a row per injected fault, for any launcher without its source: 'all', or names from sched_setscheduler,sched_setattr,ioprio_set,setpriority (each made a silent success in every launcher process); with it --values-file may be left out")

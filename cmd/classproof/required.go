@@ -24,8 +24,8 @@ func requiredCmd(ctx context.Context, args []string) int {
 	path := fs.String("file", "ci/required-specs.yaml", "the required-spec list")
 	check := fs.Bool("check", false, "do not write: fail if the file and the suites disagree")
 	rehearsal := fs.String("rehearsal", "", "a lane's dry-run report folder (ci/lane LANE --dry-run): fail unless it selected exactly the lane's listed specs")
-	f := runner.RunFlags{Timeout: 10 * time.Minute}
-	f.Table("", "the dry runs of every lane", runner.FlagTimeout).Define(fs)
+	f := runner.DefaultsFor("required-specs")
+	f.Table("required-specs").Define(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}

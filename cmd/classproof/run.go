@@ -17,12 +17,10 @@ var runCommand = command{"run", "run the suites for this machine's lane against 
 func runCmd(ctx context.Context, args []string) int {
 	start := time.Now()
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	f := runner.RunFlags{Procs: 1, Timeout: 30 * time.Minute, Out: "out/run"}
+	f := runner.DefaultsFor("run")
 	var inject string
 	var dryRun bool
-	f.Table("folder for report.json, junit.xml and the pid ledger", "the whole run: the launcher's build, compiling the suites, the suites",
-		runner.FlagTarget, runner.FlagLane, runner.FlagSuite, runner.FlagProcs, runner.FlagFocus, runner.FlagLabelFilter, runner.FlagTimeout,
-		runner.FlagVar, runner.FlagOut, runner.FlagRepo).Define(fs)
+	f.Table("run").Define(fs)
 	fs.BoolVar(&dryRun, "dry-run", false, "list what the lane would run, running nothing (any OS: a rehearsal of another OS's lane)")
 	fs.StringVar(&inject, "inject", "", "Linux: make one class system call of every launcher process a silent success (sched_setscheduler, sched_setattr, ioprio_set or setpriority): does the lane catch it?")
 	if code, ok := parse(fs, args); !ok {

@@ -18,7 +18,6 @@ import (
 // cannot be left out of either.
 type Flag struct {
 	Name, Usage string
-	named       bool // only in a Table that names it (RunFlags.Table)
 	Str         *string
 	List        *[]string
 	Num         *int
@@ -105,33 +104,61 @@ const (
 	FlagOut, FlagRepo, FlagTarget             = "out", "repo", "target"
 )
 
-// Table is the run flags named (all, with none named), in one fixed order; out is --out's help
-// (each command writes something else there), and what is the whole of what --timeout bounds.
-func (f *RunFlags) Table(out, what string, names ...string) Table {
+// commandFlags is one command's share of the run flags: which it takes (nil: all), its defaults,
+// what its --out holds and what its --timeout bounds.
+type commandFlags struct {
+	names     []string
+	defaults  RunFlags
+	out, what string
+}
+
+// byCommand is every command's share, side by side: a default or a meaning changes here, once,
+// and a command's help, its parsing and its receipts' Reproduce lines follow.
+var byCommand = map[string]commandFlags{
+	"run": {nil, RunFlags{Procs: 1, Timeout: 30 * time.Minute, Out: "out/run"},
+		"folder for report.json, junit.xml and the pid ledger", "the whole run: the launcher's build, compiling the suites, the suites"},
+	"redgreen": {nil, RunFlags{Procs: 1, Timeout: time.Hour, Out: "out/redgreen"},
+		"folder for the receipts and each side's reports", "the whole proof: each side's build and run, and the repeats"},
+	"bisect": {nil, RunFlags{Procs: 1, Timeout: 2 * time.Hour, Out: "out/bisect"},
+		"folder for the receipts and each step's reports", "the whole search: every step's build and run"},
+	"mutants": {[]string{FlagTarget, FlagProcs, FlagFocus, FlagTimeout, FlagVar, FlagOut, FlagRepo}, RunFlags{Procs: 1, Timeout: 3 * time.Hour, Out: "out/mutants"},
+		"folder for matrix.md, matrix.json and each run's reports", "the whole matrix: the baseline, every variant's build and runs"},
+	"required-specs": {[]string{FlagTimeout}, RunFlags{Timeout: 10 * time.Minute}, "", "the dry runs of every lane"},
+	"doctor":         {[]string{FlagTarget, FlagVar, FlagRepo}, RunFlags{}, "", ""},
+	"bench":          {[]string{FlagTarget, FlagVar, FlagRepo}, RunFlags{}, "", ""},
+}
+
+// DefaultsFor is command's run flags at its defaults. A command with no share here is a bug of
+// the kit's, said at once.
+func DefaultsFor(command string) RunFlags { return share(command).defaults }
+
+func share(command string) commandFlags {
+	c, ok := byCommand[command]
+	if !ok {
+		panic("runner: no run flags for command " + command)
+	}
+	return c
+}
+
+// Table is the run flags command takes, in one fixed order, set through f.
+func (f *RunFlags) Table(command string) Table {
+	c := share(command)
 	all := Table{
-		{Name: FlagTarget, List: &f.Targets, named: true, Usage: "a target manifest: a file, or embedded:NAME (default: embedded:refmux.yaml; repeatable in mutants, once elsewhere; redgreen and bisect need one whose build step reads {repo})"},
+		{Name: FlagTarget, List: &f.Targets, Usage: "a target manifest: a file, or embedded:NAME (default: embedded:refmux.yaml; repeatable in mutants, once elsewhere; redgreen and bisect need one whose build step reads {repo})"},
 		{Name: FlagLane, Str: &f.Lane, Usage: "darwin, linux-idle or linux-ignore (default: this OS's lane for the target; another is refused)"},
 		{Name: FlagSuite, List: &f.Suites, Usage: "a suite to run, e.g. ./suites/cpuclass (repeatable; default: all)"},
 		{Name: FlagProcs, Num: &f.Procs, Usage: "Ginkgo parallel processes"},
 		{Name: FlagFocus, Str: &f.Focus, Usage: "a Ginkgo focus regexp on the full spec text"},
 		{Name: FlagLabelFilter, Str: &f.LabelFilter, Usage: "a further Ginkgo label filter, ANDed with the lane's"},
-		{Name: FlagTimeout, Dur: &f.Timeout, Usage: what + " (0: no deadline)"},
+		{Name: FlagTimeout, Dur: &f.Timeout, Usage: c.what + " (0: no deadline)"},
 		{Name: FlagVar, List: &f.Vars, Usage: "NAME=VALUE: set a var the manifest declares (repeatable), e.g. variant=noclass"},
-		{Name: FlagOut, Str: &f.Out, Usage: out},
-		{Name: FlagRepo, Str: &f.Repo, named: true, Usage: "the launcher's source tree, the manifest's {repo}; for redgreen and bisect, the git repository whose commits they build (default: the root of the git repository that holds the manifest; for an embedded one, the repository you are in)"},
+		{Name: FlagOut, Str: &f.Out, Usage: c.out},
+		{Name: FlagRepo, Str: &f.Repo, Usage: "the launcher's source tree, the manifest's {repo}; for redgreen and bisect, the git repository whose commits they build (default: the root of the git repository that holds the manifest; for an embedded one, the repository you are in)"},
 	}
-	if len(names) == 0 {
-		return slices.DeleteFunc(all, func(d Flag) bool { return d.named })
+	if c.names == nil {
+		return all
 	}
-	var t Table
-	for _, d := range all {
-		for _, n := range names {
-			if d.Name == n {
-				t = append(t, d)
-			}
-		}
-	}
-	return t
+	return slices.DeleteFunc(all, func(d Flag) bool { return !slices.Contains(c.names, d.Name) })
 }
 
 // Target is the one --target of a command that drives one target: "" (the default) when none

@@ -25,9 +25,9 @@ type Flags struct {
 	runner.RunFlags
 }
 
-// DefaultFlags are bisect's defaults: two hours for the whole search.
+// DefaultFlags are bisect's defaults (runner.DefaultsFor).
 func DefaultFlags() Flags {
-	return Flags{RunFlags: runner.RunFlags{Out: "out/bisect", Procs: 1, Timeout: 2 * time.Hour}}
+	return Flags{RunFlags: runner.DefaultsFor("bisect")}
 }
 
 func (f *Flags) table() runner.Table {
@@ -35,9 +35,7 @@ func (f *Flags) table() runner.Table {
 		{Name: "good", Str: &f.Good, Usage: "a commit whose lane passes the specs"},
 		{Name: "bad", Str: &f.Bad, Usage: "a later commit whose lane fails them"},
 	}
-	return append(own, f.RunFlags.Table("folder for the receipts and each step's reports", "the whole search: every step's build and run",
-		runner.FlagTarget, runner.FlagRepo, runner.FlagLane, runner.FlagSuite, runner.FlagProcs, runner.FlagFocus, runner.FlagLabelFilter,
-		runner.FlagTimeout, runner.FlagVar, runner.FlagOut)...)
+	return append(own, f.RunFlags.Table("bisect")...)
 }
 
 // Define registers every flag on fs.

@@ -21,9 +21,9 @@ type Flags struct {
 	AllowDirty bool
 }
 
-// DefaultFlags are the flags' defaults: an hour for the whole proof (two sides, and the repeats).
+// DefaultFlags are redgreen's defaults (runner.DefaultsFor).
 func DefaultFlags() Flags {
-	return Flags{RunFlags: runner.RunFlags{Out: "out/redgreen", Procs: 1, Timeout: time.Hour}}
+	return Flags{RunFlags: runner.DefaultsFor("redgreen")}
 }
 
 func (f *Flags) table() runner.Table {
@@ -35,9 +35,7 @@ func (f *Flags) table() runner.Table {
 		{Name: "repeat", Num: &f.Repeat, Usage: "run green this many more times, to show it is stable"},
 		{Name: "allow-dirty", On: &f.AllowDirty, Usage: "prove refs at HEAD although tracked files have uncommitted changes (the receipt says so)"},
 	}
-	return append(own, f.RunFlags.Table("folder for the receipts and each side's reports", "the whole proof: each side's build and run, and the repeats",
-		runner.FlagTarget, runner.FlagRepo, runner.FlagLane, runner.FlagSuite, runner.FlagProcs, runner.FlagFocus, runner.FlagLabelFilter,
-		runner.FlagTimeout, runner.FlagVar, runner.FlagOut)...)
+	return append(own, f.RunFlags.Table("redgreen")...)
 }
 
 // Define registers every flag on fs, its default f's value now.

@@ -90,7 +90,8 @@ func TestProvenOnARealFix(t *testing.T) {
 		"- cpuclass on Linux, idle mode (SCHED_IDLE + I/O idle) a direct session starts the direct harness and its tool sleep at background class",
 		"Passed on both: ",
 		"left out by the label filter (needs-hosted: target tiny declares no hosted session",
-		"Reproduce: `cd " + p.Options.Launcher.Kit + " && go run ./cmd/classproof redgreen --repo " + repo + " --red " + p.Red.SHA + " --green " + p.Green.SHA + " --target /",
+		"Reproduce: `cd " + p.Options.Launcher.Kit + " && go run ./cmd/classproof redgreen --red " + p.Red.SHA + " --green " + p.Green.SHA + " --target /",
+		".yaml --repo " + repo,
 		"Not run, ",
 		"## Durations",
 	} {

@@ -1,3 +1,5 @@
+// Package bisect is the bisect command: from a red lane to the first commit that broke it, each
+// step built in a worktree of its own and judged by the specs the bad commit fails.
 package bisect
 
 import (

@@ -35,35 +35,7 @@ func TestAFaultTakesEveryABIAndCountsAFlood(t *testing.T) {
 	if out, err := exec.Command(cc, "-O1", "-o", bin, niceCallSource).CombinedOutput(); err != nil {
 		t.Fatalf("building the caller: %v\n%s", err, out)
 	}
-	// run starts the caller, returns its first answer and the sleep's nice.
-	run := func(t *testing.T, sp *Spawner, abi string, n int) (string, int) {
-		t.Helper()
-		cmd := exec.Command(bin, abi, strconv.Itoa(n), "sleep", "30")
-		pr, pw, _ := os.Pipe()
-		cmd.Stdout = pw
-		start := func(c *exec.Cmd) error { return c.Start() }
-		if sp != nil {
-			start = sp.Start
-		}
-		if err := start(cmd); err != nil {
-			t.Fatal(err)
-		}
-		pw.Close()
-		defer func() { cmd.Process.Kill(); cmd.Wait() }()
-		line := make([]byte, 32)
-		k, _ := pr.Read(line)
-		pr.Close()
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-			if b, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/comm"); strings.TrimSpace(string(b)) == "sleep" {
-				break
-			}
-		}
-		p, err := unix.Getpriority(unix.PRIO_PROCESS, cmd.Process.Pid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSpace(string(line[:k])), 20 - p
-	}
+	run := func(t *testing.T, sp *Spawner, abi string, n int) (string, int) { return runCaller(t, bin, sp, abi, n) }
 	for _, abi := range []string{"native", "i386", "x32", "i386-nice"} {
 		t.Run(abi, func(t *testing.T) {
 			// The control: without the fault the call works through this ABI, or the kernel has no
@@ -109,4 +81,81 @@ func TestAFaultTakesEveryABIAndCountsAFlood(t *testing.T) {
 			t.Errorf("a flood of %d calls: counted %d (want %d, %v); the log has %d lines (want %d, bounded) of %d bytes", calls, n-before, calls, err, lines, want, len(b))
 		}
 	})
+}
+
+// runCaller starts the caller bin (testdata/nicecall.c) making n setpriority calls through abi,
+// with sp if given, and returns its first answer and the nice of the sleep it then execs.
+func runCaller(t *testing.T, bin string, sp *Spawner, abi string, n int) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, abi, strconv.Itoa(n), "sleep", "30")
+	pr, pw, _ := os.Pipe()
+	cmd.Stdout = pw
+	start := func(c *exec.Cmd) error { return c.Start() }
+	if sp != nil {
+		start = sp.Start
+	}
+	if err := start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	line := make([]byte, 32)
+	k, _ := pr.Read(line)
+	pr.Close()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/comm"); strings.TrimSpace(string(b)) == "sleep" {
+			break
+		}
+	}
+	p, err := unix.Getpriority(unix.PRIO_PROCESS, cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(line[:k])), 20 - p
+}
+
+// The probe changes nothing and counts every class call, through every ABI, by call and by the
+// Spawner whose processes made it: a kill matrix skips a fault whose call it never saw, and runs
+// a fault only in the specs where it came, so a call the probe missed would be a fault row
+// called "never fired" that could have been caught.
+func TestTheProbeCountsEveryCallAndChangesNone(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skipf("the i386 and x32 ABIs are x86-64's; this is %s", runtime.GOARCH)
+	}
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skipf("no C compiler to build the int $0x80 caller: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "nicecall")
+	if out, err := exec.Command(cc, "-O1", "-o", bin, niceCallSource).CombinedOutput(); err != nil {
+		t.Fatalf("building the caller: %v\n%s", err, out)
+	}
+	for _, abi := range []string{"native", "i386", "x32", "i386-nice"} {
+		t.Run(abi, func(t *testing.T) {
+			// The control: what the call does without the probe (an x32 call where the kernel
+			// has no x32 ABI answers ENOSYS, and the filter still sees it); a caller the kernel
+			// kills (int $0x80 without IA32 emulation) makes no call.
+			wantSaid, wantNice := runCaller(t, bin, nil, abi, 1)
+			if wantSaid == "" {
+				t.Skipf("this kernel has no %s ABI: the caller was killed before it could answer", abi)
+			}
+			t.Setenv(contract.InjectEnv, Probe)
+			t.Setenv(contract.InjectLogEnv, filepath.Join(t.TempDir(), "injected.log"))
+			sp := NewSpawner(Policy{Dirs: []string{t.TempDir()}})
+			sp.InjectFault()
+			said, nice := runCaller(t, bin, sp, abi, 3)
+			calls := sp.Calls()
+			sp.Close()
+			if said != wantSaid || nice != wantNice || calls["setpriority"] != 3 || len(calls) != 1 {
+				t.Errorf("3 setpriority calls through the %s ABI under the probe: answered %s, nice %d (want %s and %d, as without it); counted %v (want setpriority 3, nothing else)", abi, said, nice, wantSaid, wantNice, calls)
+			}
+			other := NewSpawner(Policy{Dirs: []string{t.TempDir()}})
+			other.InjectFault()
+			runCaller(t, bin, other, "native", 1)
+			if got := other.Calls(); got["setpriority"] != 1 {
+				t.Errorf("another Spawner's processes: counted %v, want its own 1 call", got)
+			}
+			other.Close()
+		})
+	}
 }

@@ -9,6 +9,11 @@ import (
 	"github.com/classproof/classproof/helpers/base/files"
 )
 
+// Probe, injected as the run's fault, changes nothing: every class call of a launcher process
+// (each call of Faults, in every ABI) goes on as made and is counted, by call and by Spawner. A
+// kill matrix runs its reference so, and then injects a fault only where the probe saw its call.
+const Probe = "probe"
+
 // MaxLoggedCalls bounds the lines a process writes to the injection log; past it, calls are
 // counted only.
 const MaxLoggedCalls = 1000

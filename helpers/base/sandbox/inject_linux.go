@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -157,6 +158,8 @@ type injector struct {
 	fd              int
 	closed          atomic.Bool
 	counted         time.Time // when answer last wrote the count (its goroutine's own)
+	mu              sync.Mutex
+	calls           map[string]int64 // the calls answered for this Spawner's processes, by call
 }
 
 // installFault puts the fault named by contract.InjectEnv on the calling thread (the Spawner's,
@@ -164,24 +167,15 @@ type injector struct {
 // fork and kept across exec) and answers its calls from a goroutine of its own.
 func installFault() (*injector, error) {
 	run := contract.Current()
-	nr, mode, err := parseFault(run.Inject)
+	_, mode, err := parseFault(run.Inject)
 	if err != nil {
 		return nil, err
 	}
-	call, _, _ := strings.Cut(run.Inject, ":")
-	prog := []unix.SockFilter{
-		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offArch},
-		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 3, K: nativeArch()}, // else to 5
-		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offNr},
-		{Code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, K: x32Mask()},
-		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 4, Jf: 5, K: uint32(nr)},   // to 9, or 10
-		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 4, K: compatArch()}, // else to 10
-		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offNr},
-		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 1, Jf: 0, K: compatCalls[runtime.GOARCH][call]}, // to 9
-		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 1, K: compatExtra(call)},                 // to 9, or 10
-		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_USER_NOTIF},
-		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
+	calls := []string{strings.SplitN(run.Inject, ":", 2)[0]}
+	if mode == ModeProbe {
+		calls = probeCalls()
 	}
+	prog := filterFor(calls)
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return nil, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
@@ -190,7 +184,7 @@ func installFault() (*injector, error) {
 	if e != 0 {
 		return nil, fmt.Errorf("injecting fault %s: seccomp with a listener: %w (the kernel needs user notification, Linux 5.0)", run.Inject, e)
 	}
-	in := &injector{name: run.Inject, mode: mode, log: run.InjectLog, fd: int(fd)}
+	in := &injector{name: run.Inject, mode: mode, log: run.InjectLog, fd: int(fd), calls: map[string]int64{}}
 	go in.answer()
 	return in, nil
 }
@@ -216,28 +210,36 @@ func (in *injector) answer() {
 		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(in.fd), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&req))); e != 0 {
 			continue // the caller died, or a signal: nothing to answer
 		}
-		abi := native(&req, in.name)
-		c, ours := callerOf(&req)
-		if !ours {
-			// A user's processes, or a pid named from a nested pid namespace: not the kit's to
-			// answer; the kernel judges the call with the caller's own rights, as without the
-			// fault.
-			in.send(notifResp{id: req.id, flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE})
-			continue
+		if in.mode == ModeProbe {
+			in.probe(&req)
+		} else {
+			in.take(&req)
 		}
-		did := in.apply(&req, c)
-		in.send(notifResp{id: req.id}) // val 0, error 0: "it worked"
-		answered.Add(1)
-		if abi != "" {
-			did += " (through the " + abi + ")"
-		}
-		in.logCall(fmt.Sprintf("%s pid %d: %s\n", in.name, req.pid, did))
 		if time.Since(in.counted) > countEvery {
 			// Now and then as well as at close: a suite process that dies loses little.
 			writeCount(in.log)
 			in.counted = time.Now()
 		}
 	}
+}
+
+// take answers one call as the fault says, when it is a launcher process's (callerOf), and logs it.
+func (in *injector) take(req *notif) {
+	abi := native(req, in.name)
+	c, ours := callerOf(req)
+	if !ours {
+		// A user's processes, or a pid named from a nested pid namespace: not the kit's to
+		// answer; the kernel judges the call with the caller's own rights, as without the fault.
+		in.send(notifResp{id: req.id, flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE})
+		return
+	}
+	did := in.apply(req, c)
+	in.send(notifResp{id: req.id}) // val 0, error 0: "it worked"
+	in.count(strings.SplitN(in.name, ":", 2)[0])
+	if abi != "" {
+		did += " (through the " + abi + ")"
+	}
+	in.logCall(fmt.Sprintf("%s pid %d: %s\n", in.name, req.pid, did))
 }
 
 // countEvery is how often, at most, a listener writes its process's count while it answers.

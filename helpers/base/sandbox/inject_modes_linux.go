@@ -33,6 +33,9 @@ var Modes = []string{ModeSilent, ModeWrong, ModeLate}
 
 // parseFault splits FAULT[:MODE] into the call's number and the mode.
 func parseFault(name string) (nr uintptr, mode string, err error) {
+	if name == Probe && nativeArch() != 0 {
+		return 0, ModeProbe, nil
+	}
 	call, mode, _ := strings.Cut(name, ":")
 	if mode == "" {
 		mode = ModeSilent
@@ -261,10 +264,12 @@ func readAttr(req *notif, c caller) ([]byte, error) {
 // DescribeFault says what a fault (FAULT[:MODE]) does, for a log line and a matrix row.
 func DescribeFault(name string) string {
 	call, mode, _ := strings.Cut(name, ":")
-	switch mode {
-	case ModeWrong:
+	switch {
+	case name == Probe:
+		return "every class call counted, none changed, in every launcher process (seccomp, a probe)"
+	case mode == ModeWrong:
 		return call + " applied wrong (SCHED_BATCH for a scheduling call, best-effort 7 for I/O, nice 10), in every launcher process (seccomp, injected)"
-	case ModeLate:
+	case mode == ModeLate:
 		return fmt.Sprintf("%s applied %v late, in every launcher process (seccomp, injected)", call, LateBy)
 	}
 	return call + " made a silent success in every launcher process (seccomp, injected)"

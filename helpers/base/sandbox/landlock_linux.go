@@ -180,3 +180,11 @@ func detect() State {
 	}
 	return State{Kind: "landlock", ABI: v}
 }
+
+// Calls are the class calls the run's injected fault answered, or its probe counted, for the
+// processes s started, by call; nil when s injects nothing.
+func (s *Spawner) Calls() map[string]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.in.Calls()
+}

@@ -22,3 +22,6 @@ var kernelDirs []string
 
 // InjectFault does nothing here: faults are injected on Linux only (CheckFault says so first).
 func (s *Spawner) InjectFault() {}
+
+// Calls is nil: nothing is injected or counted here.
+func (s *Spawner) Calls() map[string]int64 { return nil }

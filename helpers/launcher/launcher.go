@@ -54,6 +54,15 @@ func (l *Instance) Close() {
 	_ = os.RemoveAll(l.Dir)
 }
 
+// ClassCalls are the class calls the instance's processes made so far, by call, where the run
+// injects a fault or the probe (sandbox.Probe); nil where it injects nothing.
+func (l *Instance) ClassCalls() map[string]int64 {
+	if l.c == nil {
+		return nil
+	}
+	return l.c.sp.Calls()
+}
+
 // Launch starts the host (if the target has one), then the daemon, and waits until both are
 // ready. Every process is tracked in set; the caller kills the set and removes l.Dir.
 //

@@ -42,6 +42,9 @@ type Spec struct {
 	// Readings counts the processes the class matchers judged, by the reading that decided
 	// (contract.ReadingEntry): on macOS the base priority or, where it was not read, ps pri.
 	Readings map[string]int `json:",omitempty"`
+	// Calls counts the class calls the spec's launcher processes made, by call, where the run
+	// injected a fault or the probe (contract.CallsEntry); nil where nothing was counted.
+	Calls map[string]int64 `json:",omitempty"`
 }
 
 // Setup is a suite-level node (BeforeSuite and the like) that did not pass.
@@ -142,6 +145,15 @@ func specOf(suite string, sr types.SpecReport, labelled func(Spec) bool, focused
 				s.Readings = map[string]int{}
 			}
 			s.Readings[kind]++
+		}
+		if call, ok := strings.CutPrefix(e.Name, contract.CallsEntry); ok {
+			var n int64
+			if json.Unmarshal([]byte(e.Value.AsJSON), &n) == nil {
+				if s.Calls == nil {
+					s.Calls = map[string]int64{}
+				}
+				s.Calls[call] += n
+			}
 		}
 		if name, ok := strings.CutPrefix(e.Name, contract.PhaseEntry); ok {
 			var ns int64

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -242,5 +243,28 @@ func TestTheSummaryCountsWhichReadingDecided(t *testing.T) {
 	}
 	if r.Specs[0].Readings[contract.ReadingPsPri] != 1 {
 		t.Errorf("spec a's readings: %v", r.Specs[0].Readings)
+	}
+}
+
+// The class calls each launcher instance of a spec made (contract.CallsEntry) add up per spec, by
+// call: a kill matrix runs a fault only in the specs where its call came.
+func TestASpecsClassCallsAddUp(t *testing.T) {
+	calls := func(call string, n int64) types.ReportEntry {
+		return types.ReportEntry{Name: contract.CallsEntry + call, Value: types.ReportEntryValue{AsJSON: strconv.FormatInt(n, 10)}} // as read back from a report file
+	}
+	rep := types.Report{SuiteDescription: "cpuclass", SuiteSucceeded: true, SpecReports: types.SpecReports{
+		{LeafNodeType: types.NodeTypeIt, LeafNodeText: "a", State: types.SpecStatePassed,
+			ReportEntries: types.ReportEntries{calls("setpriority", 2), calls("ioprio_set", 1), calls("setpriority", 3)}},
+		{LeafNodeType: types.NodeTypeIt, LeafNodeText: "b", State: types.SpecStatePassed},
+	}}
+	r, err := FromReports([]types.Report{rep}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Specs[0].Calls; got["setpriority"] != 5 || got["ioprio_set"] != 1 || len(got) != 2 {
+		t.Errorf("spec a's calls: %v, want setpriority 5 and ioprio_set 1", got)
+	}
+	if r.Specs[1].Calls != nil {
+		t.Errorf("spec b made no call and counted none: %v", r.Specs[1].Calls)
 	}
 }

@@ -230,6 +230,7 @@ func (e *Env) launch(opts launcher.LaunchOptions) (*launcher.Instance, error) {
 		}
 		err := set.KillAll(e.Timeout)
 		if l != nil {
+			recordCalls(l)
 			l.Close()
 		}
 		if changed != "" && err != nil {
@@ -247,6 +248,14 @@ func (e *Env) launch(opts launcher.LaunchOptions) (*launcher.Instance, error) {
 	l, err := e.Driver.Launch(ctx, set, opts, GinkgoWriter, e.Timeout)
 	live.add(l)
 	return l, err
+}
+
+// recordCalls puts in the spec's report the class calls l's processes made, where the run counts
+// them (contract.CallsEntry): after the kill, so a call made late is in.
+func recordCalls(l *launcher.Instance) {
+	for call, n := range l.ClassCalls() {
+		AddReportEntry(contract.CallsEntry+call, n, ReportEntryVisibilityNever)
+	}
 }
 
 // ExpectLaunchRefused starts the target as Launch does and checks that its daemon refused to

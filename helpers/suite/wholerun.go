@@ -156,6 +156,7 @@ func (env *Env) judgeLong(p lane.Platform) {
 		Must(err, "starting a late tool in the "+string(s.Mode)+" harness started at the suite's beginning")
 		subjects = append(subjects, s.Subjects()...)
 	}
+	recordCalls(r.l) // what the sessions' processes made of the class calls, for a kill matrix
 	age := time.Since(r.since).Round(time.Millisecond)
 	AddReportEntry("the whole run's horizon", fmt.Sprintf("the sessions started at the suite's beginning ran %v, read by the watch every %v", age, WatchPoll))
 	Expect(Observe(subjects...)).To(BeAtBackground(p.Meaning, control), "the sessions started at the suite's beginning, %v ago", age)

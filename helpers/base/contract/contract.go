@@ -62,6 +62,12 @@ const (
 // them back. Never shown in Ginkgo's output.
 const PhaseEntry = "classproof.phase "
 
+// CallsEntry prefixes the report entries in which the suites record, for each launcher instance
+// of a spec, how many times its processes made a class call while a fault or the probe was
+// injected (sandbox.Probe): the name ends with the call, the value is the count. A kill matrix
+// reads them to run a fault only where its call came.
+const CallsEntry = "classproof.calls "
+
 // ReadingEntry prefixes the report entries in which the class matchers record every process they
 // judged, on every outcome: the name ends with the reading that decided (ReadingBasePri,
 // ReadingPsPri, ReadingEveryField), the value is the oracle's line. A lane that passed on the ps

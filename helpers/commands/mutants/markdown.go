@@ -92,6 +92,9 @@ func summary(c Cell, untilCaught bool) string {
 			// the fault did nothing, yet specs failed: shown, never hidden behind the row's "-"
 			return fmt.Sprintf("never fired (%d specs failed anyway)", len(c.CaughtBy))
 		}
+		if c.Probed < 0 {
+			return "never fired (the probe saw no call: not run)"
+		}
 		return "never fired"
 	}
 	s := fmt.Sprintf("%d specs", len(c.CaughtBy))
@@ -106,6 +109,9 @@ func summary(c Cell, untilCaught bool) string {
 	}
 	if len(c.Broken) > 0 {
 		s += fmt.Sprintf(" (+%d broke setup)", len(c.Broken))
+	}
+	if c.Probed > 0 {
+		s += fmt.Sprintf(" of %d run, where the probe saw the call", c.Probed)
 	}
 	return s
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
@@ -51,6 +52,11 @@ type Options struct {
 	First       []FirstSpec
 	FirstSource string
 	firstFocus  map[string]string // by firstKey: the focus on a cell's first spec, once checked
+	// NoProbe runs every fault row's lanes whole (probing); probe runs the reference under
+	// sandbox.Probe, and probes are its results by target.
+	NoProbe bool
+	probe   bool
+	probes  map[string]Cell
 }
 
 // Value is one variant and what it breaks. A variant that means something only on some OSes
@@ -125,6 +131,11 @@ type Cell struct {
 	Timing Timing `json:"timing"`
 	// NotFired says the cell's injected fault was never called: neither caught nor missed.
 	NotFired bool `json:"not_fired,omitempty"`
+	// Probed, in a fault's cell, is how many specs it ran: those where the reference's probe saw
+	// its call (-1: none, and the cell did not run). Calls, in a reference cell run under the
+	// probe, names for each class call the specs where it came.
+	Probed int                 `json:"probed,omitempty"`
+	Calls  map[string][]string `json:"calls,omitempty"`
 }
 
 // Row is one variant across targets.
@@ -163,14 +174,16 @@ func Kill(ctx context.Context, o Options) (*Matrix, error) {
 		return nil, err
 	}
 	began := time.Now()
+	run, leftOut := plan(o.Values, runtime.GOOS)
+	o.probe = !o.NoProbe && probing(run)
 	base, err := baseline(ctx, o)
 	if err != nil {
 		return &Matrix{Baseline: base, Jobs: max(o.Jobs, 1)}, err
 	}
+	o.probes = probes(base)
 	if o.firstFocus, err = firstSpecs(ctx, o, base); err != nil {
 		return nil, err
 	}
-	run, leftOut := plan(o.Values, runtime.GOOS)
 	var got []Cell
 	if o.UntilCaught {
 		got, err = byRow(ctx, o, run, base)
@@ -277,6 +290,15 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 		fmt.Fprintf(o.Progress, "classproof mutants: %s on %s\n", name, t.Ref)
 	}
 	fault, build := splitFault(value)
+	if focus, skip, ok := o.narrow(t, fault); ok && sub == "" {
+		if skip != nil {
+			return *skip, nil, nil
+		}
+		o.Focus = focus
+	}
+	if value == "" && sub == "" && o.probe {
+		fault = sandbox.Probe
+	}
 	variant := t // the reference build, and an injected fault's: the manifest's own vars
 	if build != "" {
 		var err error
@@ -288,18 +310,34 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 	if err != nil {
 		return Cell{}, nil, err
 	}
-	c := Cell{Target: t.Ref, Lane: res.Lane, Passed: res.Passed(), Timing: timing(res)}
+	c := cellOf(res, t.Ref, fault, o.probes[t.Ref].Calls != nil)
+	return c, res.Run, nil
+}
+
+// cellOf is what a run of a cell says: which specs caught it, what broke, whether its fault
+// fired (for the probe: which calls came where), and, for a fault run narrowed by the probe, how
+// many specs it ran.
+func cellOf(res *runner.Result, target, fault string, narrowed bool) Cell {
+	c := Cell{Target: target, Lane: res.Lane, Passed: res.Passed(), Timing: timing(res)}
 	if why := append(append(append([]string(nil), res.Problems...), res.Leaks...), res.Refused...); len(why) > 0 {
 		c.Why = why[0]
 	}
 	if res.Run == nil {
 		c.Broken = append(c.Broken, "no report")
-		return c, nil, nil
+		return c
 	}
 	for _, s := range res.Run.Setups {
 		c.Broken = append(c.Broken, fmt.Sprintf("%s in %s", s.Node, s.Suite))
 	}
-	c.NotFired, c.Broken = firing(fault, res, c.Broken)
+	switch {
+	case fault == sandbox.Probe:
+		probed(&c, res)
+	case fault != "" && narrowed:
+		c.Probed = res.Run.Count().Ran
+		fallthrough
+	default:
+		c.NotFired, c.Broken = firing(fault, res, c.Broken)
+	}
 	for _, s := range res.Run.Specs {
 		if s.Outcome() == report.Failed && len(c.CaughtBy)+len(c.Broken) == 0 {
 			c.Why = s.Name + ": " + report.FirstLine(s.Reason) // the first failure says more than a lane problem
@@ -313,7 +351,7 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 		}
 	}
 	sort.Strings(c.CaughtBy)
-	return c, res.Run, nil
+	return c
 }
 
 func write(dir string, m *Matrix) error {

@@ -58,10 +58,12 @@ type Plan struct {
 	// First is the first specs' list the shares ran with (its specs only say where to look
 	// first, but shares that looked differently are not one run).
 	First []FirstSpec `json:"first,omitempty"`
+	// NoProbe: the shares ran every fault row's lanes whole (Options.NoProbe).
+	NoProbe bool `json:"no_probe,omitempty"`
 }
 
 func (o Options) plan() Plan {
-	p := Plan{GOOS: runtime.GOOS, Var: o.Var, Values: o.Values, UntilCaught: o.UntilCaught, Focus: o.Focus, First: o.First}
+	p := Plan{GOOS: runtime.GOOS, Var: o.Var, Values: o.Values, UntilCaught: o.UntilCaught, Focus: o.Focus, First: o.First, NoProbe: o.NoProbe}
 	for _, t := range o.Targets {
 		p.Targets = append(p.Targets, t.Ref)
 	}
@@ -101,14 +103,16 @@ func RunShard(ctx context.Context, o Options) (*Part, error) {
 		return nil, err
 	}
 	began := time.Now()
+	run, _ := plan(o.Values, runtime.GOOS)
+	o.probe = !o.NoProbe && probing(run)
 	base, err := baseline(ctx, o)
 	if err != nil {
 		return nil, err
 	}
+	o.probes = probes(base)
 	if o.firstFocus, err = firstSpecs(ctx, o, base); err != nil {
 		return nil, err
 	}
-	run, _ := plan(o.Values, runtime.GOOS)
 	mine := o.Shard.pick(jobs(run, len(o.Targets)))
 	got, err := runJobs(ctx, o, mine, cell)
 	if err != nil {

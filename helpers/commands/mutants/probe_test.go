@@ -1,0 +1,51 @@
+package mutants
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/report"
+	"github.com/classproof/classproof/helpers/runner"
+)
+
+// The reference's probe names, for each class call, the specs where it came; a fault row then
+// runs only those on that target, and a call never seen there is "never fired" without a run. A
+// target whose reference counted nothing (no launcher instance closed) keeps its lanes whole.
+func TestAFaultRunsOnlyWhereTheProbeSawItsCall(t *testing.T) {
+	res := &runner.Result{Lane: "linux-idle", InjectCounted: true, Run: &report.Run{Specs: []report.Spec{
+		{Name: "b hosted", Calls: map[string]int64{"ioprio_set": 1, "sched_setattr": 2}},
+		{Name: "a direct", Calls: map[string]int64{"sched_setattr": 1}},
+		{Name: "c config"},
+	}}}
+	var ref Cell
+	probed(&ref, res)
+	ref.Target, ref.Lane = "embedded:refmux.yaml", "linux-idle"
+	if got := strings.Join(ref.Calls["sched_setattr"], "|"); got != "a direct|b hosted" || len(ref.Calls) != 2 {
+		t.Fatalf("the probe's calls: %v", ref.Calls)
+	}
+	uncounted := Cell{Target: "embedded:refmux-seed.yaml"}
+	probed(&uncounted, &runner.Result{Run: res.Run})
+	o := Options{probes: probes([]Cell{ref, uncounted})}
+	refmux, seed := &launcher.Resolved{Ref: ref.Target}, &launcher.Resolved{Ref: uncounted.Target}
+
+	focus, skip, ok := o.narrow(refmux, "ioprio_set:late")
+	if !ok || skip != nil || focus != runner.FocusOn([]string{"b hosted"}) {
+		t.Errorf("ioprio_set on refmux: focus %q, skip %v, ok %v; want only the hosted spec", focus, skip, ok)
+	}
+	_, skip, ok = o.narrow(refmux, "setpriority")
+	if !ok || skip == nil || !skip.NotFired || skip.Probed != -1 || skip.Lane != "linux-idle" || !strings.Contains(skip.Why, "no setpriority call") {
+		t.Errorf("setpriority, never seen on refmux: skip %+v, ok %v; want a never-fired cell that did not run", skip, ok)
+	}
+	if _, skip, ok = o.narrow(seed, "setpriority"); ok || skip != nil {
+		t.Errorf("a target whose reference counted nothing: skip %v, ok %v; want its lane whole", skip, ok)
+	}
+	if _, _, ok = o.narrow(refmux, ""); ok {
+		t.Error("a build variant is no fault: its lane runs whole")
+	}
+	inject := []Value{{Name: "nice19"}, {Name: InjectPrefix + "setpriority"}}
+	if got, want := probing(inject), runtime.GOOS == "linux"; got != want || probing(inject[:1]) {
+		t.Errorf("probing: %v with a fault row (want %v), %v without", got, want, probing(inject[:1]))
+	}
+}

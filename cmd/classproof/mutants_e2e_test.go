@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/binaries"
+	"github.com/classproof/classproof/helpers/commands/mutants"
 )
 
 // A newcomer's two stumbles with mutants: a manifest in the {repo} style needs --repo (mutants
@@ -57,5 +59,51 @@ func TestMutantsTakesRepoAndNamesAMissingVar(t *testing.T) {
 	code, log = run("mutants", "--values-file", values, "--target", noVar, "--out", filepath.Join(dir, "out2"))
 	if code != exitUsage || !strings.Contains(log, `declares no var "variant"`) || strings.Contains(log, "interrupted") {
 		t.Errorf("mutants on a manifest without the var exited %d, not 2 naming the var:\n%s", code, log)
+	}
+}
+
+// A fault row runs only the specs where the reference's probe saw its call, and reads as it would
+// have whole: refmux makes sched_setattr in a direct session (caught there, the one spec run) and
+// never setpriority (never fired, no run of its own); --no-probe, every row's focus run whole,
+// gives the same verdict cell by cell.
+func TestTheProbeNarrowsAFaultRowAndKeepsItsVerdict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and runs a suite")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("faults are injected on Linux")
+	}
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	focus := "a direct session starts the direct harness|config round-trips"
+	matrix := func(out string, more ...string) *mutants.Matrix {
+		t.Helper()
+		args := append([]string{"mutants", "--inject", "sched_setattr,setpriority", "--focus", focus, "--out", filepath.Join(dir, out)}, more...)
+		code, log := cliIn(t, dir, []string{"CLASSPROOF_LAUNCHER_UID=0"}, bin, args...)
+		if code != exitPassed {
+			t.Fatalf("mutants %v exited %d:\n%s", more, code, log)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, out, "matrix.json"))
+		must(t, err)
+		var m mutants.Matrix
+		must(t, json.Unmarshal(b, &m))
+		return &m
+	}
+	probed, whole := matrix("probed"), matrix("whole", "--no-probe")
+	if err := mutants.SameCells(whole, probed); err != nil {
+		t.Errorf("the probed matrix's verdicts differ from the whole one's: %v", err)
+	}
+	for _, r := range probed.Rows {
+		c := r.Cells[0]
+		switch r.Value.Name {
+		case mutants.InjectPrefix + "sched_setattr":
+			if len(c.CaughtBy) == 0 || c.Probed < 1 {
+				t.Errorf("sched_setattr: caught by %v, %d specs run; want caught, on only the specs where the call came", c.CaughtBy, c.Probed)
+			}
+		case mutants.InjectPrefix + "setpriority":
+			if !c.NotFired || c.Probed != -1 || c.Timing.Total != 0 {
+				t.Errorf("setpriority: %+v; want never fired without a run", c)
+			}
+		}
 	}
 }

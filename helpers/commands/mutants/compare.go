@@ -45,10 +45,11 @@ func SameCells(a, b *Matrix) error {
 	return nil
 }
 
-// verdictOf is a cell without its timing, and without Why (a failure message: the same spec's
-// message names pids and paths that differ from run to run).
+// verdictOf is a cell without its timing, without Why (a failure message: the same spec's
+// message names pids and paths that differ from run to run), and without how the probe narrowed
+// it (Probed, Calls): how a cell ran, not what it found.
 func verdictOf(c Cell) Cell {
-	c.Timing, c.Why = Timing{}, ""
+	c.Timing, c.Why, c.Probed, c.Calls = Timing{}, "", 0, nil
 	return c
 }
 

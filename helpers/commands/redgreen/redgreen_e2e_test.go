@@ -91,7 +91,7 @@ func TestProvenOnARealFix(t *testing.T) {
 		"Passed on both: ",
 		"left out by the label filter (needs-hosted: target tiny declares no hosted session",
 		"Reproduce: `cd " + p.Options.Launcher.Kit + " && go run ./cmd/classproof redgreen --red " + p.Red.SHA + " --green " + p.Green.SHA + " --target /",
-		".yaml --repo " + repo,
+		" --repo " + repo + "`",
 		"Not run, ",
 		"## Durations",
 	} {

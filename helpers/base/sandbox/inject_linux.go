@@ -92,14 +92,6 @@ func x32Mask() uint32 {
 // the native tables lack and musl on those ABIs calls for nice(); the setpriority fault takes it.
 const compatNice = 34
 
-// compatExtra is the other compat call a fault takes: nice(2) for setpriority, else call's own.
-func compatExtra(call string) uint32 {
-	if call == "setpriority" {
-		return compatNice
-	}
-	return compatCalls[runtime.GOARCH][call]
-}
-
 // native rewrites req as the native table's call, and says which ABI it came through ("" native):
 // a compat call's number is mapped, nice(inc) becomes setpriority(PRIO_PROCESS, 0, now+inc) of
 // the caller, and an x32 call loses its bit.

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -11,8 +12,8 @@ import (
 // ModeProbe is Probe's mode: each call goes on as made (SECCOMP_USER_NOTIF_FLAG_CONTINUE), counted.
 const ModeProbe = Probe
 
-// probeCalls are the calls a probe counts: every one a fault can be injected into.
-func probeCalls() []string { return slices.Sorted(maps.Keys(Faults)) }
+// probeCalls are the calls a probe counts: every one a fault can be injected into, in order.
+var probeCalls = sync.OnceValue(func() []string { return slices.Sorted(maps.Keys(Faults)) })
 
 // filterFor is the seccomp program that sends calls (names of Faults) to the listener, in every
 // ABI the kit's architecture has (the native table, x32's bit on x86-64, the compat table and its
@@ -26,15 +27,16 @@ func filterFor(calls []string) []unix.SockFilter {
 			compats = append(compats, compatNice)
 		}
 	}
-	// Laid out as: the arch test, the native numbers, the compat arch test, the compat numbers,
-	// then ALLOW and NOTIF; each jump is counted from the instruction after it.
-	nCompat := 3 + len(compats) // its arch test, its load, its tests
-	allow := 4 + len(natives) + nCompat
+	// Laid out as: the arch load and test (0, 1), the nr load and x32 mask (2, 3), a test per
+	// native number, a jump to ALLOW, the compat arch test (compat), the nr load, a test per
+	// compat number, then ALLOW and NOTIF; each jump counts from the instruction after it.
+	compat := 5 + len(natives)
+	allow := compat + 2 + len(compats)
 	notif := allow + 1
 	jump := func(from, to int) uint8 { return uint8(to - from - 1) }
 	prog := []unix.SockFilter{
 		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offArch},
-		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: jump(1, 4+len(natives)), K: nativeArch()},
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: jump(1, compat), K: nativeArch()},
 		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offNr},
 		{Code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, K: x32Mask()},
 	}

@@ -46,10 +46,13 @@ type Env struct {
 	// Timeout bounds one launcher action (start, session, report); scaled by lane.Scale.
 	Timeout    time.Duration
 	ownLedger  string
-	cleanBin   func()   // removes a bin folder this suite made (not one handed in with CLASSPROOF_BIN)
-	ownHarness string   // the folder of a harness this suite built (not one handed in by the CLI)
-	loadErr    error    // the manifest's, from Setup: it fails BeforeSuite, once
-	long       *runLong // the sessions started at the suite's beginning (wholerun.go)
+	cleanBin   func() // removes a bin folder this suite made (not one handed in with CLASSPROOF_BIN)
+	ownHarness string // the folder of a harness this suite built (not one handed in by the CLI)
+	loadErr    error  // the manifest's, from Setup: it fails BeforeSuite, once
+	// suiteDescription is RunSpecs's description, which Ginkgo puts before a spec's text when it
+	// matches a focus (longSelected).
+	suiteDescription string
+	long             *runLong // the sessions started at the suite's beginning (wholerun.go)
 	// wholeRunTitle is the whole-run spec's container text, for matching a run's focus.
 	wholeRunTitle string
 }
@@ -70,6 +73,8 @@ func Setup(defaults fs.FS, defaultName string) *Env {
 	if env.Target != nil {
 		env.Manifest = env.Target.Manifest
 	}
+	// On Ginkgo's first process, before any BeforeSuite: the description longSelected matches with.
+	ReportBeforeSuite(func(r Report) { env.suiteDescription = r.SuiteDescription })
 	SynchronizedBeforeSuite(env.buildOnce, env.openEach)
 	SynchronizedAfterSuite(env.sweepEach, env.cleanOnce)
 	_, file, _, _ := runtime.Caller(1)

@@ -11,6 +11,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 
+	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/lane"
@@ -102,7 +103,9 @@ func (env *Env) longSelected() bool {
 			return false
 		}
 	}
-	text := strings.Join([]string{env.wholeRunTitle, p.Title, wholeRunIt(p)}, " ")
+	// As Ginkgo matches a focus: the suite's description, a space, the spec's full text
+	// (internal/focus.go); runner.FocusOn's focus needs that space.
+	text := strings.Join([]string{env.suiteDescription, env.wholeRunTitle, p.Title, wholeRunIt(p)}, " ")
 	for _, s := range cfg.SkipStrings {
 		if ok, _ := regexp.MatchString(s, text); ok {
 			return false
@@ -129,7 +132,7 @@ func wholeRunIt(p lane.Platform) string {
 // suite (the folder of the file that called Setup), so that a gate that keys specs by their text
 // tells one suite's from another's.
 func (env *Env) wholeRun(suiteName string) {
-	env.wholeRunTitle = "the whole run of the " + suiteName + " suite"
+	env.wholeRunTitle = contract.WholeRunPrefix + suiteName + " suite"
 	Describe(env.wholeRunTitle, func() {
 		for _, p := range lane.Platforms {
 			Describe(p.Title, Label(wholeRunLabels(p)...), func() {

@@ -62,6 +62,11 @@ const (
 // them back. Never shown in Ginkgo's output.
 const PhaseEntry = "classproof.phase "
 
+// WholeRunPrefix begins the text of each suite's whole-run spec ("the whole run of the cpuclass
+// suite ..."), which judges sessions started at the suite's beginning when the suite ends: what
+// they do is judged over the suite's whole length, so a kill matrix never narrows a run to it.
+const WholeRunPrefix = "the whole run of the "
+
 // CallsEntry prefixes the report entries in which the suites record, for each launcher instance
 // of a spec, how many times its processes made a class call while a fault or the probe was
 // injected (sandbox.Probe): the name ends with the call, the value is the count. A kill matrix

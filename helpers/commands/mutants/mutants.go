@@ -134,8 +134,10 @@ type Cell struct {
 	// Probed, in a fault's cell, is how many specs it ran: those where the reference's probe saw
 	// its call (-1: none, and the cell did not run). Calls, in a reference cell run under the
 	// probe, names for each class call the specs where it came.
-	Probed int                 `json:"probed,omitempty"`
-	Calls  map[string][]string `json:"calls,omitempty"`
+	// Lasting are the calls it saw in the sessions that last the whole suite.
+	Probed  int                 `json:"probed,omitempty"`
+	Calls   map[string][]string `json:"calls,omitempty"`
+	Lasting []string            `json:"lasting,omitempty"`
 }
 
 // Row is one variant across targets.
@@ -290,11 +292,12 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 		fmt.Fprintf(o.Progress, "classproof mutants: %s on %s\n", name, t.Ref)
 	}
 	fault, build := splitFault(value)
+	narrowed := false
 	if focus, skip, ok := o.narrow(t, fault); ok && sub == "" {
 		if skip != nil {
 			return *skip, nil, nil
 		}
-		o.Focus = focus
+		o.Focus, narrowed = focus, true
 	}
 	if value == "" && sub == "" && o.probe {
 		fault = sandbox.Probe
@@ -310,7 +313,7 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 	if err != nil {
 		return Cell{}, nil, err
 	}
-	c := cellOf(res, t.Ref, fault, o.probes[t.Ref].Calls != nil)
+	c := cellOf(res, t.Ref, fault, narrowed)
 	return c, res.Run, nil
 }
 

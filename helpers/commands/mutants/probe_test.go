@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
@@ -14,16 +15,17 @@ import (
 // runs only those on that target, and a call never seen there is "never fired" without a run. A
 // target whose reference counted nothing (no launcher instance closed) keeps its lanes whole.
 func TestAFaultRunsOnlyWhereTheProbeSawItsCall(t *testing.T) {
-	res := &runner.Result{Lane: "linux-idle", InjectCounted: true, Run: &report.Run{Specs: []report.Spec{
+	res := &runner.Result{Lane: "linux-idle", InjectCounted: true, Injected: 6, Run: &report.Run{Specs: []report.Spec{
 		{Name: "b hosted", Calls: map[string]int64{"ioprio_set": 1, "sched_setattr": 2}},
 		{Name: "a direct", Calls: map[string]int64{"sched_setattr": 1}},
 		{Name: "c config"},
+		{Name: contract.WholeRunPrefix + "cpuclass suite on Linux keeps ...", Calls: map[string]int64{"sched_setscheduler": 2}},
 	}}}
 	var ref Cell
 	probed(&ref, res)
 	ref.Target, ref.Lane = "embedded:refmux.yaml", "linux-idle"
-	if got := strings.Join(ref.Calls["sched_setattr"], "|"); got != "a direct|b hosted" || len(ref.Calls) != 2 {
-		t.Fatalf("the probe's calls: %v", ref.Calls)
+	if got := strings.Join(ref.Calls["sched_setattr"], "|"); got != "a direct|b hosted" || len(ref.Calls) != 3 || strings.Join(ref.Lasting, "|") != "sched_setscheduler" {
+		t.Fatalf("the probe's calls: %v, lasting %v", ref.Calls, ref.Lasting)
 	}
 	uncounted := Cell{Target: "embedded:refmux-seed.yaml"}
 	probed(&uncounted, &runner.Result{Run: res.Run})
@@ -40,6 +42,14 @@ func TestAFaultRunsOnlyWhereTheProbeSawItsCall(t *testing.T) {
 	}
 	if _, skip, ok = o.narrow(seed, "setpriority"); ok || skip != nil {
 		t.Errorf("a target whose reference counted nothing: skip %v, ok %v; want its lane whole", skip, ok)
+	}
+	if _, skip, ok = o.narrow(refmux, "sched_setscheduler:wrong"); ok || skip != nil {
+		t.Errorf("a call made in the sessions that last the whole suite: skip %v, ok %v; want its lane whole", skip, ok)
+	}
+	var short Cell
+	res.Injected = 7 // one call no spec's report holds
+	if probed(&short, res); short.Calls != nil || !strings.Contains(short.Why, "run whole") {
+		t.Errorf("a probe whose specs' counts fall short of its calls: %v (%s); want no probe", short.Calls, short.Why)
 	}
 	if _, _, ok = o.narrow(refmux, ""); ok {
 		t.Error("a build variant is no fault: its lane runs whole")

@@ -256,3 +256,16 @@ func TestOnLinuxAPsPriChangeIsAChange(t *testing.T) {
 		t.Errorf("ps pri 19 -> 39 on Linux: same %v, why %q", same, why)
 	}
 }
+
+// A Linux receipt names the autogroup's nice only where it was read: a process in no autogroup
+// of its own shows none, never an empty name with a nice.
+func TestALinuxReceiptNamesTheAutogroupWhereRead(t *testing.T) {
+	o := Observation{GOOS: "linux", Role: "direct harness", Pid: 7, Cls: "IDL", Nice: "0", Pri: 0, Policy: 5, IOClass: 3, Autogroup: "/autogroup-12", AutogroupNice: 19}
+	if s := o.String(); !strings.Contains(s, ", autogroup-12 nice 19") {
+		t.Errorf("with its autogroup read: %q", s)
+	}
+	o.Autogroup = ""
+	if s := o.String(); strings.Contains(s, "nice 19") || strings.Contains(s, ",  nice") {
+		t.Errorf("with no autogroup read: %q names one", s)
+	}
+}

@@ -103,6 +103,14 @@ func TestACousinSuiteIsNeverTied(t *testing.T) {
 	if k := kitOf(me, mine, me); !slices.Equal(k.kin, []int{900}) {
 		t.Errorf("the supervisor itself: kin %v, want its parent alone [900]", k.kin)
 	}
+	// a chain of two (a suite process whose parent the table shows, nothing above): the parent
+	// is kin; a chain of one has none
+	if k := kitOf(me, []int{me, 900}, 0); !slices.Equal(k.kin, []int{900}) {
+		t.Errorf("a chain of me and my parent: kin %v, want [900]", k.kin)
+	}
+	if k := kitOf(me, []int{me}, 0); len(k.kin) != 0 {
+		t.Errorf("a chain of me alone: kin %v, want none", k.kin)
+	}
 }
 
 // The sweep acts on no line it cannot tie, and says so for each; a line that is no entry is

@@ -2,9 +2,26 @@ package proctable
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
+
+// ErrNoArgs is Args of a process that shows none: a kernel thread, or a process in the middle of
+// exec. The parent of a Go exec.Cmd sees Start return once the new program is mapped, but
+// /proc/PID/cmdline reads empty until the kernel has laid out its arguments (fs/proc/base.c
+// get_mm_cmdline: "if (!mm->env_end) return 0"), which a starved child at background class may
+// take long to reach. Read as [""], such a process would be no process the kit started.
+var ErrNoArgs = errors.New("no arguments (a kernel thread, or a process in the middle of exec)")
+
+// parseCmdline splits a /proc/PID/cmdline read into its arguments.
+func parseCmdline(pid int, b []byte) ([]string, error) {
+	if len(b) == 0 {
+		return nil, fmt.Errorf("pid %d: %w", pid, ErrNoArgs)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00"), nil
+}
 
 // Stat is what the kit reads from a Linux /proc/PID/stat line (proc(5)).
 type Stat struct {

@@ -80,7 +80,7 @@ func Args(pid int) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00"), nil
+	return parseCmdline(pid, b)
 }
 
 // Exe is the executable a process runs, as the kernel says (/proc/PID/exe), read as the

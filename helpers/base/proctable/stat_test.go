@@ -1,6 +1,7 @@
 package proctable
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 	"runtime"
@@ -39,6 +40,18 @@ func TestParseProcArgs(t *testing.T) {
 	}
 	if _, err := parseProcArgs([]byte{1}); err == nil {
 		t.Error("a short buffer accepted")
+	}
+}
+
+// A process that shows no arguments is an error, never [""]: mid-exec, the kit's own tool would
+// otherwise read as a stranger (the bench once counted one load short that way).
+func TestAnEmptyCmdlineIsNoArguments(t *testing.T) {
+	if _, err := parseCmdline(7, nil); !errors.Is(err, ErrNoArgs) || !strings.Contains(err.Error(), "pid 7") {
+		t.Errorf("an empty cmdline: %v, want ErrNoArgs naming pid 7", err)
+	}
+	args, err := parseCmdline(7, []byte("probe\x00load\x00\x00"))
+	if err != nil || strings.Join(args, "|") != "probe|load|" {
+		t.Errorf("got %q %v", args, err)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/proctable"
+	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/launcher"
 )
 
@@ -47,11 +48,21 @@ func startLoads(ctx context.Context, d *launcher.Driver, c Class, probe string, 
 	return ls, nil
 }
 
-// allRun checks that every load started runs (a load runs until it is killed): the run is
-// measured under the load it names.
+// allRun checks that every load started runs the probe (a load runs until it is killed): the run
+// is measured under the load it names. A load a harness has just started may still be in exec,
+// showing no arguments (proctable.ErrNoArgs) for as long as its class starves it: it is waited
+// for, a bounded while; more loads than started fail at once.
 func (ls *loads) allRun(class string) error {
-	running, err := probes(ls.probe)
-	if err == nil && len(running) != len(ls.pids) {
+	var running []int
+	err := proc.Until(time.Now().Add(lane.Scale(10*time.Second)), 10*time.Millisecond, func() (bool, error) {
+		var err error
+		running, err = probes(ls.probe)
+		return len(running) >= len(ls.pids), err
+	})
+	if err == nil || errors.Is(err, proc.ErrDeadline) {
+		if len(running) == len(ls.pids) {
+			return nil
+		}
 		err = fmt.Errorf("started %d load processes at %s, and %d run: %s", len(ls.pids), class, len(running), proctable.DescribeAll(running))
 	}
 	return err

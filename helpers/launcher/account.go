@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -95,12 +96,20 @@ func harnessArgs(im proctable.Image, pid int, uncertain bool) (args []string, ha
 	case err != nil:
 		return nil, false, ""
 	case runs:
-		args, err := proctable.Args(pid)
+		// A harness the launcher is starting may be in the middle of exec: which report it
+		// has is known once the kernel shows its arguments.
+		args, err := proctable.ArgsAfterExec(pid, execWait)
+		if errors.Is(err, proctable.ErrNoArgs) && proctable.Alive(pid) {
+			return nil, false, fmt.Sprintf("it runs the harness's code but shows no arguments (%v), so the kit cannot tell which report it has", err)
+		}
 		return args, err == nil, ""
 	}
 	args, loaded := im.LoadedBy(pid) // the arguments are read only where the loader runs something
 	return args, loaded, ""
 }
+
+// execWait is how long Account waits for a harness in the middle of exec to show its arguments.
+const execWait = 2 * time.Second
 
 // note keeps, as evidence, each process of others seen for the first time that is neither the
 // launcher's own service nor a harness's tool: a launcher's helpers may run at normal, and a

@@ -1,5 +1,11 @@
 package proctable
 
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
 // StarvedFactor bounds how much longer than its timeout the kit waits on a process that is
 // runnable but not given a CPU, or waiting for the disk. Background class (SCHED_IDLE, I/O class
 // idle) means exactly that under a foreground load that fills every core or the disk; such a
@@ -19,4 +25,22 @@ func Starved(pids ...int) string {
 		}
 	}
 	return ""
+}
+
+// ArgsAfterExec is Args of a process that may be in the middle of exec (ErrNoArgs): it reads
+// again every few milliseconds while the process lives, for up to wait, and up to StarvedFactor
+// times that while it is starved. A process that ends, or still shows none, returns Args's error.
+func ArgsAfterExec(pid int, wait time.Duration) ([]string, error) {
+	start := time.Now()
+	for {
+		args, err := Args(pid)
+		if !errors.Is(err, ErrNoArgs) || !Alive(pid) {
+			return args, err
+		}
+		waited := time.Since(start)
+		if waited > StarvedFactor*wait || (waited > wait && starved(pid) == "") {
+			return nil, fmt.Errorf("%w after %v", err, waited.Round(time.Millisecond))
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }

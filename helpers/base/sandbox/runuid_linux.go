@@ -251,8 +251,11 @@ func killAll(id Identity) []string {
 		for _, pid := range busy {
 			if !seen[pid] {
 				seen[pid] = true
-				if args, err := proctable.Args(pid); err == nil {
+				switch args, err := proctable.Args(pid); {
+				case err == nil:
 					leaks = append(leaks, fmt.Sprintf("pid %d %q", pid, args))
+				case errors.Is(err, proctable.ErrNoArgs): // caught in its exec: a leak all the same
+					leaks = append(leaks, fmt.Sprintf("pid %d (%v)", pid, err))
 				}
 			}
 		}

@@ -37,7 +37,9 @@ func (l *Instance) Account() error {
 	if err != nil {
 		return fmt.Errorf("reading the kit's harness %s to know it by its content: %w", l.d.Harness, err)
 	}
-	pids, uncertain, err := l.candidates(im)
+	// One bound on the waits for harnesses caught in exec, however many a launcher holds there.
+	deadline := time.Now().Add(proctable.StarvedFactor * execWait)
+	pids, uncertain, err := l.candidates(im, deadline)
 	if err != nil {
 		return fmt.Errorf("listing the processes of %s to account for every harness: %w", l.d.Manifest.Name, err)
 	}
@@ -48,7 +50,7 @@ func (l *Instance) Account() error {
 	var wrong []string
 	var harnesses, others []int
 	for _, pid := range pids {
-		args, harness, cantTell := harnessArgs(im, pid, uncertain[pid])
+		args, harness, cantTell := harnessArgs(im, pid, uncertain[pid], deadline)
 		switch {
 		case cantTell != "":
 			wrong = append(wrong, harnessLine(pid, args, cantTell))
@@ -87,7 +89,7 @@ func (l *Instance) Account() error {
 // on. cantTell says why the kit cannot tell, for a live process it cannot read; a process that
 // may be a stranger's (uncertain: found by a group or session id, or among launchd's children)
 // and a process whose executable is gone (a leader thread that exited) are not harnesses then.
-func harnessArgs(im proctable.Image, pid int, uncertain bool) (args []string, harness bool, cantTell string) {
+func harnessArgs(im proctable.Image, pid int, uncertain bool, deadline time.Time) (args []string, harness bool, cantTell string) {
 	runs, err := im.RunBy(pid)
 	switch {
 	case err != nil && !uncertain && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ESRCH) && proctable.Alive(pid):
@@ -98,7 +100,7 @@ func harnessArgs(im proctable.Image, pid int, uncertain bool) (args []string, ha
 	case runs:
 		// A harness the launcher is starting may be in the middle of exec: which report it
 		// has is known once the kernel shows its arguments.
-		args, err := proctable.ArgsAfterExec(pid, execWait)
+		args, err := proctable.ArgsAfterExec(pid, execWait, deadline)
 		if errors.Is(err, proctable.ErrNoArgs) && proctable.Alive(pid) {
 			return nil, false, fmt.Sprintf("it runs the harness's code but shows no arguments (%v), so the kit cannot tell which report it has", err)
 		}
@@ -155,7 +157,7 @@ func (l *Instance) TakeEvidence() []string {
 // subreaper: what the launcher double-forks comes back to it) and runs the harness, whatever its
 // report path and environment, unless another live instance of this process's handed it out;
 // without a subreaper (macOS), what runs the harness among launchd's children (strays).
-func (l *Instance) candidates(im proctable.Image) (pids []int, uncertain map[int]bool, err error) {
+func (l *Instance) candidates(im proctable.Image, deadline time.Time) (pids []int, uncertain map[int]bool, err error) {
 	if cg := l.set.Cgroup(); cg != nil {
 		pids, err = cg.Members()
 		return pids, nil, err
@@ -178,12 +180,13 @@ func (l *Instance) candidates(im proctable.Image) (pids []int, uncertain map[int
 			add(pid)
 		}
 	}
-	theirs := live.others(l).in(table)
+	theirs := live.others(l).in(table, deadline)
 	for _, pid := range strays(table, below) {
-		if seen[pid] || theirs(pid) {
+		if seen[pid] {
 			continue
 		}
-		if runs, err := im.RunBy(pid); runs || err != nil && proctable.Alive(pid) {
+		// Whose it is is asked of what runs the harness only: it may wait on one in exec.
+		if runs, err := im.RunBy(pid); (runs || err != nil && proctable.Alive(pid)) && !theirs(pid) {
 			add(pid) // Account names it, or says it cannot tell
 		}
 	}

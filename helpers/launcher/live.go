@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/classproof/classproof/helpers/base/proctable"
 )
@@ -54,7 +55,7 @@ type siblings struct {
 
 // in says, of the processes in table, whether pid is one of theirs: below their daemon or host
 // (read from the table once), or a harness whose report is in one of their folders.
-func (s siblings) in(table map[int]proctable.Info) func(pid int) bool {
+func (s siblings) in(table map[int]proctable.Info, deadline time.Time) func(pid int) bool {
 	if len(s.roots) == 0 {
 		return func(int) bool { return false }
 	}
@@ -63,7 +64,7 @@ func (s siblings) in(table map[int]proctable.Info) func(pid int) bool {
 		if below[pid] {
 			return true
 		}
-		args, err := proctable.Args(pid)
+		args, err := proctable.ArgsAfterExec(pid, execWait, deadline) // a sibling's harness may be in exec
 		if err != nil {
 			return false
 		}

@@ -29,8 +29,9 @@ func Starved(pids ...int) string {
 
 // ArgsAfterExec is Args of a process that may be in the middle of exec (ErrNoArgs): it reads
 // again every few milliseconds while the process lives, for up to wait, and up to StarvedFactor
-// times that while it is starved. A process that ends, or still shows none, returns Args's error.
-func ArgsAfterExec(pid int, wait time.Duration) ([]string, error) {
+// times that while it is starved, never past deadline (a caller's bound over many processes). A
+// process that ends, or still shows none, returns Args's error.
+func ArgsAfterExec(pid int, wait time.Duration, deadline time.Time) ([]string, error) {
 	start := time.Now()
 	for {
 		args, err := Args(pid)
@@ -38,7 +39,7 @@ func ArgsAfterExec(pid int, wait time.Duration) ([]string, error) {
 			return args, err
 		}
 		waited := time.Since(start)
-		if waited > StarvedFactor*wait || (waited > wait && starved(pid) == "") {
+		if waited > StarvedFactor*wait || (waited > wait && starved(pid) == "") || time.Now().After(deadline) {
 			return nil, fmt.Errorf("%w after %v", err, waited.Round(time.Millisecond))
 		}
 		time.Sleep(2 * time.Millisecond)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,9 +64,9 @@ func TestMutantsTakesRepoAndNamesAMissingVar(t *testing.T) {
 }
 
 // A fault row runs only the specs where the reference's probe saw its call, and reads as it would
-// have whole: refmux makes sched_setattr in a direct session (caught there, the one spec run) and
-// never setpriority (never fired, no run of its own); --no-probe, every row's focus run whole,
-// gives the same verdict cell by cell.
+// have whole: refmux makes sched_setattr in a direct session and in the cpuclass suite's whole-run
+// sessions (caught there, those specs run, not the config's) and never setpriority (never fired,
+// no run of its own); --no-probe, every row's focus run whole, gives the same verdict cell by cell.
 func TestTheProbeNarrowsAFaultRowAndKeepsItsVerdict(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the CLI and runs a suite")
@@ -75,7 +76,7 @@ func TestTheProbeNarrowsAFaultRowAndKeepsItsVerdict(t *testing.T) {
 	}
 	bin := buildCLI(t)
 	dir := t.TempDir()
-	focus := "a direct session starts the direct harness|config round-trips"
+	focus := "a direct session starts the direct harness|config round-trips|the whole run of the cpuclass suite"
 	matrix := func(out string, more ...string) *mutants.Matrix {
 		t.Helper()
 		args := append([]string{"mutants", "--inject", "sched_setattr,setpriority", "--focus", focus, "--out", filepath.Join(dir, out)}, more...)
@@ -97,12 +98,40 @@ func TestTheProbeNarrowsAFaultRowAndKeepsItsVerdict(t *testing.T) {
 		c := r.Cells[0]
 		switch r.Value.Name {
 		case mutants.InjectPrefix + "sched_setattr":
-			if len(c.CaughtBy) == 0 || c.Probed < 1 {
-				t.Errorf("sched_setattr: caught by %v, %d specs run; want caught, on only the specs where the call came", c.CaughtBy, c.Probed)
+			ref := probed.Baseline[0]
+			if len(c.CaughtBy) == 0 || c.Probed < 2 || c.Probed != len(ref.Calls["sched_setattr"]) || !slices.Contains(ref.Lasting, "sched_setattr") {
+				t.Errorf("sched_setattr: caught by %v, %d specs run (the probe saw it in %v, lasting %v); want caught, on only the specs where the call came, the whole-run spec's among them",
+					c.CaughtBy, c.Probed, ref.Calls["sched_setattr"], ref.Lasting)
 			}
 		case mutants.InjectPrefix + "setpriority":
 			if !c.NotFired || c.Probed != -1 || c.Timing.Specs != 0 || c.Timing.Total > 1 {
 				t.Errorf("setpriority: %+v; want never fired without a run", c)
+			}
+		}
+	}
+
+	// Until caught with the whole table's first list: sched_setattr on its first spec; setpriority
+	// has none, so its row needs the lane: the reference runs it whole, once, under the probe,
+	// which saw no setpriority call, and the row is never fired without a run of its own.
+	firstFile := filepath.Join(dir, "first.tsv")
+	must(t, os.WriteFile(firstFile, mutants.FormatFirst(mutants.Cover(whole)), 0o644))
+	until := matrix("until", "--until-caught", "--first", firstFile)
+	if err := mutants.CaughtAlike(whole, until); err != nil {
+		t.Errorf("--until-caught --first and the whole table disagree: %v", err)
+	}
+	if b := until.Baseline[0]; b.NotRun != "" || !b.Passed || b.Calls == nil {
+		t.Errorf("the reference under --until-caught: %+v; want its lane run whole under the probe, for the row without a first spec", b)
+	}
+	for _, r := range until.Rows {
+		c := r.Cells[0]
+		switch r.Value.Name {
+		case mutants.InjectPrefix + "sched_setattr":
+			if !c.First {
+				t.Errorf("sched_setattr until caught: %+v; want caught by its first spec", c)
+			}
+		case mutants.InjectPrefix + "setpriority":
+			if !c.NotFired || c.Probed != -1 || c.Timing.Specs != 0 || r.LeftOut == "" {
+				t.Errorf("setpriority until caught: %+v (%s); want never fired without a run", c, r.LeftOut)
 			}
 		}
 	}

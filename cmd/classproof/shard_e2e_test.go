@@ -94,6 +94,12 @@ func TestShardsMergedAreTheWholeMatrix(t *testing.T) {
 	if got := cellsWhere(until, func(c mutants.Cell) bool { return c.NotRun != "" }); got != 2 {
 		t.Errorf("--until-caught left out %d cells, want 2: noclass and config-first, caught on the first lane, need no second\n%s", got, mutants.Markdown(until))
 	}
+	// Without first specs each lane runs until caught, so the reference ran each lane whole.
+	for _, b := range until.Baseline {
+		if b.NotRun != "" || !b.Passed {
+			t.Errorf("--until-caught ran variants' lanes but not the reference's on %s: %+v", b.Lane, b)
+		}
+	}
 
 	// With the whole run's first specs, each lane runs them before the rest: every variant is
 	// caught by one of them, where the whole run catches it.
@@ -108,6 +114,12 @@ func TestShardsMergedAreTheWholeMatrix(t *testing.T) {
 	}
 	if got, want := cellsWhere(first, func(c mutants.Cell) bool { return c.First }), caughtCells(until); got != want {
 		t.Errorf("%d cells were caught by a first spec, want %d (every caught cell):\n%s", got, want, mutants.Markdown(first))
+	}
+	// Every variant caught by its first spec: no lane ran whole, the reference's neither.
+	for _, b := range first.Baseline {
+		if b.NotRun == "" || b.Timing.Specs > 0 {
+			t.Errorf("the reference ran %s whole though a first spec caught every variant: %+v", b.Lane, b)
+		}
 	}
 	// A first spec the reference does not pass (here: one renamed, so none ran; the focus still
 	// selects its name) is not used: the lane runs without its list, and still catches what the

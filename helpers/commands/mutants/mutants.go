@@ -15,10 +15,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/launcher"
@@ -53,10 +55,12 @@ type Options struct {
 	FirstSource string
 	firstFocus  map[string]string // by firstKey: the focus on a cell's first spec, once checked
 	// NoProbe runs every fault row's lanes whole (probing); probe runs the reference under
-	// sandbox.Probe, and probes are its results by target.
+	// sandbox.Probe. refs are the reference's runs; whole says a cell runs its lane whole, not
+	// narrowed by the probe.
 	NoProbe bool
 	probe   bool
-	probes  map[string]Cell
+	refs    *references
+	whole   bool
 }
 
 // Value is one variant and what it breaks. A variant that means something only on some OSes
@@ -176,26 +180,35 @@ func Kill(ctx context.Context, o Options) (*Matrix, error) {
 		return nil, err
 	}
 	began := time.Now()
+	var err error
 	run, leftOut := plan(o.Values, runtime.GOOS)
 	o.probe = !o.NoProbe && probing(run)
-	base, err := baseline(ctx, o)
-	if err != nil {
-		return &Matrix{Baseline: base, Jobs: max(o.Jobs, 1)}, err
+	if o.UntilCaught {
+		o.refs, err = lanesOnly(o)
+	} else {
+		var base []Cell
+		base, err = baseline(ctx, o)
+		if err != nil {
+			return &Matrix{Baseline: base, Jobs: max(o.Jobs, 1)}, err
+		}
+		o.refs = ranFirst(base)
 	}
-	o.probes = probes(base)
-	if o.firstFocus, err = firstSpecs(ctx, o, base); err != nil {
+	if err != nil {
+		return nil, err
+	}
+	if o.firstFocus, err = firstSpecs(ctx, o, o.refs.baseline()); err != nil {
 		return nil, err
 	}
 	var got []Cell
 	if o.UntilCaught {
-		got, err = byRow(ctx, o, run, base)
+		got, err = byRow(ctx, o, run, o.refs.baseline())
 	} else {
 		got, err = runJobs(ctx, o, jobs(run, len(o.Targets)), cell)
 	}
 	if err != nil {
-		return nil, err
+		return &Matrix{Baseline: o.refs.baseline(), Jobs: max(o.Jobs, 1)}, err
 	}
-	m := assemble(base, run, leftOut, len(o.Targets), got)
+	m := assemble(o.refs.baseline(), run, leftOut, len(o.Targets), got)
 	m.Wall, m.Jobs, m.UntilCaught, m.Focus = time.Since(began).Seconds(), max(o.Jobs, 1), o.UntilCaught, o.Focus
 	return m, write(o.OutDir, m)
 }
@@ -212,8 +225,7 @@ func baseline(ctx context.Context, o Options) ([]Cell, error) {
 	}
 	for i, c := range base {
 		if !c.Passed {
-			return base, fmt.Errorf("the reference build fails on %s (%d specs failed, %d broke setup; first: %s; its log is in %s): fix that before reading a kill matrix",
-				o.Targets[i].Ref, len(c.CaughtBy), len(c.Broken), c.Why, o.OutDir)
+			return base, refFailed(o, o.Targets[i], c)
 		}
 	}
 	return base, nil
@@ -292,7 +304,7 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 		fmt.Fprintf(o.Progress, "classproof mutants: %s on %s\n", name, t.Ref)
 	}
 	fault, build := splitFault(value)
-	narrowed := false
+	narrowed, focusBefore := false, o.Focus
 	if focus, skip, ok := o.narrow(t, fault); ok && sub == "" {
 		if skip != nil {
 			return *skip, nil, nil
@@ -314,6 +326,17 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 		return Cell{}, nil, err
 	}
 	c := cellOf(res, t.Ref, fault, narrowed)
+	if narrowed && !narrowedCatch(c) {
+		// A fault not caught where the probe saw its call meets every spec of its lane, over
+		// the lane's length (the whole-run spec's horizon): a miss is the full table's, never
+		// a narrowed run's. A catch by the whole-run spec alone is no catch here: no reference
+		// ran it over so short a run.
+		o.say("classproof mutants: %s on %s was not caught by the %d specs where its call came; running the lane whole", value, t.Ref, c.Probed)
+		o.whole, o.Focus = true, focusBefore
+		whole, run, err := attempt(ctx, o, t, value, failFast, sub)
+		whole.Timing.add(c.Timing)
+		return whole, run, err
+	}
 	return c, res.Run, nil
 }
 
@@ -355,6 +378,13 @@ func cellOf(res *runner.Result, target, fault string, narrowed bool) Cell {
 	}
 	sort.Strings(c.CaughtBy)
 	return c
+}
+
+// narrowedCatch says a fault cell narrowed by the probe was caught by a spec whose reference run
+// it can stand on: any but a suite's whole-run spec, which the reference ran over the lane's
+// length only.
+func narrowedCatch(c Cell) bool {
+	return slices.ContainsFunc(c.CaughtBy, func(s string) bool { return !strings.HasPrefix(s, contract.WholeRunPrefix) })
 }
 
 func write(dir string, m *Matrix) error {

@@ -29,10 +29,11 @@ func probing(run []Value) bool {
 
 // probed records on the reference cell c, where its run counted the probe's calls, the specs in
 // which each call came, and in Lasting the calls made in sessions that last the whole suite (the
-// whole-run spec's): a fault's effect there is judged over the suite's length, which a run
-// narrowed to a few specs does not have, so such a row runs its lanes whole. A run whose specs'
-// counts do not add up to the calls its processes answered (a call no spec's report holds: one
-// made after its instance was recorded) records no probe, and its fault rows run whole too.
+// whole-run spec's): a fault row's focus then holds the whole-run spec, whose sessions last as
+// long as the narrowed run, a shorter horizon than the lane's, so a narrowed cell that catches
+// nothing, or only by the whole-run spec, runs its lane whole (attempt). A run whose specs' counts do not add up to the calls its
+// processes answered (a call no spec's report holds: one made after its instance was recorded)
+// records no probe, and its fault rows run whole.
 func probed(c *Cell, res *runner.Result) {
 	if !res.InjectCounted || res.Run == nil {
 		return
@@ -61,29 +62,16 @@ func probed(c *Cell, res *runner.Result) {
 	c.Calls = calls
 }
 
-// probes are the baseline's probe results by target, for narrow.
-func probes(base []Cell) map[string]Cell {
-	out := map[string]Cell{}
-	for _, c := range base {
-		if c.Calls != nil {
-			out[c.Target] = c
-		}
-	}
-	return out
-}
-
-// narrow is the focus a fault cell of t runs with: the specs where the probe saw its call. skip
-// is a cell that needs no run, its call never made on t; ok false where the lane runs whole: no
-// probe ran on t, or the call came in the sessions that last the whole suite (probed).
+// narrow is the focus a fault cell of t runs with: the specs where the probe saw its call (the
+// whole-run spec among them when the call came in its sessions). skip is a cell that needs no
+// run, its call never made on t; ok false where the lane runs whole: no probe ran on t, or the
+// cell asks for its lane whole.
 func (o Options) narrow(t *launcher.Resolved, fault string) (focus string, skip *Cell, ok bool) {
-	ref, found := o.probes[t.Ref]
-	if !found || fault == "" {
+	ref, found := o.refs.probeOf(t.Ref)
+	if !found || fault == "" || o.whole {
 		return "", nil, false
 	}
 	call, _, _ := strings.Cut(fault, ":")
-	if slices.Contains(ref.Lasting, call) {
-		return "", nil, false
-	}
 	specs := ref.Calls[call]
 	if len(specs) == 0 {
 		return "", &Cell{Target: t.Ref, Lane: ref.Lane, Passed: true, NotFired: true, Probed: -1,

@@ -12,8 +12,9 @@ import (
 )
 
 // The reference's probe names, for each class call, the specs where it came; a fault row then
-// runs only those on that target, and a call never seen there is "never fired" without a run. A
-// target whose reference counted nothing (no launcher instance closed) keeps its lanes whole.
+// runs only those on that target (the whole-run spec too, when its sessions made the call), and a
+// call never seen there is "never fired" without a run. A target whose reference counted nothing
+// (no launcher instance closed) keeps its lanes whole.
 func TestAFaultRunsOnlyWhereTheProbeSawItsCall(t *testing.T) {
 	res := &runner.Result{Lane: "linux-idle", InjectCounted: true, Injected: 6, Run: &report.Run{Specs: []report.Spec{
 		{Name: "b hosted", Calls: map[string]int64{"ioprio_set": 1, "sched_setattr": 2}},
@@ -29,7 +30,7 @@ func TestAFaultRunsOnlyWhereTheProbeSawItsCall(t *testing.T) {
 	}
 	uncounted := Cell{Target: "embedded:refmux-seed.yaml"}
 	probed(&uncounted, &runner.Result{Run: res.Run})
-	o := Options{probes: probes([]Cell{ref, uncounted})}
+	o := Options{refs: ranFirst([]Cell{ref, uncounted})}
 	refmux, seed := &launcher.Resolved{Ref: ref.Target}, &launcher.Resolved{Ref: uncounted.Target}
 
 	focus, skip, ok := o.narrow(refmux, "ioprio_set:late")
@@ -43,8 +44,9 @@ func TestAFaultRunsOnlyWhereTheProbeSawItsCall(t *testing.T) {
 	if _, skip, ok = o.narrow(seed, "setpriority"); ok || skip != nil {
 		t.Errorf("a target whose reference counted nothing: skip %v, ok %v; want its lane whole", skip, ok)
 	}
-	if _, skip, ok = o.narrow(refmux, "sched_setscheduler:wrong"); ok || skip != nil {
-		t.Errorf("a call made in the sessions that last the whole suite: skip %v, ok %v; want its lane whole", skip, ok)
+	whole := contract.WholeRunPrefix + "cpuclass suite on Linux keeps ..."
+	if focus, skip, ok = o.narrow(refmux, "sched_setscheduler:wrong"); !ok || skip != nil || focus != runner.FocusOn([]string{whole}) {
+		t.Errorf("a call made in the sessions that last the whole suite: focus %q, skip %v, ok %v; want the whole-run spec", focus, skip, ok)
 	}
 	var short Cell
 	res.Injected = 7 // one call no spec's report holds
@@ -57,5 +59,19 @@ func TestAFaultRunsOnlyWhereTheProbeSawItsCall(t *testing.T) {
 	inject := []Value{{Name: "nice19"}, {Name: InjectPrefix + "setpriority"}}
 	if got, want := probing(inject), runtime.GOOS == "linux"; got != want || probing(inject[:1]) {
 		t.Errorf("probing: %v with a fault row (want %v), %v without", got, want, probing(inject[:1]))
+	}
+}
+
+// A narrowed fault cell stands on a catch by any spec but the whole-run one: the reference ran
+// that spec over the whole lane, never over a narrowed run's few specs.
+func TestANarrowedCatchNeedsASpecTheReferenceRanAlike(t *testing.T) {
+	whole := contract.WholeRunPrefix + "cpuclass suite on Linux keeps ..."
+	for _, tc := range []struct {
+		by   []string
+		want bool
+	}{{nil, false}, {[]string{whole}, false}, {[]string{"a direct", whole}, true}, {[]string{"a direct"}, true}} {
+		if got := narrowedCatch(Cell{CaughtBy: tc.by}); got != tc.want {
+			t.Errorf("caught by %q: %v, want %v", tc.by, got, tc.want)
+		}
 	}
 }

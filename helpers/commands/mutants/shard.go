@@ -109,7 +109,7 @@ func RunShard(ctx context.Context, o Options) (*Part, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.probes = probes(base)
+	o.refs = ranFirst(base)
 	if o.firstFocus, err = firstSpecs(ctx, o, base); err != nil {
 		return nil, err
 	}

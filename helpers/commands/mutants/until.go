@@ -9,7 +9,7 @@ import (
 
 // cell runs value on t: the whole lane, or under o.UntilCaught its first spec (o.First,
 // checked on the reference) and then, unless that caught it, its lane (laneAfter). The
-// baseline always runs whole.
+// reference (value "") always runs whole.
 func cell(ctx context.Context, o Options, t *launcher.Resolved, value string) (Cell, error) {
 	if !o.UntilCaught || value == "" {
 		c, _, err := attempt(ctx, o, t, value, false, "")
@@ -26,8 +26,11 @@ func cell(ctx context.Context, o Options, t *launcher.Resolved, value string) (C
 
 // laneAfter runs value's lane on t after its first spec missed: until caught, or whole at once
 // where the first spec broke setup (a run until caught would stop at the same break and run
-// again whole).
+// again whole). The reference's whole lane runs first, once per target (references.whole).
 func laneAfter(ctx context.Context, o Options, t *launcher.Resolved, value string, first Cell) (Cell, error) {
+	if err := o.refs.whole(ctx, o, t); err != nil {
+		return Cell{}, err
+	}
 	if len(first.Broken) == 0 {
 		return laneUntilCaught(ctx, o, t, value)
 	}
@@ -57,6 +60,7 @@ func laneUntilCaught(ctx context.Context, o Options, t *launcher.Resolved, value
 		return c, err
 	}
 	o.say("classproof mutants: %s on %s stopped at a failure that is not a catch (%s); running the lane whole", value, t.Ref, c.Why)
+	o.whole = true
 	full, _, err := attempt(ctx, o, t, value, false, "")
 	full.Timing.add(c.Timing)
 	return full, err

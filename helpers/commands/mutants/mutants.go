@@ -180,21 +180,19 @@ func Kill(ctx context.Context, o Options) (*Matrix, error) {
 		return nil, err
 	}
 	began := time.Now()
-	var err error
 	run, leftOut := plan(o.Values, runtime.GOOS)
 	o.probe = !o.NoProbe && probing(run)
+	var err error
 	if o.UntilCaught {
-		o.refs, err = lanesOnly(o)
+		if o.refs, err = lanesOnly(o); err != nil {
+			return nil, err
+		}
 	} else {
-		var base []Cell
-		base, err = baseline(ctx, o)
+		base, err := baseline(ctx, o)
 		if err != nil {
 			return &Matrix{Baseline: base, Jobs: max(o.Jobs, 1)}, err
 		}
 		o.refs = ranFirst(base)
-	}
-	if err != nil {
-		return nil, err
 	}
 	if o.firstFocus, err = firstSpecs(ctx, o, o.refs.baseline()); err != nil {
 		return nil, err

@@ -19,24 +19,22 @@ func cell(ctx context.Context, o Options, t *launcher.Resolved, value string) (C
 	if err != nil || len(first.CaughtBy) > 0 {
 		return first, err
 	}
-	c, err := laneAfter(ctx, o, t, value, first)
+	c, err := laneAfter(ctx, o, t, value)
 	c.Timing.add(first.Timing)
 	return c, err
 }
 
-// laneAfter runs value's lane on t after its first spec missed: until caught, or whole at once
-// where the first spec broke setup (a run until caught would stop at the same break and run
-// again whole). The reference's whole lane runs first, once per target (references.whole).
-func laneAfter(ctx context.Context, o Options, t *launcher.Resolved, value string, first Cell) (Cell, error) {
+// laneAfter runs value's lane on t after its first spec missed, until caught. A first spec
+// that broke setup does not make the lane run whole at once: alone it may break what it catches
+// in the lane's order (inherited-autogroup's first spec, focused, breaks the kit's class in its
+// cleanup; in the lane a compat spec catches it first), and laneUntilCaught runs the lane whole
+// anyway when its first failure is not a catch. The reference's whole lane runs first, once per
+// target (references.whole).
+func laneAfter(ctx context.Context, o Options, t *launcher.Resolved, value string) (Cell, error) {
 	if err := o.refs.whole(ctx, o, t); err != nil {
 		return Cell{}, err
 	}
-	if len(first.Broken) == 0 {
-		return laneUntilCaught(ctx, o, t, value)
-	}
-	o.say("classproof mutants: %s on %s broke setup on its first spec; running the lane whole", value, t.Ref)
-	c, _, err := attempt(ctx, o, t, value, false, "")
-	return c, err
+	return laneUntilCaught(ctx, o, t, value)
 }
 
 // firstOnly runs value on its first spec on t; a cell without one runs nothing.
@@ -105,7 +103,7 @@ func untilRow(ctx context.Context, o Options, value string, base []Cell) ([]Cell
 			if step == 0 {
 				c, err = firstOnly(ctx, o, t, value)
 			} else {
-				c, err = laneAfter(ctx, o, t, value, cells[i])
+				c, err = laneAfter(ctx, o, t, value)
 			}
 			if err != nil {
 				return nil, err

@@ -34,9 +34,9 @@ func mutantsCmd(ctx context.Context, args []string) int {
 	var o mutants.Options
 	f := runner.DefaultsFor("mutants")
 	fs.StringVar(&o.Var, "build-var", "variant", "the manifest var whose value builds each variant of --values-file (NAME; the reference build keeps the manifest's own value)")
-	valuesFile := fs.String("values-file", "", "the variants, one per line: NAME<TAB>what it breaks[<TAB>only=GOOS: why] (e.g. from 'go run ./fixtures/refmux variants')")
+	valuesFile := fs.String("values-file", "", "the variants, one per line: NAME<TAB>what it breaks[<TAB>only=GOOS: why][<TAB>sites=SITE,...] (e.g. from 'go run ./fixtures/refmux variants')")
 	fs.IntVar(&o.Jobs, "jobs", runtime.NumCPU(), "runs side by side (each a whole run of its lane)")
-	fs.BoolVar(&o.NoProbe, "no-probe", false, "Linux: run every fault row's lanes whole, as before the probe (by default the reference runs under a probe that counts each class call, and a fault row runs only the specs where its call came)")
+	fs.BoolVar(&o.NoProbe, "no-probe", false, "run every row's lanes whole, as before the probe (by default the reference runs under a probe that counts each class call (Linux) and records the sites its specs reach (sites_env), and a fault row runs only the specs where its call came, a variant with sites only those where one was reached)")
 	fs.BoolVar(&o.UntilCaught, "until-caught", false, "stop each variant's lane at its first spec that fails by its own assertion (a yes/no answer; the full table is the default)")
 	f.Table("mutants").Define(fs)
 	first := fs.String("first", "", "with --until-caught: a full table's first.tsv; each variant tries first, on each lane, the spec it names for it, and the rest only if that misses")

@@ -42,6 +42,11 @@ type Manifest struct {
 	// Conventions are what the target chooses beyond the seed's promises; the specs for one it
 	// does not declare are left out before the run, with the reason (see declares.go).
 	Conventions Conventions `yaml:"conventions"`
+	// SitesEnv names the variable through which a kill matrix's reference run asks the
+	// launcher's processes to record the variant sites they reach: set to a file's path, each
+	// process appends one line per site, its name. Optional; without it every hand-written
+	// variant runs every spec (docs/results.md, "Sites").
+	SitesEnv string `yaml:"sites_env"`
 }
 
 // EnvRef is the target's syntax for a profile env value that refers to the daemon's environment.

@@ -77,6 +77,14 @@ func TestManifestErrorsNameFieldAndValue(t *testing.T) {
 			[]string{"class_evn", "not found"}},
 		"bad background": {func(s string) string { return strings.Replace(s, "linux: idle", "linux: nice", 1) },
 			[]string{"background.linux", `"nice"`, "accepted: idle, ignore"}},
+		"sites_env not a name": {func(s string) string { return s + "sites_env: \"T SITES\"\n" },
+			[]string{"sites_env", `"T SITES"`, "an environment variable's name"}},
+		"sites_env the kit's": {func(s string) string { return s + "sites_env: CLASSPROOF_SITES\n" },
+			[]string{"sites_env", `"CLASSPROOF_SITES"`, "not the kit's own (CLASSPROOF_...)"}},
+		"sites_env the class's": {func(s string) string { return s + "sites_env: T_CLASS\n" },
+			[]string{"sites_env", `"T_CLASS" is class_env or TMPDIR`}},
+		"sites_env TMPDIR": {func(s string) string { return s + "sites_env: TMPDIR\n" },
+			[]string{"sites_env", `"TMPDIR" is class_env or TMPDIR`}},
 	}
 	for name, c := range cases {
 		_, err := Parse("m.yaml", []byte(c.edit(good)))

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/oracle"
 )
 
@@ -19,6 +20,7 @@ func (m *Manifest) Validate() error {
 	if m.ClassEnv == "" {
 		v.add("class_env: missing (the env var a profile sets to choose the class, e.g. REFMUX_SESSION_CPU_CLASS)")
 	}
+	v.sitesEnv()
 	v.background()
 	v.vars()
 	v.commands()
@@ -28,6 +30,19 @@ func (m *Manifest) Validate() error {
 		return fmt.Errorf("target manifest %s:\n  %s", m.Source, strings.Join(v.errs, "\n  "))
 	}
 	return nil
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// sitesEnv checks the optional sites_env: a variable's name of the launcher's own.
+func (v *validation) sitesEnv() {
+	switch n := v.m.SitesEnv; {
+	case n == "":
+	case !envName.MatchString(n) || contract.Own(n):
+		v.add("sites_env: %q: expected an environment variable's name (letters, digits, _), not the kit's own (%s...)", n, contract.Prefix)
+	case n == v.m.ClassEnv || n == "TMPDIR":
+		v.add("sites_env: %q is class_env or TMPDIR, which the kit sets itself; expected a variable of the launcher's own", n)
+	}
 }
 
 type validation struct {

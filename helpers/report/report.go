@@ -45,6 +45,9 @@ type Spec struct {
 	// Calls counts the class calls the spec's launcher processes made, by call, where the run
 	// injected a fault or the probe (contract.CallsEntry); nil where nothing was counted.
 	Calls map[string]int64 `json:",omitempty"`
+	// Sites counts the variant sites the spec's launcher processes recorded, where the run asked
+	// for them (contract.SitesEntry); nil where nothing was recorded.
+	Sites map[string]int64 `json:",omitempty"`
 }
 
 // Setup is a suite-level node (BeforeSuite and the like) that did not pass.
@@ -147,13 +150,10 @@ func specOf(suite string, sr types.SpecReport, labelled func(Spec) bool, focused
 			s.Readings[kind]++
 		}
 		if call, ok := strings.CutPrefix(e.Name, contract.CallsEntry); ok {
-			var n int64
-			if json.Unmarshal([]byte(e.Value.AsJSON), &n) == nil {
-				if s.Calls == nil {
-					s.Calls = map[string]int64{}
-				}
-				s.Calls[call] += n
-			}
+			s.Calls = addCount(s.Calls, call, e.Value.AsJSON)
+		}
+		if site, ok := strings.CutPrefix(e.Name, contract.SitesEntry); ok {
+			s.Sites = addCount(s.Sites, site, e.Value.AsJSON)
 		}
 		if name, ok := strings.CutPrefix(e.Name, contract.PhaseEntry); ok {
 			var ns int64
@@ -393,4 +393,18 @@ func ReceiptLine(msg string) string {
 		}
 	}
 	return FirstLine(msg)
+}
+
+// addCount adds an entry's count (JSON) to m under name, making m if need be; an entry that is
+// not a count is left out.
+func addCount(m map[string]int64, name, value string) map[string]int64 {
+	var n int64
+	if json.Unmarshal([]byte(value), &n) != nil {
+		return m
+	}
+	if m == nil {
+		m = map[string]int64{}
+	}
+	m[name] += n
+	return m
 }

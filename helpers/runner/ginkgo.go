@@ -62,6 +62,9 @@ func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg 
 	if o.Inject != "" {
 		run.Inject, run.InjectLog = o.Inject, injectLog(pl.out)
 	}
+	if o.Sites {
+		run.Sites = "on"
+	}
 	if runCg != nil {
 		run.Cgroup = runCg.Path
 	} else if contract.Current().Cgroup == cgroup.Off {

@@ -56,6 +56,9 @@ type Options struct {
 	// Inject is a class system call every launcher process sees succeed without effect (a
 	// sandbox.Faults name; classproof mutants --inject), "" for none.
 	Inject string
+	// Sites asks the launcher's processes to record the variant sites they reach, where its
+	// manifest names a variable for them (sites_env; a kill matrix's reference run).
+	Sites bool
 }
 
 // plan is what a run was decided to be before anything runs: returned, never written back into

@@ -256,10 +256,18 @@ func (e *Env) launch(opts launcher.LaunchOptions) (*launcher.Instance, error) {
 }
 
 // recordCalls puts in the spec's report the class calls l's processes made, where the run counts
-// them (contract.CallsEntry): after the kill, so a call made late is in.
+// them (contract.CallsEntry), and the variant sites they recorded (contract.SitesEntry): after
+// the kill, so a call made late is in.
 func recordCalls(l *launcher.Instance) {
 	for call, n := range l.ClassCalls() {
 		AddReportEntry(contract.CallsEntry+call, n, ReportEntryVisibilityNever)
+	}
+	sites, err := l.Sites()
+	if err != nil {
+		fmt.Fprintf(GinkgoWriter, "classproof: %v\n", err)
+	}
+	for site, n := range sites {
+		AddReportEntry(contract.SitesEntry+site, n, ReportEntryVisibilityNever)
 	}
 }
 

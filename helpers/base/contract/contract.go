@@ -50,6 +50,10 @@ const (
 	// recorded in (helpers/base/sandbox, Faults).
 	InjectEnv    = Prefix + "INJECT"
 	InjectLogEnv = Prefix + "INJECT_LOG"
+	// Set by the CLI for the suites (a kill matrix's reference run): "on" asks every launcher
+	// process of a target that declares sites_env to record the variant sites it reaches
+	// (SitesEntry).
+	SitesEnv = Prefix + "SITES"
 	// Set by the CLI for the suites, and by the suites for the launcher: the run's token, which
 	// every process of the run carries (proc.Tied).
 	TokenEnv = Prefix + "RUN"
@@ -72,6 +76,12 @@ const WholeRunPrefix = "the whole run of the "
 // injected (sandbox.Probe): the name ends with the call, the value is the count. A kill matrix
 // reads them to run a fault only where its call came.
 const CallsEntry = "classproof.calls "
+
+// SitesEntry prefixes the report entries in which the suites record, for each launcher instance
+// of a spec run with SitesEnv on, the variant sites its processes reached, as the launcher wrote
+// them (a claim): the name ends with the site, the value is how many processes reached it. A
+// kill matrix reads them to run a hand-written variant only where one of its sites was reached.
+const SitesEntry = "classproof.sites "
 
 // ReadingEntry prefixes the report entries in which the class matchers record every process they
 // judged, on every outcome: the name ends with the reading that decided (ReadingBasePri,
@@ -106,6 +116,8 @@ type Run struct {
 	LauncherLimits string
 	// Inject and InjectLog are a fault and its record (helpers/base/sandbox, Faults).
 	Inject, InjectLog string
+	// Sites is "on" where launcher processes record the variant sites they reach (SitesEnv).
+	Sites string
 }
 
 // Environ is r as NAME=VALUE strings, for a child's environment; empty fields are left out.
@@ -133,6 +145,7 @@ func (r Run) Environ() []string {
 	add(LauncherLimitsEnv, r.LauncherLimits)
 	add(InjectEnv, r.Inject)
 	add(InjectLogEnv, r.InjectLog)
+	add(SitesEnv, r.Sites)
 	return out
 }
 
@@ -167,7 +180,7 @@ func Current() Run {
 		Kit: os.Getenv(KitEnv), Harness: os.Getenv(HarnessEnv), Ledger: os.Getenv(LedgerEnv),
 		Supervisor: os.Getenv(SupervisorEnv), Cgroup: os.Getenv(CgroupEnv), Token: os.Getenv(TokenEnv), Scale: os.Getenv(ScaleEnv),
 		Sandbox: os.Getenv(SandboxEnv), LauncherUID: os.Getenv(LauncherUIDEnv), RunUID: os.Getenv(RunUIDEnv), LauncherLimits: os.Getenv(LauncherLimitsEnv),
-		Inject: os.Getenv(InjectEnv), InjectLog: os.Getenv(InjectLogEnv),
+		Inject: os.Getenv(InjectEnv), InjectLog: os.Getenv(InjectLogEnv), Sites: os.Getenv(SitesEnv),
 	}
 }
 

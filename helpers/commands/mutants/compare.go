@@ -47,9 +47,9 @@ func SameCells(a, b *Matrix) error {
 
 // verdictOf is a cell without its timing, without Why (a failure message: the same spec's
 // message names pids and paths that differ from run to run), and without how the probe narrowed
-// it (Probed, Calls, Lasting): how a cell ran, not what it found.
+// it (Probed, Calls, Sites, Lasting): how a cell ran, not what it found.
 func verdictOf(c Cell) Cell {
-	c.Timing, c.Why, c.Probed, c.Calls, c.Lasting = Timing{}, "", 0, nil, nil
+	c.Timing, c.Why, c.Probed, c.Calls, c.Sites, c.Lasting = Timing{}, "", 0, nil, nil, nil
 	return c
 }
 

@@ -79,7 +79,7 @@ func TestCaughtAlikeComparesALeftOutCellByItsRow(t *testing.T) {
 	if err := CaughtAlike(full, until); err == nil {
 		t.Fatalf("a row caught only in the full table: no error")
 	}
-	if s := summary(Cell{NotRun: "caught on idle first"}, true); s != "not run: caught on idle first" {
+	if s := summary(Cell{NotRun: "caught on idle first"}, true, "noclass"); s != "not run: caught on idle first" {
 		t.Errorf("summary of a cell left out: %q", s)
 	}
 }

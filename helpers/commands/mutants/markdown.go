@@ -34,7 +34,7 @@ func Markdown(m *Matrix) string {
 			continue
 		}
 		for _, c := range r.Cells {
-			fmt.Fprintf(&b, " %s |", summary(c, m.UntilCaught))
+			fmt.Fprintf(&b, " %s |", summary(c, m.UntilCaught, r.Value.Name))
 		}
 		verdict := "yes"
 		if !r.Caught {
@@ -83,7 +83,7 @@ func caughtBy(m *Matrix) string {
 	return b.String()
 }
 
-func summary(c Cell, untilCaught bool) string {
+func summary(c Cell, untilCaught bool, value string) string {
 	if c.NotRun != "" {
 		return "not run: " + c.NotRun
 	}
@@ -111,7 +111,7 @@ func summary(c Cell, untilCaught bool) string {
 		s += fmt.Sprintf(" (+%d broke setup)", len(c.Broken))
 	}
 	if c.Probed > 0 {
-		s += fmt.Sprintf(" of %d run, where the probe saw the call", c.Probed)
+		s += fmt.Sprintf(" of %d run, %s", c.Probed, where(value))
 	}
 	return s
 }

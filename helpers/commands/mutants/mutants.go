@@ -54,68 +54,14 @@ type Options struct {
 	First       []FirstSpec
 	FirstSource string
 	firstFocus  map[string]string // by firstKey: the focus on a cell's first spec, once checked
-	// NoProbe runs every fault row's lanes whole (probing); probe runs the reference under
-	// sandbox.Probe. refs are the reference's runs; whole says a cell runs its lane whole, not
-	// narrowed by the probe.
+	// NoProbe runs every row's lanes whole; probe runs the reference under sandbox.Probe
+	// (probing), sites has it record the variant sites its specs reach (sites.go). refs are
+	// the reference's runs; whole says a cell runs its lane whole, not narrowed.
 	NoProbe bool
 	probe   bool
+	sites   bool
 	refs    *references
 	whole   bool
-}
-
-// Value is one variant and what it breaks. A variant that means something only on some OSes
-// (refmux's ignore-applies breaks Linux's ignore mode, which darwin does not have) names them in
-// OnlyOn, with Why it means nothing elsewhere; elsewhere it is left out, never "not caught".
-type Value struct {
-	Name, Breaks string
-	OnlyOn       []string `json:",omitempty"`
-	Why          string   `json:",omitempty"`
-}
-
-// ParseValues reads a values file: one variant a line, NAME<TAB>what it breaks, and optionally
-// <TAB>only=GOOS[,GOOS]: why it means nothing elsewhere. source names the file in errors.
-func ParseValues(source string, b []byte) ([]Value, error) {
-	var out []Value
-	for i, line := range strings.Split(string(b), "\n") {
-		f := strings.Split(line, "\t")
-		name := strings.TrimSpace(f[0])
-		if name == "" {
-			continue
-		}
-		v := Value{Name: name}
-		if len(f) > 1 {
-			v.Breaks = f[1]
-		}
-		if len(f) > 2 {
-			only, why, ok := strings.Cut(f[2], ":")
-			goos, isOnly := strings.CutPrefix(strings.TrimSpace(only), "only=")
-			if !ok || !isOnly || goos == "" || strings.TrimSpace(why) == "" {
-				return nil, fmt.Errorf("%s line %d: third field %q: expected \"only=GOOS[,GOOS]: why it means nothing elsewhere\"", source, i+1, f[2])
-			}
-			v.OnlyOn, v.Why = strings.Split(goos, ","), strings.TrimSpace(why)
-		}
-		if len(f) > 3 {
-			return nil, fmt.Errorf("%s line %d: %d fields; expected NAME<TAB>BREAKS[<TAB>only=GOOS: WHY]", source, i+1, len(f))
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no variants", source)
-	}
-	return out, nil
-}
-
-// meansNothingOn says why v is left out on goos; "" when it means something there.
-func (v Value) meansNothingOn(goos string) string {
-	if len(v.OnlyOn) == 0 {
-		return ""
-	}
-	for _, g := range v.OnlyOn {
-		if g == goos {
-			return ""
-		}
-	}
-	return fmt.Sprintf("means something only on %s: %s", strings.Join(v.OnlyOn, ", "), v.Why)
 }
 
 // Cell is one variant on one target.
@@ -135,12 +81,15 @@ type Cell struct {
 	Timing Timing `json:"timing"`
 	// NotFired says the cell's injected fault was never called: neither caught nor missed.
 	NotFired bool `json:"not_fired,omitempty"`
-	// Probed, in a fault's cell, is how many specs it ran: those where the reference's probe saw
-	// its call (-1: none, and the cell did not run). Calls, in a reference cell run under the
-	// probe, names for each class call the specs where it came.
-	// Lasting are the calls it saw in the sessions that last the whole suite.
+	// Probed, in a narrowed cell, is how many specs it ran: a fault's, those where the
+	// reference's probe saw its call (-1: none, and the cell did not run); a hand-written
+	// variant's, those where the reference reached its sites. Calls, in a reference cell run
+	// under the probe, names for each class call the specs where it came, and Sites, where it
+	// recorded sites, for each site the specs that reached it. Lasting are the calls it saw in
+	// the sessions that last the whole suite.
 	Probed  int                 `json:"probed,omitempty"`
 	Calls   map[string][]string `json:"calls,omitempty"`
+	Sites   map[string][]string `json:"sites,omitempty"`
 	Lasting []string            `json:"lasting,omitempty"`
 }
 
@@ -181,7 +130,7 @@ func Kill(ctx context.Context, o Options) (*Matrix, error) {
 	}
 	began := time.Now()
 	run, leftOut := plan(o.Values, runtime.GOOS)
-	o.probe = !o.NoProbe && probing(run)
+	o.probe, o.sites = !o.NoProbe && probing(run), !o.NoProbe && recordingSites(run)
 	var err error
 	if o.UntilCaught {
 		if o.refs, err = lanesOnly(o); err != nil {
@@ -303,7 +252,7 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 	}
 	fault, build := splitFault(value)
 	narrowed, focusBefore := false, o.Focus
-	if focus, skip, ok := o.narrow(t, fault); ok && sub == "" {
+	if focus, skip, ok := o.narrow(t, value); ok && sub == "" {
 		if skip != nil {
 			return *skip, nil, nil
 		}
@@ -312,6 +261,9 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 	if value == "" && sub == "" && o.probe {
 		fault = sandbox.Probe
 	}
+	// Every run of a matrix that records sites has the launcher record them, the variants' too:
+	// a launcher that sees the variable behaves alike in every cell, so a catch is still a spec
+	// the reference passes in the same kind of run. Only the reference's whole run is read.
 	variant := t // the reference build, and an injected fault's: the manifest's own vars
 	if build != "" {
 		var err error
@@ -319,17 +271,20 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 			return Cell{}, nil, err
 		}
 	}
-	res, err := runner.Run(ctx, runner.Options{Target: variant, OutDir: dir, Procs: o.Procs, Log: logf, Focus: o.Focus, FailFast: failFast, Inject: fault, Deadline: o.Deadline})
+	res, err := runner.Run(ctx, runner.Options{Target: variant, OutDir: dir, Procs: o.Procs, Log: logf, Focus: o.Focus, FailFast: failFast, Inject: fault, Sites: o.sites, Deadline: o.Deadline})
 	if err != nil {
 		return Cell{}, nil, err
 	}
 	c := cellOf(res, t.Ref, fault, narrowed)
+	if value == "" && sub == "" && o.sites {
+		reached(&c, res)
+	}
 	if narrowed && !narrowedCatch(c) {
 		// A fault not caught where the probe saw its call meets every spec of its lane, over
 		// the lane's length (the whole-run spec's horizon): a miss is the full table's, never
 		// a narrowed run's. A catch by the whole-run spec alone is no catch here: no reference
 		// ran it over so short a run.
-		o.say("classproof mutants: %s on %s was not caught by the %d specs where its call came; running the lane whole", value, t.Ref, c.Probed)
+		o.say("classproof mutants: %s on %s was not caught by the %d specs %s; running the lane whole", value, t.Ref, c.Probed, where(value))
 		o.whole, o.Focus = true, focusBefore
 		whole, run, err := attempt(ctx, o, t, value, failFast, sub)
 		whole.Timing.add(c.Timing)
@@ -356,10 +311,10 @@ func cellOf(res *runner.Result, target, fault string, narrowed bool) Cell {
 	switch {
 	case fault == sandbox.Probe:
 		probed(&c, res)
-	case fault != "" && narrowed:
-		c.Probed = res.Run.Count().Ran
-		fallthrough
 	default:
+		if narrowed {
+			c.Probed = res.Run.Count().Ran
+		}
 		c.NotFired, c.Broken = firing(fault, res, c.Broken)
 	}
 	for _, s := range res.Run.Specs {

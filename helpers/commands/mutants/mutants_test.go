@@ -9,30 +9,6 @@ import (
 	"github.com/classproof/classproof/helpers/runner"
 )
 
-func TestParseValues(t *testing.T) {
-	vs, err := ParseValues("variants.tsv", []byte("noclass\tno class step\n\nignore-applies\tclass applied in ignore mode\tonly=linux: ignore mode is Linux's\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(vs) != 2 || vs[0].Name != "noclass" || len(vs[0].OnlyOn) != 0 {
-		t.Fatalf("got %+v", vs)
-	}
-	if v := vs[1]; strings.Join(v.OnlyOn, ",") != "linux" || v.Why != "ignore mode is Linux's" {
-		t.Errorf("only field read as %+v", v)
-	}
-	for in, want := range map[string]string{
-		"x\ty\tlinux":               `variants.tsv line 1: third field "linux": expected "only=GOOS[,GOOS]: why`,
-		"x\ty\tonly=linux":          `third field "only=linux"`,
-		"x\ty\tonly=linux: \n":      `third field "only=linux: "`,
-		"x\ty\tonly=linux: a\tmore": "line 1: 4 fields",
-		"\n\n":                      "variants.tsv: no variants",
-	} {
-		if _, err := ParseValues("variants.tsv", []byte(in)); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%q: got %v, want an error with %q", in, err, want)
-		}
-	}
-}
-
 // On an OS where a variant means nothing it is left out with its reason: never run, never
 // counted as not caught, and the matrix still says so.
 func TestAVariantIsLeftOutWhereItMeansNothing(t *testing.T) {
@@ -138,7 +114,7 @@ func TestNeverFiredOnlyWhereTheCellRan(t *testing.T) {
 	if m.OK {
 		t.Errorf("a matrix with a cell that cannot tell whether its fault fired is OK: %+v", m.Rows)
 	}
-	if s := summary(Cell{NotFired: true, CaughtBy: []string{"x"}}, false); !strings.Contains(s, "1 specs failed anyway") {
+	if s := summary(Cell{NotFired: true, CaughtBy: []string{"x"}}, false, InjectPrefix+"setpriority"); !strings.Contains(s, "1 specs failed anyway") {
 		t.Errorf("a never-fired cell whose spec failed reads %q", s)
 	}
 }

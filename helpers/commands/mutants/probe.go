@@ -62,11 +62,17 @@ func probed(c *Cell, res *runner.Result) {
 	c.Calls = calls
 }
 
-// narrow is the focus a fault cell of t runs with: the specs where the probe saw its call (the
-// whole-run spec among them when the call came in its sessions). skip is a cell that needs no
-// run, its call never made on t; ok false where the lane runs whole: no probe ran on t, or the
-// cell asks for its lane whole.
-func (o Options) narrow(t *launcher.Resolved, fault string) (focus string, skip *Cell, ok bool) {
+// narrow is the focus a cell of t runs with: for a fault, the specs where the probe saw its call
+// (the whole-run spec among them when the call came in its sessions); for a hand-written variant,
+// those where its sites were reached (narrowSites). skip is a cell that needs no run, its call
+// never made on t; ok false where the lane runs whole: no probe ran on t, or the cell asks for
+// its lane whole.
+func (o Options) narrow(t *launcher.Resolved, value string) (focus string, skip *Cell, ok bool) {
+	fault, build := splitFault(value)
+	if build != "" {
+		focus, ok := o.narrowSites(t, build)
+		return focus, nil, ok
+	}
 	ref, found := o.refs.probeOf(t.Ref)
 	if !found || fault == "" || o.whole {
 		return "", nil, false

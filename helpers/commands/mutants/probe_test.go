@@ -33,19 +33,19 @@ func TestAFaultRunsOnlyWhereTheProbeSawItsCall(t *testing.T) {
 	o := Options{refs: ranFirst([]Cell{ref, uncounted})}
 	refmux, seed := &launcher.Resolved{Ref: ref.Target}, &launcher.Resolved{Ref: uncounted.Target}
 
-	focus, skip, ok := o.narrow(refmux, "ioprio_set:late")
+	focus, skip, ok := o.narrow(refmux, InjectPrefix+"ioprio_set:late")
 	if !ok || skip != nil || focus != runner.FocusOn([]string{"b hosted"}) {
 		t.Errorf("ioprio_set on refmux: focus %q, skip %v, ok %v; want only the hosted spec", focus, skip, ok)
 	}
-	_, skip, ok = o.narrow(refmux, "setpriority")
+	_, skip, ok = o.narrow(refmux, InjectPrefix+"setpriority")
 	if !ok || skip == nil || !skip.NotFired || skip.Probed != -1 || skip.Lane != "linux-idle" || !strings.Contains(skip.Why, "no setpriority call") {
 		t.Errorf("setpriority, never seen on refmux: skip %+v, ok %v; want a never-fired cell that did not run", skip, ok)
 	}
-	if _, skip, ok = o.narrow(seed, "setpriority"); ok || skip != nil {
+	if _, skip, ok = o.narrow(seed, InjectPrefix+"setpriority"); ok || skip != nil {
 		t.Errorf("a target whose reference counted nothing: skip %v, ok %v; want its lane whole", skip, ok)
 	}
 	whole := contract.WholeRunPrefix + "cpuclass suite on Linux keeps ..."
-	if focus, skip, ok = o.narrow(refmux, "sched_setscheduler:wrong"); !ok || skip != nil || focus != runner.FocusOn([]string{whole}) {
+	if focus, skip, ok = o.narrow(refmux, InjectPrefix+"sched_setscheduler:wrong"); !ok || skip != nil || focus != runner.FocusOn([]string{whole}) {
 		t.Errorf("a call made in the sessions that last the whole suite: focus %q, skip %v, ok %v; want the whole-run spec", focus, skip, ok)
 	}
 	var short Cell
@@ -53,8 +53,8 @@ func TestAFaultRunsOnlyWhereTheProbeSawItsCall(t *testing.T) {
 	if probed(&short, res); short.Calls != nil || !strings.Contains(short.Why, "run whole") {
 		t.Errorf("a probe whose specs' counts fall short of its calls: %v (%s); want no probe", short.Calls, short.Why)
 	}
-	if _, _, ok = o.narrow(refmux, ""); ok {
-		t.Error("a build variant is no fault: its lane runs whole")
+	if _, _, ok = o.narrow(refmux, "nice19"); ok {
+		t.Error("a build variant without sites is no fault: its lane runs whole")
 	}
 	inject := []Value{{Name: "nice19"}, {Name: InjectPrefix + "setpriority"}}
 	if got, want := probing(inject), runtime.GOOS == "linux"; got != want || probing(inject[:1]) {

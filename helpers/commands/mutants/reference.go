@@ -87,6 +87,17 @@ func (r *references) probeOf(target string) (Cell, bool) {
 	return c, c.Calls != nil
 }
 
+// sitesOf is t's reference run, if it recorded the sites its specs reached.
+func (r *references) sitesOf(target string) (Cell, bool) {
+	if r == nil {
+		return Cell{}, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.cells[r.index(target)]
+	return c, c.Sites != nil
+}
+
 func (r *references) index(target string) int {
 	for i, t := range r.targets {
 		if t == target {

@@ -104,7 +104,7 @@ func RunShard(ctx context.Context, o Options) (*Part, error) {
 	}
 	began := time.Now()
 	run, _ := plan(o.Values, runtime.GOOS)
-	o.probe = !o.NoProbe && probing(run)
+	o.probe, o.sites = !o.NoProbe && probing(run), !o.NoProbe && recordingSites(run)
 	base, err := baseline(ctx, o)
 	if err != nil {
 		return nil, err

@@ -3,8 +3,8 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -79,16 +79,7 @@ func TestTheProbeNarrowsAFaultRowAndKeepsItsVerdict(t *testing.T) {
 	focus := "a direct session starts the direct harness|config round-trips|the whole run of the cpuclass suite"
 	matrix := func(out string, more ...string) *mutants.Matrix {
 		t.Helper()
-		args := append([]string{"mutants", "--inject", "sched_setattr,setpriority", "--focus", focus, "--out", filepath.Join(dir, out)}, more...)
-		code, log := cliIn(t, dir, []string{"CLASSPROOF_LAUNCHER_UID=0"}, bin, args...)
-		if code != exitPassed {
-			t.Fatalf("mutants %v exited %d:\n%s", more, code, log)
-		}
-		b, err := os.ReadFile(filepath.Join(dir, out, "matrix.json"))
-		must(t, err)
-		var m mutants.Matrix
-		must(t, json.Unmarshal(b, &m))
-		return &m
+		return passingMatrix(t, bin, dir, out, append([]string{"--inject", "sched_setattr,setpriority", "--focus", focus}, more...)...)
 	}
 	probed, whole := matrix("probed"), matrix("whole", "--no-probe")
 	if err := mutants.SameCells(whole, probed); err != nil {
@@ -132,6 +123,71 @@ func TestTheProbeNarrowsAFaultRowAndKeepsItsVerdict(t *testing.T) {
 		case mutants.InjectPrefix + "setpriority":
 			if !c.NotFired || c.Probed != -1 || c.Timing.Specs != 0 || r.LeftOut == "" {
 				t.Errorf("setpriority until caught: %+v (%s); want never fired without a run", c, r.LeftOut)
+			}
+		}
+	}
+}
+
+// passingMatrix runs classproof mutants in dir, its matrix written to dir/out, and reads the
+// matrix; a run that does not exit 0 (every variant caught) fails the test with its log.
+func passingMatrix(t *testing.T, bin, dir, out string, args ...string) *mutants.Matrix {
+	t.Helper()
+	code, log := cliIn(t, dir, []string{"CLASSPROOF_LAUNCHER_UID=0"}, bin, append(append([]string{"mutants"}, args...), "--out", filepath.Join(dir, out))...)
+	if code != exitPassed {
+		t.Fatalf("mutants %v exited %d:\n%s", args, code, log)
+	}
+	return readMatrix(t, filepath.Join(dir, out))
+}
+
+// A hand-written variant that lists its sites runs only the specs where the reference's
+// processes reached one, and reads as it would have whole: snake-key's hook (keySegment) is
+// called by config --set, not by a direct session; noclass's (launch) by a session, not by the
+// config's commands. --no-probe, every row run whole and no sites recorded, gives the same
+// verdict cell by cell.
+func TestSitesNarrowAHandWrittenRowAndKeepItsVerdict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the CLI and runs a suite")
+	}
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	values := filepath.Join(dir, "variants.tsv")
+	must(t, os.WriteFile(values, []byte("snake-key\tconfig --set writes snake_case\tsites=keySegment\nnoclass\tno class step\tsites=launch\n"), 0o644))
+	focus := "a direct session starts the direct harness|round-trips the class through --set and --get"
+	narrowed := passingMatrix(t, bin, dir, "sites", "--values-file", values, "--focus", focus)
+	whole := passingMatrix(t, bin, dir, "whole", "--values-file", values, "--focus", focus, "--no-probe")
+	if err := mutants.SameCells(whole, narrowed); err != nil {
+		t.Errorf("the matrix narrowed by sites differs from the whole one: %v", err)
+	}
+	ref := narrowed.Baseline[0]
+	ran := 0
+	for _, specs := range ref.Sites {
+		ran = max(ran, len(specs))
+	}
+	for _, r := range narrowed.Rows {
+		c, site := r.Cells[0], r.Value.Sites[0]
+		if len(c.CaughtBy) == 0 || c.Probed == 0 || c.Probed != len(ref.Sites[site]) || c.Probed >= ran {
+			t.Errorf("%s: caught by %v, %d specs run (its site %s reached in %v of the reference's); want caught, on only those specs",
+				r.Value.Name, c.CaughtBy, c.Probed, site, ref.Sites[site])
+		}
+	}
+	if b := whole.Baseline[0]; b.Sites != nil {
+		t.Errorf("--no-probe recorded sites: %v", b.Sites)
+	}
+
+	// make mutants' values files list sites for every variant but no-size-limit (a number, no
+	// hook): a list that lost them would run every row whole again, slowly and quietly.
+	kit, err := binaries.KitDir()
+	must(t, err)
+	for _, argv := range [][]string{{"go", "run", "./fixtures/refmux", "variants"}, {"fixtures/shmux/shmux", "variants"}} {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = kit
+		out, err := cmd.Output()
+		must(t, err)
+		vs, err := mutants.ParseValues(strings.Join(argv, " "), out)
+		must(t, err)
+		for _, v := range vs {
+			if (len(v.Sites) == 0) != (v.Name == "no-size-limit") {
+				t.Errorf("%s: %s lists sites %v", strings.Join(argv, " "), v.Name, v.Sites)
 			}
 		}
 	}

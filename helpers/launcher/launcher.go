@@ -92,6 +92,9 @@ func (d *Driver) Launch(ctx context.Context, set *proc.Set, opts LaunchOptions, 
 			return l, err
 		}
 	}
+	if err := l.newSites(); err != nil {
+		return l, err
+	}
 	may, err := l.may()
 	if err != nil {
 		return l, err
@@ -126,7 +129,7 @@ func (l *Instance) startService(role, field string, s Service, extraEnv map[stri
 	svc := &service{exited: make(chan struct{})}
 	// Its own process group (in start): the kit kills the group, and a signal meant for the kit
 	// (^C) does not reach the launcher before the kit has cleaned up.
-	cmd, err := l.d.start(l.ctx, l.set, role, x.Argv, l.Dir, l.d.env(l.set.Token(), l.ownEnv(), x.Env, extraEnv),
+	cmd, err := l.d.start(l.ctx, l.set, role, x.Argv, l.Dir, l.d.env(l.set.Token(), l.tmpdir(), x.Env, extraEnv, l.sitesEnv()),
 		io.MultiWriter(&svc.out, Capped(log, LogBytes, l.d.Manifest.Name+" "+role)), l.c)
 	if err != nil {
 		return 0, err
@@ -160,15 +163,9 @@ func (l *Instance) may() (sandbox.Policy, error) {
 	return p, nil
 }
 
-// ownEnv is what the kit sets in every launcher process of the instance: TMPDIR in its private
-// folder and, where the run records variant sites and the manifest names a variable for them
-// (sites_env), that variable, the instance's sites file.
-func (l *Instance) ownEnv() map[string]string {
-	env := map[string]string{"TMPDIR": filepath.Join(l.Dir, "tmp")}
-	if n := l.d.Manifest.SitesEnv; n != "" && contract.Current().Sites == "on" {
-		env[n] = l.sitesFile()
-	}
-	return env
+// tmpdir points a launcher process's temporary files into its private folder.
+func (l *Instance) tmpdir() map[string]string {
+	return map[string]string{"TMPDIR": filepath.Join(l.Dir, "tmp")}
 }
 
 // waitReady waits, within the launch timeout, until the service says it is ready the way its
@@ -331,7 +328,7 @@ func (l *Instance) run(at At, c Command, extra map[string]string, prefix ...stri
 	defer cancel()
 	argv = append(append([]string(nil), prefix...), x.Argv...)
 	var said TailWriter // a client that prints without end costs a tail
-	cmd, err := l.d.start(ctx, l.set, x.Field, argv, l.Dir, l.d.env(l.set.Token(), l.ownEnv(), x.Env), &said, l.c)
+	cmd, err := l.d.start(ctx, l.set, x.Field, argv, l.Dir, l.d.env(l.set.Token(), l.tmpdir(), x.Env, l.sitesEnv()), &said, l.c)
 	if err != nil {
 		return argv, "", err
 	}

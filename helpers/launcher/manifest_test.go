@@ -82,9 +82,11 @@ func TestManifestErrorsNameFieldAndValue(t *testing.T) {
 		"sites_env the kit's": {func(s string) string { return s + "sites_env: CLASSPROOF_SITES\n" },
 			[]string{"sites_env", `"CLASSPROOF_SITES"`, "not the kit's own (CLASSPROOF_...)"}},
 		"sites_env the class's": {func(s string) string { return s + "sites_env: T_CLASS\n" },
-			[]string{"sites_env", `"T_CLASS" is class_env or TMPDIR`}},
+			[]string{"sites_env", `"T_CLASS" is class_env or a variable the system reads`}},
 		"sites_env TMPDIR": {func(s string) string { return s + "sites_env: TMPDIR\n" },
-			[]string{"sites_env", `"TMPDIR" is class_env or TMPDIR`}},
+			[]string{"sites_env", `"TMPDIR" is class_env or a variable the system reads (PATH, HOME, TMPDIR`}},
+		"sites_env a loader's": {func(s string) string { return s + "sites_env: LD_PRELOAD\n" },
+			[]string{"sites_env", `"LD_PRELOAD" is class_env or a variable the system reads`}},
 	}
 	for name, c := range cases {
 		_, err := Parse("m.yaml", []byte(c.edit(good)))

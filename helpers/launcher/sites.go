@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -28,18 +29,45 @@ func SiteName(s string) bool { return siteName.MatchString(s) }
 // theirs, which the kit removes with the instance.
 func (l *Instance) sitesFile() string { return filepath.Join(l.Dir, "run", "sites") }
 
+// recording says whether the instance's processes record sites: the run asks for them and the
+// manifest names a variable.
+func (l *Instance) recording() bool {
+	return l.d.Manifest.SitesEnv != "" && contract.Current().Sites
+}
+
+// sitesEnv is the variable that names the sites file, where the instance records sites. It goes
+// last among a process's env layers: a manifest's env cannot turn recording off unseen.
+func (l *Instance) sitesEnv() map[string]string {
+	if !l.recording() {
+		return nil
+	}
+	return map[string]string{l.d.Manifest.SitesEnv: l.sitesFile()}
+}
+
+// newSites makes the instance's sites file, empty and the launcher's, before its first process:
+// a file that is gone when the kit reads it was removed, which says nothing of the sites.
+func (l *Instance) newSites() error {
+	if !l.recording() {
+		return nil
+	}
+	if err := os.WriteFile(l.sitesFile(), nil, 0o600); err != nil {
+		return err
+	}
+	return l.d.RunsAs.Give(l.sitesFile())
+}
+
 // Sites are the variant sites the instance's processes recorded (sites_env), each with how many
 // lines named it; nil where the run records none. What the launcher wrote is a claim: a file
-// that is not a regular one, is too long or holds a line that is not a site's name is an
-// error naming it, and the map then holds EverySite.
+// that is gone, is not a regular one, is too long or holds a line that is not a site's name is
+// an error naming it, and the map then holds EverySite.
 func (l *Instance) Sites() (map[string]int64, error) {
-	if l.d.Manifest.SitesEnv == "" || contract.Current().Sites != "on" {
+	if !l.recording() {
 		return nil, nil
 	}
 	path := l.sitesFile()
 	b, err := l.d.RunsAs.ReadClaim(path, SitesBytes) // as the launcher: its folder, its symlinks
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]int64{}, nil // no process reached a site
+		err = fmt.Errorf("%s is gone: the kit made it, empty, before the launcher started", path)
 	}
 	if err == nil {
 		var sites map[string]int64

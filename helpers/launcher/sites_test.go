@@ -10,8 +10,9 @@ import (
 )
 
 // What the launcher recorded is read as a claim: each line a site's name, counted; a record
-// that is not a regular file, is too long or holds anything else counts as every site, and the
-// error names the file, the line and what is accepted. Without sites asked for, nothing is read.
+// that is gone, is not a regular file, is too long or holds anything else counts as every site,
+// and the error names the file, the line and what is accepted. Without sites asked for, nothing
+// is read and the launcher's env names no file.
 func TestSitesAreReadAsAClaim(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "run"), 0o700); err != nil {
@@ -19,10 +20,13 @@ func TestSitesAreReadAsAClaim(t *testing.T) {
 	}
 	l := &Instance{d: &Driver{Manifest: &Manifest{Name: "t", SitesEnv: "T_SITES"}}, Dir: dir}
 	t.Setenv(contract.SitesEnv, "on")
-	if got, err := l.Sites(); err != nil || got == nil || len(got) != 0 {
-		t.Errorf("no record (no site reached): %v, %v; want an empty map", got, err)
+	if err := l.newSites(); err != nil {
+		t.Fatal(err)
 	}
-	if env := l.ownEnv(); env["T_SITES"] != l.sitesFile() || env["TMPDIR"] == "" {
+	if got, err := l.Sites(); err != nil || got == nil || len(got) != 0 {
+		t.Errorf("an empty record (no site reached): %v, %v; want an empty map", got, err)
+	}
+	if env := l.sitesEnv(); len(env) != 1 || env["T_SITES"] != l.sitesFile() {
 		t.Errorf("the launcher's env: %v; want T_SITES at the instance's sites file", env)
 	}
 	write := func(s string) {
@@ -35,6 +39,10 @@ func TestSitesAreReadAsAClaim(t *testing.T) {
 	write("launch\nkeySegment\nlaunch\n")
 	if got, err := l.Sites(); err != nil || len(got) != 2 || got["launch"] != 2 || got["keySegment"] != 1 {
 		t.Errorf("two sites: %v, %v", got, err)
+	}
+	_ = os.Remove(l.sitesFile())
+	if got, err := l.Sites(); err == nil || !strings.Contains(err.Error(), "is gone") || got[EverySite] != 1 {
+		t.Errorf("a record the launcher removed: %v, %v; want every site", got, err)
 	}
 	for record, want := range map[string]string{
 		"launch\nrm -rf /\n":                 `line 2: "rm -rf /": expected a site's name`,
@@ -59,7 +67,7 @@ func TestSitesAreReadAsAClaim(t *testing.T) {
 	if got, err := l.Sites(); got != nil || err != nil {
 		t.Errorf("sites not asked for: %v, %v; want nothing read", got, err)
 	}
-	if _, set := l.ownEnv()["T_SITES"]; set {
-		t.Error("sites not asked for, yet the launcher's env names a sites file")
+	if env := l.sitesEnv(); env != nil {
+		t.Errorf("sites not asked for, yet the launcher's env has %v", env)
 	}
 }

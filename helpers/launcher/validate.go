@@ -34,16 +34,20 @@ func (m *Manifest) Validate() error {
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// sitesEnv checks the optional sites_env: a variable's name of the launcher's own.
+// sitesEnv checks the optional sites_env: a variable's name of the launcher's own, which no
+// program reads for itself (a matrix sets it in every run, never in make verify's).
 func (v *validation) sitesEnv() {
 	switch n := v.m.SitesEnv; {
 	case n == "":
 	case !envName.MatchString(n) || contract.Own(n):
 		v.add("sites_env: %q: expected an environment variable's name (letters, digits, _), not the kit's own (%s...)", n, contract.Prefix)
-	case n == v.m.ClassEnv || n == "TMPDIR":
-		v.add("sites_env: %q is class_env or TMPDIR, which the kit sets itself; expected a variable of the launcher's own", n)
+	case n == v.m.ClassEnv || slices.Contains(systemEnv, n) || strings.HasPrefix(n, "LD_") || strings.HasPrefix(n, "DYLD_"):
+		v.add("sites_env: %q is class_env or a variable the system reads (%s, LD_*, DYLD_*); expected one of the launcher's own", n, strings.Join(systemEnv, ", "))
 	}
 }
+
+// systemEnv are variables a shell, a loader or the kit reads for itself.
+var systemEnv = []string{"PATH", "HOME", "TMPDIR", "IFS", "ENV", "BASH_ENV", "SHELL", "USER", "LANG"}
 
 type validation struct {
 	m    *Manifest

@@ -58,12 +58,9 @@ func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg 
 	t := o.Target
 	run := contract.Run{Target: t.Ref, Vars: t.Vars, Bin: pr.bin, Repo: t.Repo, Kit: t.Kit, Harness: c.Harness,
 		Ledger: ledger, Supervisor: proctable.Supervisor(), Token: token, Scale: contract.Current().Scale,
-		Sandbox: contract.Current().Sandbox, LauncherUID: contract.Current().LauncherUID, RunUID: pl.id.RunUID(), LauncherLimits: pl.limits.String()}
+		Sandbox: contract.Current().Sandbox, LauncherUID: contract.Current().LauncherUID, RunUID: pl.id.RunUID(), LauncherLimits: pl.limits.String(), Sites: o.Sites}
 	if o.Inject != "" {
 		run.Inject, run.InjectLog = o.Inject, injectLog(pl.out)
-	}
-	if o.Sites {
-		run.Sites = "on"
 	}
 	if runCg != nil {
 		run.Cgroup = runCg.Path

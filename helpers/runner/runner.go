@@ -13,8 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/files"
@@ -363,41 +361,4 @@ func interruptedBefore(prep context.Context, res *Result, what string) bool {
 	res.Interrupted = true
 	res.Problems = append(res.Problems, fmt.Sprintf("%s during %s: no spec ran", why, what))
 	return true
-}
-
-// laneProblems are the reasons a run fails beyond Ginkgo's own verdict: it selected nothing, or,
-// as a lane, ran none of its platform's specs. A narrowed run (a suite, a focus, a label filter,
-// while iterating, without --lane) reports what it ran and is not held to the lane rule.
-func laneProblems(o Options, run *report.Run, ln, filter string) []string {
-	if run == nil || o.DryRun {
-		return nil
-	}
-	narrowed := (len(o.Suites) > 0 || o.Focus != "" || o.LabelFilter != "") && o.Lane == ""
-	c := run.Count()
-	switch {
-	case c.Ran == 0 && (c.NotRun > 0 || len(run.FailedSuites) > 0):
-		// Selected, never started: not a filter's doing but a suite that died first.
-		return []string{fmt.Sprintf("no spec ran: %d selected never started, and suite(s) %s did not succeed: a test process that "+
-			"crashed or was killed (out of memory, a signal) before its specs; its output is above", c.NotRun, strings.Join(run.FailedSuites, ", "))}
-	case c.Ran == 0:
-		return []string{"the run selected no spec: its filter " + strconv.Quote(filter) + " left every spec out"}
-	case !narrowed && !platformRan(run, ln):
-		// A darwin lane that filtered or skipped its darwin specs proves nothing about macOS.
-		return []string{fmt.Sprintf("lane %s ran none of its %s-labelled specs to a pass or a failure", ln, ln)}
-	}
-	return nil
-}
-
-func platformRan(r *report.Run, label string) bool {
-	for _, s := range r.Specs {
-		if o := s.Outcome(); o != report.Passed && o != report.Failed {
-			continue
-		}
-		for _, l := range s.Labels {
-			if l == label {
-				return true
-			}
-		}
-	}
-	return false
 }

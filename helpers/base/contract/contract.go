@@ -116,8 +116,8 @@ type Run struct {
 	LauncherLimits string
 	// Inject and InjectLog are a fault and its record (helpers/base/sandbox, Faults).
 	Inject, InjectLog string
-	// Sites is "on" where launcher processes record the variant sites they reach (SitesEnv).
-	Sites string
+	// Sites says launcher processes record the variant sites they reach (SitesEnv "on").
+	Sites bool
 }
 
 // Environ is r as NAME=VALUE strings, for a child's environment; empty fields are left out.
@@ -145,7 +145,9 @@ func (r Run) Environ() []string {
 	add(LauncherLimitsEnv, r.LauncherLimits)
 	add(InjectEnv, r.Inject)
 	add(InjectLogEnv, r.InjectLog)
-	add(SitesEnv, r.Sites)
+	if r.Sites {
+		add(SitesEnv, "on")
+	}
 	return out
 }
 
@@ -180,7 +182,7 @@ func Current() Run {
 		Kit: os.Getenv(KitEnv), Harness: os.Getenv(HarnessEnv), Ledger: os.Getenv(LedgerEnv),
 		Supervisor: os.Getenv(SupervisorEnv), Cgroup: os.Getenv(CgroupEnv), Token: os.Getenv(TokenEnv), Scale: os.Getenv(ScaleEnv),
 		Sandbox: os.Getenv(SandboxEnv), LauncherUID: os.Getenv(LauncherUIDEnv), RunUID: os.Getenv(RunUIDEnv), LauncherLimits: os.Getenv(LauncherLimitsEnv),
-		Inject: os.Getenv(InjectEnv), InjectLog: os.Getenv(InjectLogEnv), Sites: os.Getenv(SitesEnv),
+		Inject: os.Getenv(InjectEnv), InjectLog: os.Getenv(InjectLogEnv), Sites: os.Getenv(SitesEnv) == "on",
 	}
 }
 

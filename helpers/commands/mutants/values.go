@@ -32,6 +32,9 @@ func ParseValues(source string, b []byte) ([]Value, error) {
 		if name == "" {
 			continue
 		}
+		if slices.ContainsFunc(out, func(v Value) bool { return v.Name == name }) {
+			return nil, fmt.Errorf("%s line %d: variant %q is listed twice; expected each name once", source, i+1, name)
+		}
 		v := Value{Name: name}
 		if len(f) > 1 {
 			v.Breaks = f[1]

@@ -30,6 +30,7 @@ func TestParseValues(t *testing.T) {
 		"x\ty\tsites=a,,b":                    `field "sites=a,,b"`,
 		"x\ty\tsites=a b":                     `field "sites=a b"`,
 		"\n\n":                                "variants.tsv: no variants",
+		"x\ty\nz\tw\nx\tv":                    `line 3: variant "x" is listed twice`,
 	} {
 		if _, err := ParseValues("variants.tsv", []byte(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: got %v, want an error with %q", in, err, want)

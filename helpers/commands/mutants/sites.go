@@ -1,6 +1,7 @@
 package mutants
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/classproof/classproof/helpers/launcher"
@@ -44,27 +45,35 @@ func reached(c *Cell, res *runner.Result) {
 
 // narrowSites is the focus a hand-written variant's cell of t runs with: the specs where the
 // reference reached one of its sites. ok is false where the lane runs whole: the variant lists
-// no sites, t's reference recorded none, none of its sites was reached, or the cell asks for
-// its lane whole.
+// no sites, t's reference recorded none, none of its sites was reached, the cell asks for its
+// lane whole, or its specs are more than half of those that reached any site: a cell not caught
+// there runs whole after its narrowed run, and on a lane where a variant is not caught (refmux's
+// noclass in ignore mode: launch, in 108 of 150 specs) that would cost more than it saves.
 func (o Options) narrowSites(t *launcher.Resolved, variant string) (focus string, ok bool) {
 	ref, found := o.refs.sitesOf(t.Ref)
 	i := slices.IndexFunc(o.Values, func(v Value) bool { return v.Name == variant })
 	if !found || o.whole || i < 0 || len(o.Values[i].Sites) == 0 {
 		return "", false
 	}
+	specs := reachedAt(ref.Sites, append(slices.Clone(o.Values[i].Sites), launcher.EverySite))
+	if len(specs) == 0 || 2*len(specs) > len(reachedAt(ref.Sites, slices.Collect(maps.Keys(ref.Sites)))) {
+		return "", false
+	}
+	return runner.FocusOn(specs), true
+}
+
+// reachedAt are the specs, sorted, that reached any of sites.
+func reachedAt(bySite map[string][]string, sites []string) []string {
 	var specs []string
-	for _, site := range append(slices.Clone(o.Values[i].Sites), launcher.EverySite) {
-		for _, s := range ref.Sites[site] {
+	for _, site := range sites {
+		for _, s := range bySite[site] {
 			if !slices.Contains(specs, s) {
 				specs = append(specs, s)
 			}
 		}
 	}
-	if len(specs) == 0 {
-		return "", false
-	}
 	slices.Sort(specs)
-	return runner.FocusOn(specs), true
+	return specs
 }
 
 // where is how a narrowed cell of value chose its specs, for the log.

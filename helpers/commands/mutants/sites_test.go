@@ -10,19 +10,24 @@ import (
 
 // The reference names, for each site, the specs whose launcher processes reached it; a variant
 // with sites then runs only those (and any spec whose record the kit could not read), and a
-// variant without sites, one whose sites no spec reached, or a target whose reference recorded
-// none, runs its lane whole: a miss is always a whole lane's.
+// variant without sites, one whose sites no spec reached or more than half of the specs that
+// reached any did (noclass here: 6 of 8), or a target whose reference recorded none, runs its
+// lane whole.
 func TestAVariantRunsOnlyWhereItsSitesWereReached(t *testing.T) {
 	res := &runner.Result{Lane: "linux-idle", Run: &report.Run{Specs: []report.Spec{
 		{Name: "b config set", Sites: map[string]int64{"lock": 1, "keySegment": 2}},
 		{Name: "a direct", Sites: map[string]int64{"launch": 3, "keySegment": 1}},
 		{Name: "c no launcher"},
 		{Name: "d spoiled", Sites: map[string]int64{launcher.EverySite: 1}},
+		{Name: "e hosted", Sites: map[string]int64{"launch": 1}},
+		{Name: "f hosted", Sites: map[string]int64{"launch": 1}},
+		{Name: "g hosted", Sites: map[string]int64{"launch": 1}},
+		{Name: "h hosted", Sites: map[string]int64{"launch": 1}},
 	}}}
 	var ref Cell
 	reached(&ref, res)
 	ref.Target = "embedded:refmux.yaml"
-	if got := ref.Sites["keySegment"]; len(got) != 2 || got[0] != "a direct" || got[1] != "b config set" || len(ref.Sites) != 4 {
+	if got := ref.Sites["keySegment"]; len(got) != 2 || got[0] != "a direct" || got[1] != "b config set" || len(ref.Sites) != 4 || len(ref.Sites["launch"]) != 5 {
 		t.Fatalf("the reference's sites: %v", ref.Sites)
 	}
 	none := Cell{Target: "embedded:shmux.yaml"}
@@ -31,6 +36,7 @@ func TestAVariantRunsOnlyWhereItsSitesWereReached(t *testing.T) {
 		{Name: "snake-key", Sites: []string{"keySegment", "lock"}},
 		{Name: "nowhere", Sites: []string{"guessClass"}},
 		{Name: "no-size-limit"},
+		{Name: "noclass", Sites: []string{"launch"}},
 	}}
 	refmux, shmux := &launcher.Resolved{Ref: ref.Target}, &launcher.Resolved{Ref: none.Target}
 	for variant, want := range map[string][]string{
@@ -46,12 +52,12 @@ func TestAVariantRunsOnlyWhereItsSitesWereReached(t *testing.T) {
 	for _, tc := range []struct {
 		t       *launcher.Resolved
 		variant string
-	}{{refmux, "no-size-limit"}, {refmux, "unlisted"}, {shmux, "no-lock"}} {
+	}{{refmux, "no-size-limit"}, {refmux, "unlisted"}, {shmux, "no-lock"}, {refmux, "noclass"}} {
 		if focus, skip, ok := o.narrow(tc.t, tc.variant); ok || skip != nil {
 			t.Errorf("%s on %s: focus %q, skip %v; want its lane whole", tc.variant, tc.t.Ref, focus, skip)
 		}
 	}
-	res.Run.Specs = res.Run.Specs[:3]
+	res.Run.Specs = append(res.Run.Specs[:3], res.Run.Specs[4:]...)
 	var clean Cell
 	reached(&clean, res)
 	clean.Target = ref.Target
@@ -62,7 +68,7 @@ func TestAVariantRunsOnlyWhereItsSitesWereReached(t *testing.T) {
 	if _, _, ok := o.narrow(refmux, "no-lock"); ok {
 		t.Error("a cell that asks for its lane whole was narrowed")
 	}
-	if recordingSites(o.Values[3:]) || !recordingSites(o.Values) {
+	if recordingSites(o.Values[3:4]) || !recordingSites(o.Values) {
 		t.Error("recordingSites: the reference records sites exactly when a variant lists some")
 	}
 }

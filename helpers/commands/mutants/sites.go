@@ -48,7 +48,7 @@ func reached(c *Cell, res *runner.Result) {
 // no sites, t's reference recorded none, none of its sites was reached, the cell asks for its
 // lane whole, or its specs are more than half of those that reached any site: a cell not caught
 // there runs whole after its narrowed run, and on a lane where a variant is not caught (refmux's
-// noclass in ignore mode: launch, in 108 of 150 specs) that would cost more than it saves.
+// cached-class in ignore mode: resolved, in 108 of 150 specs) that would cost more than it saves.
 func (o Options) narrowSites(t *launcher.Resolved, variant string) (focus string, ok bool) {
 	ref, found := o.refs.sitesOf(t.Ref)
 	i := slices.IndexFunc(o.Values, func(v Value) bool { return v.Name == variant })

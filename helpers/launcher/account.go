@@ -106,7 +106,11 @@ func harnessArgs(im proctable.Image, pid int, uncertain bool, deadline time.Time
 		}
 		return args, err == nil, ""
 	}
-	args, loaded := im.LoadedBy(pid) // the arguments are read only where the loader runs something
+	// The arguments are read only where the loader runs; one in the middle of exec shows them late.
+	args, loaded, err := im.LoadedBy(pid, func(pid int) ([]string, error) { return proctable.ArgsAfterExec(pid, execWait, deadline) })
+	if errors.Is(err, proctable.ErrNoArgs) && proctable.Alive(pid) {
+		return nil, false, fmt.Sprintf("the dynamic loader runs in it but it shows no arguments (%v), so the kit cannot tell whether it runs the harness", err)
+	}
 	return args, loaded, ""
 }
 

@@ -40,4 +40,6 @@ func runBy(pid int, check func(f *os.File) (bool, error)) (bool, error) {
 }
 
 // LoadedBy is never on macOS: dyld is not run as a program that loads another.
-func (im Image) LoadedBy(pid int) ([]string, bool) { return nil, false }
+func (im Image) LoadedBy(pid int, argsOf func(pid int) ([]string, error)) ([]string, bool, error) {
+	return nil, false, nil
+}

@@ -40,16 +40,19 @@ var loaderRE = regexp.MustCompile(`^ld(-[A-Za-z0-9_.-]+)?\.so(\.[0-9]+)*$`)
 
 // LoadedBy is the arguments from the program a dynamic loader runs on, when pid is a loader
 // running this image (ld.so HARNESS --report ...: the harness's code, under another executable);
-// ok false otherwise. The arguments are read only for a loader; each of the first that names a
-// file is read as pid's owner (asOwner), relative to pid's own folder, and only a regular file is
-// opened, without blocking.
-func (im Image) LoadedBy(pid int) (args []string, ok bool) {
+// ok false otherwise. The arguments are read only for a loader, with argsOf (Args, or
+// ArgsAfterExec for a process that may be in the middle of exec: its executable is the loader
+// before its arguments show); argsOf's error is returned, so a loader the kit cannot read is
+// never taken for one that runs something else. Each of the first arguments that names a file is
+// read as pid's owner (asOwner), relative to pid's own folder, and only a regular file is opened,
+// without blocking.
+func (im Image) LoadedBy(pid int, argsOf func(pid int) ([]string, error)) (args []string, ok bool, err error) {
 	exe, err := Exe(pid)
 	if err != nil || !loaderRE.MatchString(filepath.Base(exe)) {
-		return nil, false
+		return nil, false, nil
 	}
-	if args, err = Args(pid); err != nil {
-		return nil, false
+	if args, err = argsOf(pid); err != nil {
+		return nil, false, err
 	}
 	for i := 1; i < len(args) && i <= 8; i++ {
 		if strings.HasPrefix(args[i], "-") || args[i] == "" {
@@ -78,8 +81,8 @@ func (im Image) LoadedBy(pid int) (args []string, ok bool) {
 			return err
 		})
 		if runs {
-			return args[i:], true
+			return args[i:], true, nil
 		}
 	}
-	return nil, false
+	return nil, false, nil
 }

@@ -1,11 +1,14 @@
 package proctable
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -110,9 +113,17 @@ func TestAnImageRunByTheLoaderIsFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { c.Process.Kill(); c.Wait() }()
-	// Start returns once the child has exec'd: its executable is the loader now.
+	// Start returns once the child has exec'd: its executable is the loader now, though its
+	// arguments may show only later (fs/proc/base.c, get_mm_cmdline: nothing before env_end is set).
 	runs, rerr := im.RunBy(c.Process.Pid)
-	if args, ok := im.LoadedBy(c.Process.Pid); runs || !ok || len(args) != 2 || args[0] != cp {
-		t.Errorf("%s %s: runs the image itself %v (%v), loaded with %q (%v); want false, then [%s 30]", loaders[0], cp, runs, rerr, args, ok, cp)
+	afterExec := func(pid int) ([]string, error) { return ArgsAfterExec(pid, 2*time.Second, time.Now().Add(time.Minute)) }
+	if args, ok, err := im.LoadedBy(c.Process.Pid, afterExec); runs || !ok || err != nil || len(args) != 2 || args[0] != cp {
+		t.Errorf("%s %s: runs the image itself %v (%v), loaded with %q (%v, %v); want false, then [%s 30]", loaders[0], cp, runs, rerr, args, ok, err, cp)
+	}
+	// A loader whose arguments cannot be read (in the middle of exec) is no loader that runs
+	// something else: the error comes back, for Account to name.
+	none := func(pid int) ([]string, error) { return nil, fmt.Errorf("pid %d: %w", pid, ErrNoArgs) }
+	if args, ok, err := im.LoadedBy(c.Process.Pid, none); ok || !errors.Is(err, ErrNoArgs) {
+		t.Errorf("%s %s showing no arguments: loaded with %q (%v), error %v; want %v", loaders[0], cp, args, ok, err, ErrNoArgs)
 	}
 }

@@ -84,16 +84,21 @@ func (d *Driver) Launch(ctx context.Context, set *proc.Set, opts LaunchOptions, 
 	for k, v := range d.vals {
 		l.vals[k] = v
 	}
-	for _, sub := range []string{"home", "run", "tmp"} {
+	subs := []string{"home", "run", "tmp"}
+	for _, sub := range subs {
 		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
 			return l, err
 		}
+	}
+	// The sites file is made while run is still the kit's: once the launcher's user owns the
+	// folder, a path in it may be its symlink.
+	if err := l.newSites(); err != nil {
+		return l, err
+	}
+	for _, sub := range subs {
 		if err := d.RunsAs.Give(filepath.Join(dir, sub)); err != nil {
 			return l, err
 		}
-	}
-	if err := l.newSites(); err != nil {
-		return l, err
 	}
 	may, err := l.may()
 	if err != nil {

@@ -78,24 +78,24 @@ func (r *references) baseline() []Cell {
 
 // probeOf is t's reference run under the probe, if it ran so and counted.
 func (r *references) probeOf(target string) (Cell, bool) {
-	if r == nil {
-		return Cell{}, false
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c := r.cells[r.index(target)]
+	c := r.cellOf(target)
 	return c, c.Calls != nil
 }
 
 // sitesOf is t's reference run, if it recorded the sites its specs reached.
 func (r *references) sitesOf(target string) (Cell, bool) {
+	c := r.cellOf(target)
+	return c, c.Sites != nil
+}
+
+// cellOf is t's reference cell as it stands; none without references.
+func (r *references) cellOf(target string) Cell {
 	if r == nil {
-		return Cell{}, false
+		return Cell{}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c := r.cells[r.index(target)]
-	return c, c.Sites != nil
+	return r.cells[r.index(target)]
 }
 
 func (r *references) index(target string) int {

@@ -24,6 +24,17 @@ type Limits struct {
 	MemoryBytes uint64
 }
 
+// AtProcs says whether tasks, a sample of the run's uid, is at the procs bound, and within how
+// many of it a sample counts as there. Nothing records the kernel's refusal of a fork, and a
+// sample rarely sees the count at the bound itself: what the refusal ends (the shell whose fork
+// failed, a Go process that could not start a thread, with every thread it had) is gone by the
+// next one. A fork storm here stood 5 under a bound of 512 after it, one in CI 8 under; a Go
+// process has a thread or so per core. So the band: a sixteenth of the bound, at least 8.
+func (l Limits) AtProcs(tasks int) (at bool, margin uint64) {
+	margin = max(8, l.Procs/16)
+	return uint64(tasks)+margin >= l.Procs, margin
+}
+
 // DefaultLimits are the bounds of a run with procs Ginkgo processes: a full lane of refmux at
 // --procs 2 had at most 181 processes and threads of the run's uid at once and held 148 MiB
 // (summed resident memory, shared pages counted in each process; sampled every second, `make

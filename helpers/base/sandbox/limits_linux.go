@@ -36,8 +36,8 @@ func (id Identity) Bound() error {
 
 // Watch samples what id's uid holds every interval until stop is called: where the uid is the
 // run's own (PerRun), all of it is the run's launcher's. Past l.MemoryBytes every process of the
-// uid is killed (as that uid) and a line says so; a count of processes and threads at l.Procs
-// says the run hit that bound (the kernel refused its forks). stop gives the peak and those lines,
+// uid is killed (as that uid) and a line says so; a count of processes and threads near l.Procs
+// says the run was at that bound (the kernel refuses its forks there). stop gives the peak and those lines,
 // each a reason the run fails. Elsewhere it watches nothing.
 func (id Identity) Watch(l Limits, interval time.Duration) (stop func() (Peak, []string)) {
 	if !id.PerRun {
@@ -57,12 +57,10 @@ func (id Identity) Watch(l Limits, interval time.Duration) (stop func() (Peak, [
 			over = append(over, fmt.Sprintf("the launcher's processes (uid %d) held %s of memory %v into the run, past its bound of %s (memory= in $%s): killed: %s",
 				id.Uid, Size(rss), at, exact(l.MemoryBytes), contract.LauncherLimitsEnv, strings.Join(killed, "; ")))
 		}
-		// At the bound, give or take what forked or ended between the kernel's refusal and
-		// the sample: the kernel refused a fork there, which nothing else records.
-		if uint64(tasks)+max(2, l.Procs/64) > l.Procs && !atProcs {
+		if near, margin := l.AtProcs(tasks); near && !atProcs {
 			atProcs = true
-			over = append(over, fmt.Sprintf("the launcher's processes (uid %d) reached their bound of %d processes and threads %v into the run (%d seen; RLIMIT_NPROC, procs= in $%s): the kernel refuses forks past it",
-				id.Uid, l.Procs, at, tasks, contract.LauncherLimitsEnv))
+			over = append(over, fmt.Sprintf("the launcher's processes (uid %d) came within %d of their bound of %d processes and threads %v into the run (%d seen; RLIMIT_NPROC, procs= in $%s): the kernel refuses forks at it",
+				id.Uid, margin, l.Procs, at, tasks, contract.LauncherLimitsEnv))
 		}
 	}
 	go func() {
@@ -85,13 +83,18 @@ func (id Identity) Watch(l Limits, interval time.Duration) (stop func() (Peak, [
 	}
 }
 
-// uidHolds counts the living processes and threads whose real uid is uid, and sums their
-// resident memory.
+// uidHolds counts the processes and threads whose real uid is uid, as RLIMIT_NPROC does: a zombie
+// too, until it is reaped (kernel/exit.c, release_task, gives its count back); and sums the
+// resident memory of the living.
 func uidHolds(uid int) (tasks int, rss uint64) {
 	procs, _ := uidProcs(uid)
 	for _, p := range procs {
-		if p.real && !p.zombie {
-			tasks, rss = tasks+p.threads, rss+p.rss
+		if !p.real {
+			continue
+		}
+		tasks += max(1, p.threads)
+		if !p.zombie {
+			rss += p.rss
 		}
 	}
 	return tasks, rss

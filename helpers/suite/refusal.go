@@ -18,11 +18,16 @@ import (
 // given strings. The mentions are a convention: a spec that passes any carries the matching
 // launcher.NamesLabel labels, so it runs only on a target that declares them. ProfileName stands
 // for the refused profile's name and DaemonSource for the target's pattern for the daemon's env.
-func ExpectRefused(l *launcher.Instance, err error, mention ...string) {
+// tried says what the session asked for (the path, the source and the value), so a launcher that
+// took it reads as a receipt: what was tried, and that it started.
+func ExpectRefused(l *launcher.Instance, tried string, err error, mention ...string) {
 	GinkgoHelper()
 	var se *launcher.SessionError
 	if !errors.As(err, &se) {
-		Fail(fmt.Sprintf("expected the launcher to refuse the session, got: %v", err))
+		if err == nil {
+			Fail(fmt.Sprintf("expected the launcher to refuse %s: it started the session (its command exited 0)", tried))
+		}
+		Fail(fmt.Sprintf("expected the launcher to refuse %s, got: %v", tried, err))
 	}
 	Expect(strings.TrimSpace(se.Output)).NotTo(BeEmpty(), "a refusal says why: %s exited %v and printed nothing", strings.Join(se.Argv, " "), se.Err)
 	for _, m := range mention {

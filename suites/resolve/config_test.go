@@ -207,7 +207,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 	It("refuses sessions while the config file is malformed, and leaves it as it was", Label(label.ConvMalformedConfigRefuse), func() {
 		bad, _ := overMalformed()
 		_, err := sessionOverMalformed(bad)
-		suite.ExpectRefused(l, err)
+		suite.ExpectRefused(l, "a direct session while the config file is malformed", err)
 	})
 
 	It("starts sessions as if the key were unset while the config file is malformed, and leaves it as it was",

@@ -1,6 +1,7 @@
 package resolve_test
 
 import (
+	"fmt"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -43,14 +44,14 @@ var _ = Describe("resolve: env references in a profile's env", Label(label.Resol
 	It("refuses a reference to an unset variable: a non-zero exit, a message, nothing started", Label(label.RefusesClass), func() {
 		l := env.Launch(launcher.LaunchOptions{})
 		_, err := l.StartSession(launcher.Direct, map[string]string{classEnv: ref("CP_NOT_SET")})
-		suite.ExpectRefused(l, err)
+		suite.ExpectRefused(l, fmt.Sprintf("a direct session with the profile's env %q (CP_NOT_SET unset)", ref("CP_NOT_SET")), err)
 	})
 
 	It("refuses a reference to an unset variable, naming the profile, the key and the reference",
 		suite.RefusalNames(launcher.MentionProfile, launcher.MentionKey, launcher.MentionValue), Label(label.RefusesClass), func() {
 			l := env.Launch(launcher.LaunchOptions{})
 			_, err := l.StartSession(launcher.Direct, map[string]string{classEnv: ref("CP_NOT_SET")})
-			suite.ExpectRefused(l, err, suite.ProfileName, classEnv, ref("CP_NOT_SET"))
+			suite.ExpectRefused(l, fmt.Sprintf("a direct session with the profile's env %q (CP_NOT_SET unset)", ref("CP_NOT_SET")), err, suite.ProfileName, classEnv, ref("CP_NOT_SET"))
 		})
 
 	var malformed []TableEntry
@@ -66,7 +67,7 @@ var _ = Describe("resolve: env references in a profile's env", Label(label.Resol
 		GinkgoHelper()
 		l := env.Launch(launcher.LaunchOptions{DaemonEnv: daemonEnv})
 		_, err := l.StartSession(launcher.Direct, map[string]string{classEnv: value})
-		suite.ExpectRefused(l, err, mention...)
+		suite.ExpectRefused(l, fmt.Sprintf("a direct session with the profile's env %q, the daemon's env %q", value, daemonEnv), err, mention...)
 	}
 
 	DescribeTable("refuses a malformed reference: a non-zero exit, a message, nothing started", func(raw string) {

@@ -3,7 +3,6 @@ package resolve_test
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -17,21 +16,16 @@ import (
 )
 
 // The seed accepts normal or background and nothing else, from every source and on either path:
-// a value that only begins or ends like one, holds one with a newline or a NUL inside, or a
-// reference that comes to nothing is as unknown as turbo. A launcher that reads a prefix, a line
-// or a C string takes one of these for a class.
+// a value that only begins or ends like one, or holds one with a newline inside, is as unknown as
+// turbo. A launcher that reads a prefix or a line takes one of these for a class. What a reference
+// that resolves to an empty value means the seed does not say: a launcher declares it
+// (conventions.empty_is_unset, below), and no value here holds a NUL, which no env var can and a
+// shell cannot (a NUL tests the launcher's language, not its promise).
 var nearMisses = []struct{ title, value string }{
 	{"one that begins with normal", "normalize"},
 	{"one that begins with background", "background-please"},
 	{"one that ends with normal", "xnormal"},
 	{"normal with a newline inside", "nor\nmal"},
-}
-
-// nulMisses hold a NUL, which an env var cannot: they come from the sources a file carries (the
-// profile, the config file).
-var nulMisses = []struct{ title, value string }{
-	{"normal with a NUL inside", "nor\x00mal"},
-	{"normal followed by a NUL", "normal\x00"},
 }
 
 var _ = Describe("resolve: near misses and rules on every path", Label(label.ResolveArea, label.DirectArea, label.HostedArea), func() {
@@ -45,48 +39,44 @@ var _ = Describe("resolve: near misses and rules on every path", Label(label.Res
 		add("the daemon's env", label.ConvBadDaemonEnvSessions)
 		add("the config file", label.NeedsConfig)
 		add("a reference in the profile's env", label.NeedsEnvRef)
-		add("the profile's env (a NUL inside)")
 	}
-	DescribeTable("refuses every near miss of a class (normalize, background-please, xnormal, a newline or a NUL inside, an empty reference result), each a non-zero exit, a message, nothing started, from",
+	DescribeTable("refuses every near miss of a class (normalize, background-please, xnormal, a newline inside), each a non-zero exit, a message, nothing started, from",
 		func(from string, mode launcher.Mode) {
 			m := env.Driver.Manifest
-			refuse := func(l *launcher.Instance, value string, profileEnv map[string]string) {
+			// what names the source and the value, as a receipt says what was tried.
+			refuse := func(l *launcher.Instance, what string, profileEnv map[string]string) {
 				GinkgoHelper()
-				By(fmt.Sprintf("%s %q", from, value))
+				tried := fmt.Sprintf("a %s session with %s", mode, what)
+				By(tried)
 				_, err := l.StartSession(mode, profileEnv)
-				suite.ExpectRefused(l, err)
+				suite.ExpectRefused(l, tried, err)
 			}
 			switch from {
 			case "the daemon's env":
 				for _, v := range nearMisses {
-					refuse(env.Launch(launcher.LaunchOptions{DaemonEnv: map[string]string{m.ClassEnv: v.value}}), v.value, nil)
+					refuse(env.Launch(launcher.LaunchOptions{DaemonEnv: map[string]string{m.ClassEnv: v.value}}), fmt.Sprintf("the daemon's env %s=%q", m.ClassEnv, v.value), nil)
 				}
 			case "the config file":
 				l := env.Launch(launcher.LaunchOptions{})
 				file, err := l.ConfigFile()
 				suite.Must(err)
-				for _, v := range slices.Concat(nearMisses, nulMisses) {
+				for _, v := range nearMisses {
 					cfg := map[string]any{}
 					setLeaf(cfg, m.Config.FileKey, v.value)
 					b, err := json.Marshal(cfg)
 					suite.Must(err)
 					writeFile(l, file, string(b))
-					refuse(l, v.value, nil)
+					refuse(l, fmt.Sprintf("the config file's %s %q", m.Config.FileKey, v.value), nil)
 				}
 			case "a reference in the profile's env":
-				values := slices.Concat(nearMisses, []struct{ title, value string }{{"an empty reference result", ""}})
 				daemonEnv := map[string]string{}
-				for i, v := range values {
+				for i, v := range nearMisses {
 					daemonEnv[fmt.Sprintf("CP_NEAR_%d", i)] = v.value
 				}
 				l := env.Launch(launcher.LaunchOptions{DaemonEnv: daemonEnv})
-				for i, v := range values {
-					refuse(l, v.value, map[string]string{m.ClassEnv: m.DaemonEnvRef(fmt.Sprintf("CP_NEAR_%d", i))})
-				}
-			case "the profile's env (a NUL inside)":
-				l := env.Launch(launcher.LaunchOptions{})
-				for _, v := range nulMisses {
-					refuse(l, v.value, map[string]string{m.ClassEnv: v.value})
+				for i, v := range nearMisses {
+					ref := m.DaemonEnvRef(fmt.Sprintf("CP_NEAR_%d", i))
+					refuse(l, fmt.Sprintf("the profile's env %s=%q, a reference to %q", m.ClassEnv, ref, v.value), map[string]string{m.ClassEnv: ref})
 				}
 			}
 		}, rows)
@@ -95,8 +85,9 @@ var _ = Describe("resolve: near misses and rules on every path", Label(label.Res
 	DescribeTable("refuses a class with a reference to an unset variable inside it (nor${env:CP_NOT_SET}mal): a non-zero exit, a message, nothing started", func(mode launcher.Mode) {
 		m := env.Driver.Manifest
 		l := env.Launch(launcher.LaunchOptions{})
-		_, err := l.StartSession(mode, map[string]string{m.ClassEnv: "nor" + m.DaemonEnvRef("CP_NOT_SET") + "mal"})
-		suite.ExpectRefused(l, err)
+		value := "nor" + m.DaemonEnvRef("CP_NOT_SET") + "mal"
+		_, err := l.StartSession(mode, map[string]string{m.ClassEnv: value})
+		suite.ExpectRefused(l, fmt.Sprintf("a %s session with the profile's env %q", mode, value), err)
 	},
 		Entry("direct session", Label(label.NeedsEnvRef, label.RefusesClass), launcher.Direct),
 		Entry("hosted session", Label(label.NeedsEnvRef, label.RefusesClass, label.NeedsHosted), launcher.Hosted),
@@ -136,6 +127,17 @@ var _ = Describe("resolve: near misses and rules on every path", Label(label.Res
 			l, profileEnv := setAt(at, "")
 			expectResolvedOn(l, control, launcher.Hosted, profileEnv, "background", fromDefault)
 		}, empties)
+	// An empty value is empty however the profile came to hold it: a reference that resolves to
+	// nothing is unset too where the launcher declares so, and the daemon's env decides here.
+	DescribeTable("treats a reference that resolves to an empty value as unset, so the next source decides", Label(label.ConvEmptyUnset, label.NeedsEnvRef, label.ReadsResolved),
+		func(mode launcher.Mode) {
+			m := env.Driver.Manifest
+			l := env.Launch(launcher.LaunchOptions{DaemonEnv: map[string]string{m.ClassEnv: "normal", "CP_EMPTY": ""}})
+			expectResolvedOn(l, control, mode, map[string]string{m.ClassEnv: m.DaemonEnvRef("CP_EMPTY")}, "normal", fromDaemon)
+		},
+		Entry("direct session", suite.ForMode(launcher.Direct), launcher.Direct),
+		Entry("hosted session", suite.ForMode(launcher.Hosted), launcher.Hosted),
+	)
 })
 
 // Real profiles live long: a launcher that keeps a profile's class after its first session
@@ -204,7 +206,7 @@ var _ = Describe("resolve: what a hosted session's refusal names", Label(label.R
 			mention[i] = strings.ReplaceAll(refText(s), "{class env}", m.ClassEnv)
 		}
 		_, err := l.StartSession(launcher.Hosted, profileEnv)
-		suite.ExpectRefused(l, err, mention...)
+		suite.ExpectRefused(l, fmt.Sprintf("a hosted session with the profile's env %q, the daemon's env %q", profileEnv, daemonEnv), err, mention...)
 	},
 		Entry("an unknown value in the profile's env: the profile, the value and the accepted values",
 			suite.RefusalNames(launcher.MentionProfile, launcher.MentionValue, launcher.MentionAccepted),

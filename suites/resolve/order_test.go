@@ -103,7 +103,7 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lab
 	It("refuses an unknown value in a profile's env: a non-zero exit, a message, nothing started", Label(label.RefusesClass), func() {
 		l := env.Launch(launcher.LaunchOptions{})
 		_, err := l.StartSession(launcher.Direct, map[string]string{env.Driver.Manifest.ClassEnv: "turbo"})
-		suite.ExpectRefused(l, err)
+		suite.ExpectRefused(l, `a direct session with the profile's env "turbo"`, err)
 	})
 
 	// The seed accepts normal or background and nothing else: a value that only begins or ends
@@ -123,14 +123,14 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lab
 	DescribeTable("refuses a near miss of a class in a profile's env: a non-zero exit, a message, nothing started", func(mode launcher.Mode, value string) {
 		l := env.Launch(launcher.LaunchOptions{})
 		_, err := l.StartSession(mode, map[string]string{env.Driver.Manifest.ClassEnv: value})
-		suite.ExpectRefused(l, err)
+		suite.ExpectRefused(l, fmt.Sprintf("a %s session with the profile's env %s=%q", mode, env.Driver.Manifest.ClassEnv, value), err)
 	}, nearMisses)
 
 	It("refuses an unknown value in a profile's env, naming the profile, the value and the accepted values",
 		suite.RefusalNames(launcher.MentionProfile, launcher.MentionValue, launcher.MentionAccepted), Label(label.RefusesClass), func() {
 			l := env.Launch(launcher.LaunchOptions{})
 			_, err := l.StartSession(launcher.Direct, map[string]string{env.Driver.Manifest.ClassEnv: "turbo"})
-			suite.ExpectRefused(l, err, suite.ProfileName, "turbo", "normal", "background")
+			suite.ExpectRefused(l, `a direct session with the profile's env "turbo"`, err, suite.ProfileName, "turbo", "normal", "background")
 		})
 
 	// Where the daemon's env is refused is the target's choice (conventions.bad_daemon_env): the
@@ -138,14 +138,14 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lab
 	It("refuses an unknown value in the daemon's env: a non-zero exit, a message, nothing started", Label(label.RefusesClass, label.ConvBadDaemonEnvSessions), func() {
 		l := env.Launch(launcher.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}})
 		_, err := l.StartSession(launcher.Direct, nil)
-		suite.ExpectRefused(l, err)
+		suite.ExpectRefused(l, `a direct session with the daemon's env "utility"`, err)
 	})
 
 	It("refuses an unknown value in the daemon's env, naming the source and the value",
 		suite.RefusalNames(launcher.MentionSource, launcher.MentionValue, launcher.MentionAccepted), Label(label.RefusesClass, label.ConvBadDaemonEnvSessions), func() {
 			l := env.Launch(launcher.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}})
 			_, err := l.StartSession(launcher.Direct, nil)
-			suite.ExpectRefused(l, err, suite.DaemonSource, "utility", "normal", "background")
+			suite.ExpectRefused(l, `a direct session with the daemon's env "utility"`, err, suite.DaemonSource, "utility", "normal", "background")
 		})
 
 	It("will not start with an unknown value in its env: a non-zero exit and a message", Label(label.RefusesClass, label.ConvBadDaemonEnvStart), func() {

@@ -136,7 +136,7 @@ var _ = Describe("resolve: every source on every path", Label(label.ResolveArea,
 		}
 		l := env.Launch(launcher.LaunchOptions{DaemonEnv: daemonEnv})
 		_, err := l.StartSession(mode, map[string]string{m.ClassEnv: refText(value)})
-		suite.ExpectRefused(l, err)
+		suite.ExpectRefused(l, fmt.Sprintf("a %s session with the profile's env %q, the daemon's env %q", mode, refText(value), daemonEnv), err)
 	}, refused)
 })
 

@@ -35,6 +35,7 @@ type Instance struct {
 	timeout   time.Duration
 	ctx       context.Context // the caller's, from Launch: every process of the instance starts under it
 	n         atomic.Int32
+	asking    atomic.Int32 // client commands under way (run): each may wait for the others
 	c         *confined
 	mu        sync.Mutex
 	handed    []string     // report paths handed out (hand)
@@ -329,7 +330,14 @@ func (l *Instance) run(at At, c Command, extra map[string]string, prefix ...stri
 	if err != nil {
 		return nil, "", err
 	}
-	ctx, cancel := context.WithTimeout(l.ctx, l.timeout)
+	// A correct launcher may serve one request at a time: a command asked for while k others of
+	// this instance are under way may wait for each of them, so its bound is k+1 lone commands'
+	// (8 sessions at once from a serial daemon on a loaded runner once took the last past 10 s).
+	// Still a bound: a hang ends, and one command alone keeps the one timeout.
+	waiting := l.asking.Add(1)
+	defer l.asking.Add(-1)
+	bound := l.timeout * time.Duration(waiting)
+	ctx, cancel := context.WithTimeout(l.ctx, bound)
 	defer cancel()
 	argv = append(append([]string(nil), prefix...), x.Argv...)
 	var said TailWriter // a client that prints without end costs a tail
@@ -351,7 +359,7 @@ func (l *Instance) run(at At, c Command, extra map[string]string, prefix ...stri
 	if ctx.Err() != nil && err != nil {
 		// Killed at the timeout. A command that exited by itself is its own answer, however late
 		// Wait saw it (the soak had a session answer, then be called a timeout with a nil error).
-		err = fmt.Errorf("no answer within %v (killed, with its process group): %w", l.timeout, err)
+		err = fmt.Errorf("no answer within %v (killed, with its process group): %w", bound, err)
 	}
 	return argv, said.String(), err
 }

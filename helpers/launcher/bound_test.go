@@ -1,0 +1,72 @@
+package launcher
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/classproof/classproof/helpers/base/proc"
+)
+
+// A correct launcher may serve one request at a time. A command asked for while another of the
+// same instance is under way waits for it, so its bound is two lone commands', not one: a burst
+// of sessions from a serial daemon on a loaded runner is no hang. One command alone keeps the
+// one bound (TestClientCommandsAreBoundedWithTheirGroup).
+func TestACommandAskedWhileAnotherIsUnderWayMayWaitForIt(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(`
+name: t
+class_env: T_CLASS
+background: {darwin: darwinbg, linux: idle}
+daemon: {run: [sleep, "600"]}
+session: {direct: [true, "{profile}"]}
+config:
+  set: [true, "{key}={value}"]
+  get: [flock, "{home}/serial", sh, -c, 'touch "$0.held"; sleep 1.4', "{home}/serial", "{key}"]
+  unset: [true, "{key}"]
+  file: "{home}/c.json"
+  key: k
+  file_key: k
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(m, Paths{Kit: t.TempDir(), Bin: reachableBin(t)}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := proc.NewSet()
+	const lone = 2 * time.Second
+	l, err := d.Launch(context.Background(), set, LaunchOptions{}, io.Discard, lone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	defer set.KillAll(5 * time.Second)
+
+	first := make(chan error, 1)
+	go func() { _, err := l.ConfigGet("k"); first <- err }()
+	// The second is asked for once the first holds the launcher: it waits out the first's 1.4 s,
+	// then takes its own, past one lone bound.
+	held := filepath.Join(l.Dir, "home", "serial.held")
+	if err := proc.Until(time.Now().Add(lone), 5*time.Millisecond, func() (bool, error) {
+		_, err := os.Stat(held)
+		return err == nil, nil
+	}); err != nil {
+		t.Fatalf("the first command never held the launcher (%s): %v", held, err)
+	}
+	start := time.Now()
+	_, err = l.ConfigGet("k")
+	took := time.Since(start)
+	if err != nil {
+		t.Errorf("the command asked for while another was under way: %v (after %v; a lone bound is %v)", err, took.Round(time.Millisecond), lone)
+	}
+	if err := <-first; err != nil {
+		t.Errorf("the first command: %v", err)
+	}
+	if took < lone {
+		t.Errorf("the second command took %v, within one lone bound: the manifest did not serialize it, so nothing was tested", took.Round(time.Millisecond))
+	}
+}

@@ -6,7 +6,6 @@ package lane
 import (
 	"fmt"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -92,16 +91,12 @@ func Filter(label string) (string, error) {
 	return strings.Join(not, " && "), nil
 }
 
-// Scale returns d times $CLASSPROOF_TIME_SCALE (default 1). A bad value panics with a message
-// naming it: silently running with the default would hide a misconfigured lane.
+// Scale returns d times $CLASSPROOF_TIME_SCALE (default 1; contract.Scaled). A bad value panics
+// with a message naming it: silently running with the default would hide a misconfigured lane.
 func Scale(d time.Duration) time.Duration {
-	s := contract.Current().Scale
-	if s == "" {
-		return d
+	v, err := contract.Scaled(d)
+	if err != nil {
+		panic(err.Error())
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f <= 0 {
-		panic(fmt.Sprintf("%s=%q: expected a positive number, e.g. 1, 2.5", contract.ScaleEnv, s))
-	}
-	return time.Duration(float64(d) * f)
+	return v
 }

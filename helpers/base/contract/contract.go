@@ -11,7 +11,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Prefix marks the kit's own variables; a launcher's environment holds none of them but the
@@ -106,7 +108,7 @@ type Run struct {
 	Supervisor string
 	Cgroup     string
 	Token      string
-	Scale      string // as the user wrote it; lane.Scale reads it
+	Scale      string // as the user wrote it; Scaled reads it
 	Sandbox    string // "off" or empty (helpers/base/sandbox)
 	// LauncherUID is the user's choice of a root kit's launcher identity (helpers/base/sandbox).
 	LauncherUID string
@@ -223,4 +225,19 @@ func DecodeVars(s string) ([]string, error) {
 		return nil, fmt.Errorf("%q: expected a JSON list of NAME=VALUE strings: %w", s, err)
 	}
 	return pairs, nil
+}
+
+// Scaled is d times $CLASSPROOF_TIME_SCALE (default 1), the kit's one time setting; an error
+// names the variable and the value. lane.Scale refuses a bad value outright; a cleanup, which
+// must never stop halfway, takes d unscaled instead (the suites have refused it by then).
+func Scaled(d time.Duration) (time.Duration, error) {
+	s := Current().Scale
+	if s == "" {
+		return d, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 {
+		return d, fmt.Errorf("%s=%q: expected a positive number, e.g. 1, 2.5", ScaleEnv, s)
+	}
+	return time.Duration(float64(d) * f), nil
 }

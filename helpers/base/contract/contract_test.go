@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // What the CLI encodes the suites decode, a var with spaces and quotes intact; a kit variable the
@@ -29,5 +30,20 @@ func TestARunRoundTripsThroughTheEnvironment(t *testing.T) {
 	t.Setenv(VarsEnv, "variant=noclass")
 	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), "$CLASSPROOF_VARS") {
 		t.Errorf("a malformed vars list: %v", err)
+	}
+}
+
+// Scaled is the one reading of the time scale: a bad value is an error naming the variable,
+// with d unscaled beside it (a cleanup's bound), never a silent default.
+func TestScaled(t *testing.T) {
+	t.Setenv(ScaleEnv, "3")
+	if d, err := Scaled(2 * time.Second); d != 6*time.Second || err != nil {
+		t.Errorf("2s scaled by 3: %v, %v", d, err)
+	}
+	for _, v := range []string{"0", "-2", "slow"} {
+		t.Setenv(ScaleEnv, v)
+		if d, err := Scaled(2 * time.Second); d != 2*time.Second || err == nil || !strings.Contains(err.Error(), ScaleEnv) {
+			t.Errorf("%s=%s: %v, %v; want 2s and an error naming the variable", ScaleEnv, v, d, err)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
@@ -89,4 +90,33 @@ func openCgroupIn(t *testing.T, mount, rel string) (*Cgroup, error) {
 		return nil, err
 	}
 	return openCgroup(mount, rel, true)
+}
+
+// The exit grace is the kit's one time setting's: a process that ends 400 ms after the close
+// began is on its way out under the default scale, and a leak where CLASSPROOF_TIME_SCALE makes
+// the grace 100 ms.
+func TestTheExitGraceScales(t *testing.T) {
+	root := needCgroup(t)
+	for _, c := range []struct {
+		scale string
+		leak  bool
+	}{{"", false}, {"0.05", true}} {
+		t.Setenv(contract.ScaleEnv, c.scale)
+		cg, err := root.Child(Name("grace", 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := exec.Command("sleep", "0.4")
+		cg.Start(s)
+		if err := s.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- s.Wait() }()
+		leaks, err := cg.Close(func() {})
+		if err != nil || (len(leaks) > 0) != c.leak {
+			t.Errorf("%s=%q: leaks %q, %v; want a leak: %v", contract.ScaleEnv, c.scale, leaks, err, c.leak)
+		}
+		<-done
+	}
 }

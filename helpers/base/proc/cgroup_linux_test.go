@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
 	"strconv"
@@ -54,6 +55,70 @@ func TestADoubleForkedSetsidChildIsALeak(t *testing.T) {
 	}
 	if err := Until(time.Now().Add(5*time.Second), 5*time.Millisecond, func() (bool, error) { return !proctable.Alive(pid), nil }); err != nil {
 		t.Errorf("the escaped daemon child %d is alive after the cleanup", pid)
+	}
+}
+
+// A launcher's exec helper (a /bin/sh wrapper that forks the harness, waits for it and exits
+// right after it; docs/manifest.md lets it run at normal class) is still in the cgroup when the
+// cleanup has killed the harness it waited for: on its way out, no leak. Its tail here (a
+// sleep of 300 ms) stands for an exit path under load, so that the cleanup always finds it
+// there; it must end on its own, not by cgroup.kill, and the cleanup must wait for that.
+func TestAHelperThatExitsAfterItsHarnessIsNoLeak(t *testing.T) {
+	needCgroup(t)
+	s := &Set{}
+	cmd := exec.Command("sh", "-c", `sleep 600 </dev/null >/dev/null 2>&1 & echo $!; wait; sleep 0.3 >/dev/null`)
+	if err := s.Contain(cmd); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	// The test waits for the helper itself, as os/exec does for what the kit starts: no reap of
+	// orphans may take it (its exit status says whether it ended on its own).
+	owned.Store(cmd.Process.Pid, true)
+	helper := make(chan error, 1)
+	go func() { helper <- cmd.Wait() }()
+	harness, _ := strconv.Atoi(strings.TrimSpace(line))
+	t.Cleanup(func() { _ = syscallKill(harness) })
+	s.Track("harness", harness) // the helper itself is not tracked: nothing reported it
+	if err := s.KillAll(5 * time.Second); err != nil {
+		t.Errorf("the cleanup named a helper on its way out: %v", err)
+	}
+	select {
+	case err := <-helper:
+		if err != nil {
+			t.Errorf("the helper did not end on its own (the cleanup killed it rather than wait): %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Errorf("the helper pid %d outlived the cleanup", cmd.Process.Pid)
+	}
+}
+
+// The grace is for processes that end, not for pids that do: a chain of short-lived processes,
+// each forking the next and exiting within 50 ms, ends no pid's stay past the grace, and is
+// still there when it ends. It is a leak, named, and cgroup.kill ends the chain.
+func TestAChainOfShortLivedProcessesIsALeak(t *testing.T) {
+	needCgroup(t)
+	s := &Set{}
+	cmd := exec.Command("sh", "-c", `r() { sleep 0.05; (r </dev/null >/dev/null 2>&1 &); }; (r </dev/null >/dev/null 2>&1 &)`)
+	if err := s.Contain(cmd); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	cg := s.Cgroup()
+	err := s.KillAll(5 * time.Second)
+	if err == nil || !strings.Contains(err.Error(), "LEAK: still in the cgroup after the cleanup") || !strings.Contains(err.Error(), `["sh" "-c" "r() {`) {
+		t.Errorf("the cleanup did not name the chain: %v", err)
+	}
+	if _, err := os.Stat(cg.Path); !os.IsNotExist(err) {
+		t.Errorf("the set's cgroup %s is still there after the chain was killed: %v", cg.Path, err)
 	}
 }
 

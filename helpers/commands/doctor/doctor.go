@@ -80,7 +80,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	r := &Report{}
 	set := proc.NewSet()
-	l, err := d.Launch(ctx, set, launcher.LaunchOptions{}, io.Discard, o.Timeout)
+	l, err := d.Launch(ctx, set, launcher.LaunchOptions{DaemonEnv: daemonEnv(m)}, io.Discard, o.Timeout)
 	if l != nil {
 		defer l.Close()
 	}
@@ -185,94 +185,6 @@ func checkClass(r *Report, meaning oracle.Meaning, s *launcher.Session) {
 	}
 }
 
-func examineConfig(r *Report, m *launcher.Manifest, l *launcher.Instance) {
-	c := m.Config
-	_, err := l.ConfigSet(c.Key, "normal")
-	got, gerr := l.ConfigGet(c.Key)
-	r.check(err == nil && gerr == nil && got == "normal", "config --set then --get round-trips the class", fmt.Sprintf("--get said %q %s %s", got, errText(err), errText(gerr)))
-	_, err = l.ConfigUnset(c.Key)
-	r.check(err == nil, "config --unset", errText(err))
-	out, gerr := l.ConfigGet(c.Key)
-	switch {
-	case gerr != nil:
-		r.check(true, "config --get on an unset key fails", "")
-		r.fragment = append(r.fragment, "config_get_unset: error")
-	case out == "":
-		r.check(true, "config --get on an unset key prints nothing and exits 0", "")
-		r.fragment = append(r.fragment, "config_get_unset: empty")
-	default:
-		r.check(false, "config --get on an unset key fails or prints nothing", fmt.Sprintf("it printed %q", out))
-	}
-}
-
-// A refusal the doctor tries, and what each kind of naming would find in its message.
-type tried struct {
-	what    string
-	value   string            // the profile env's class value
-	names   map[string]string // kind (launcher.Mention*) -> the text a message naming it holds
-	refusal *launcher.SessionError
-}
-
-// examineConventions watches how the launcher refuses and parses values. It claims a refusal
-// names a kind only when every refusal it tried named it: the lane checks the same kinds on
-// each refusal it makes (an unknown value, and with env references an unset one).
-func examineConventions(r *Report, m *launcher.Manifest, l *launcher.Instance) {
-	tries := []*tried{{what: "an unknown class value (turbo)", value: "turbo",
-		names: map[string]string{launcher.MentionKey: m.ClassEnv, launcher.MentionValue: "turbo", launcher.MentionAccepted: "normal"}}}
-	if m.EnvRef != nil {
-		ref := m.DaemonEnvRef("CP_DOCTOR_UNSET")
-		tries = append(tries, &tried{what: "a reference to an unset variable (" + ref + ")", value: ref,
-			names: map[string]string{launcher.MentionKey: m.ClassEnv, launcher.MentionValue: ref}})
-	}
-	for _, t := range tries {
-		_, err := l.StartSession(launcher.Direct, map[string]string{m.ClassEnv: t.value})
-		se, refused := err.(*launcher.SessionError)
-		detail := errText(err)
-		if refused {
-			detail, t.refusal = "it said "+strings.TrimSpace(se.Output), se
-		}
-		r.check(refused, t.what+" is refused", detail)
-	}
-	var names []string
-	for _, kind := range []string{launcher.MentionProfile, launcher.MentionKey, launcher.MentionValue, launcher.MentionAccepted} {
-		var in, missed []string
-		for _, t := range tries {
-			text, asked := t.names[kind]
-			if kind == launcher.MentionProfile && t.refusal != nil {
-				text, asked = t.refusal.Profile, true
-			}
-			if !asked {
-				continue
-			}
-			in = append(in, t.value)
-			held := t.refusal != nil && strings.Contains(t.refusal.Output, text)
-			if kind == launcher.MentionAccepted && held {
-				held = strings.Contains(t.refusal.Output, "background")
-			}
-			if !held {
-				missed = append(missed, t.value)
-			}
-		}
-		r.check(len(missed) == 0, fmt.Sprintf("refusals name the %s (tried: %s)", kind, strings.Join(in, ", ")), notIn(missed))
-		if len(missed) == 0 {
-			names = append(names, kind)
-		}
-	}
-	if len(names) > 0 {
-		r.fragment = append(r.fragment, "refusals_name: ["+strings.Join(names, ", ")+"]   # add source (with refusal_sources) and file if they hold too")
-	}
-	for _, c := range []struct{ value, what, conv string }{
-		{"  NoRmAl ", "values in any case with surrounding spaces are taken", "fold_case: true"},
-		{"", "an empty value counts as unset", "empty_is_unset: true"},
-	} {
-		_, err := l.StartSession(launcher.Direct, map[string]string{m.ClassEnv: c.value})
-		r.check(err == nil, c.what, errText(err))
-		if err == nil {
-			r.fragment = append(r.fragment, c.conv)
-		}
-	}
-}
-
 func (r *Report) print(w io.Writer, t *launcher.Resolved, meaning oracle.Meaning) {
 	m := t.Manifest
 	repo := t.Repo
@@ -304,12 +216,4 @@ func (r *Report) print(w io.Writer, t *launcher.Resolved, meaning oracle.Meaning
 	} else {
 		fmt.Fprintln(w, "\nclassproof doctor: the launcher could not be driven (no direct session started); fix the first [no] above")
 	}
-}
-
-// notIn names the refusals that did not name a kind: "" when all did.
-func notIn(missed []string) string {
-	if len(missed) == 0 {
-		return ""
-	}
-	return "not in the refusal of " + strings.Join(missed, ", ")
 }

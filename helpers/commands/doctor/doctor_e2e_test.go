@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -86,4 +87,49 @@ func doctor(t *testing.T, target string, vars ...string) (*Report, *bytes.Buffer
 		t.Fatal(err)
 	}
 	return r, &out
+}
+
+// Where a manifest declares a convention, the doctor tries what the run will judge of it, so a
+// green doctor is not followed by a red run: an empty reference result taken as unset (the next
+// source deciding, as explain says). testdata/emptyref.yaml declares it whatever its launcher
+// does.
+func TestDoctorTriesWhatADeclaredConventionHasTheRunJudge(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("testdata/emptyref.yaml is a Linux launcher")
+	}
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("testdata/emptyref.py needs /usr/bin/python3")
+	}
+	target, err := filepath.Abs("testdata/emptyref.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		vars       []string
+		want, lack []string
+	}{
+		{nil, []string{
+			`[yes] an empty reference result counts as unset (${env:CP_DOCTOR_EMPTY}, the daemon's CP_DOCTOR_EMPTY is "")`,
+			"\n  empty_is_unset: true\n",
+		}, []string{"the run judges this"}},
+		{[]string{"empty_ref=refuse"}, []string{
+			"[no ] an empty reference result counts as unset (${env:CP_DOCTOR_EMPTY}, the daemon's CP_DOCTOR_EMPTY is \"\"): refused: it said emptyref:",
+			"the manifest declares conventions.empty_is_unset: true: the run judges this, and fails on it",
+		}, []string{"\n  empty_is_unset: true\n"}},
+		{[]string{"empty_ref=profile"}, []string{
+			"[no ] an empty reference result counts as unset (${env:CP_DOCTOR_EMPTY}, the daemon's CP_DOCTOR_EMPTY is \"\"): the session started, but explain says the profile decided: class=background source=profile",
+		}, []string{"\n  empty_is_unset: true\n"}},
+	} {
+		_, out := doctor(t, target, c.vars...)
+		for _, w := range c.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%v: the checklist lacks %q:\n%s", c.vars, w, out.String())
+			}
+		}
+		for _, w := range c.lack {
+			if strings.Contains(out.String(), w) {
+				t.Errorf("%v: the checklist holds %q:\n%s", c.vars, w, out.String())
+			}
+		}
+	}
 }

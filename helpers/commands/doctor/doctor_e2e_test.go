@@ -91,8 +91,8 @@ func doctor(t *testing.T, target string, vars ...string) (*Report, *bytes.Buffer
 
 // Where a manifest declares a convention, the doctor tries what the run will judge of it, so a
 // green doctor is not followed by a red run: an empty reference result taken as unset (the next
-// source deciding, as explain says). testdata/emptyref.yaml declares it whatever its launcher
-// does.
+// source deciding, as explain says), and a config --set into a read-only folder failing, losing
+// nothing and naming the folder. testdata/emptyref.yaml declares both whatever its launcher does.
 func TestDoctorTriesWhatADeclaredConventionHasTheRunJudge(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("testdata/emptyref.yaml is a Linux launcher")
@@ -110,11 +110,15 @@ func TestDoctorTriesWhatADeclaredConventionHasTheRunJudge(t *testing.T) {
 	}{
 		{nil, []string{
 			`[yes] an empty reference result counts as unset (${env:CP_DOCTOR_EMPTY}, the daemon's CP_DOCTOR_EMPTY is "")`,
+			"[yes] config --set fails when the config folder is read-only, and loses nothing: it said emptyref: cannot write config folder",
+			"[yes] the failed write names the config folder",
 			"\n  empty_is_unset: true\n",
 		}, []string{"the run judges this"}},
-		{[]string{"empty_ref=refuse"}, []string{
+		{[]string{"empty_ref=refuse", "write=swallow"}, []string{
 			"[no ] an empty reference result counts as unset (${env:CP_DOCTOR_EMPTY}, the daemon's CP_DOCTOR_EMPTY is \"\"): refused: it said emptyref:",
 			"the manifest declares conventions.empty_is_unset: true: the run judges this, and fails on it",
+			"[no ] config --set fails when the config folder is read-only, and loses nothing: --set normal reported success; it said nothing",
+			"the manifest declares conventions.refusals_name: [file]: the run judges this, and fails on it",
 		}, []string{"\n  empty_is_unset: true\n"}},
 		{[]string{"empty_ref=profile"}, []string{
 			"[no ] an empty reference result counts as unset (${env:CP_DOCTOR_EMPTY}, the daemon's CP_DOCTOR_EMPTY is \"\"): the session started, but explain says the profile decided: class=background source=profile",

@@ -8,7 +8,7 @@ CLASSPROOF := bin/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: help rehearse rehearse-vm e2e tools tools-verify bin/classproof bench bench-kit bench-verify bench-io bench-smoke verify verify-all verify-unprivileged soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-first mutants-merge mutants-kit fuzz dist clean
+.PHONY: help rehearse rehearse-vm e2e tools tools-verify foreign bin/classproof bench bench-kit bench-verify bench-io bench-smoke verify verify-all verify-unprivileged soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-first mutants-merge mutants-kit fuzz dist clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -34,6 +34,17 @@ tools:
 ## tools-verify: what make verify needs beyond Go (ps)
 tools-verify:
 	@sh ci/tools verify
+
+## foreign: the standing guard: each correct launcher in FOREIGN (default ../shared/foreign, one
+## folder each, found by its manifests) runs in every lane it has a manifest for, one after
+## another; any red fails it, named with launcher, lane, manifest, spec and first failure line
+## (ci/foreign; reports in out/foreign; FOREIGN_FLAGS: more classproof run flags). A FOREIGN that
+## does not exist is said and passes. What the launchers need is installed first (ci/tools foreign)
+FOREIGN ?= ../shared/foreign
+FOREIGN_FLAGS ?=
+foreign: bin/classproof
+	@if [ -d "$(FOREIGN)" ]; then sh ci/tools foreign; fi
+	$(GO) run ./ci/foreign --dir "$(FOREIGN)" --cli $(CLASSPROOF) --out out/foreign -- $(FOREIGN_FLAGS)
 
 ## bin/classproof: the CLI, built once (go build is incremental)
 bin/classproof:
@@ -177,6 +188,7 @@ scripts:
 	shellcheck -s bash fixtures/shmux/shmux
 	CLASSPROOF_TEST_SHELL=dash dash ci/lane-check
 	dash ci/tools
+	dash ci/tools foreign
 	dash ci/delegate true
 	mkdir -p out && dash ci/record-ps out/ps-recorded.txt >/dev/null
 

@@ -245,7 +245,7 @@ func (c *Cgroup) close(grace time.Duration, reap func()) (leaks []string, err er
 }
 
 // outlasting reads c's members until none is left that is not dying already (proctable.
-// KillPending: a SIGKILL of the kit's pending, or exiting, PF_EXITING), or grace has passed,
+// Exiting: a SIGKILL pending, or every thread exiting), or grace has passed,
 // and returns those still there then. A process that is waiting for a CPU or the disk
 // (proctable.Starved: a background helper under a full load) is given up to
 // proctable.StarvedFactor times the grace, as a killed one is; one asleep is not. Each read is
@@ -259,7 +259,7 @@ func (c *Cgroup) outlasting(grace time.Duration) ([]int, error) {
 		}
 		var left []int
 		for _, pid := range members {
-			if !proctable.KillPending(pid) {
+			if !proctable.Exiting(pid) {
 				left = append(left, pid)
 			}
 		}

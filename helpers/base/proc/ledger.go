@@ -123,7 +123,7 @@ func SweepToken(token string) ([]string, error) {
 		if err != nil || !carries(w, token) {
 			continue
 		}
-		if ok, why := tiedBy(pid, k, nil, nil, ""); (!ok && why != "") || proctable.KillPending(pid) {
+		if ok, why := tiedBy(pid, k, nil, nil, ""); (!ok && why != "") || proctable.Exiting(pid) {
 			continue // the kit's own, or dying of a kill already sent (a supervisor past its deadline)
 		}
 		line := "carries the run's token: " + cgroup.Leftover(pid)

@@ -22,7 +22,7 @@ func KillOrphans() ([]string, error) {
 	var leaks []string
 	for _, pid := range proctable.DescendantsIn(table, os.Getpid()) {
 		in := table[pid]
-		if in.Zombie || proctable.KillPending(pid) {
+		if in.Zombie || proctable.Exiting(pid) {
 			continue // dead, or dying of a kill a cleanup sent (a starved process's exit waits its turn)
 		}
 		leaks = append(leaks, cgroup.Leftover(pid))

@@ -17,5 +17,5 @@ func ClassOf(pid int) string {
 	return fmt.Sprintf("nice %d", nice)
 }
 
-// KillPending is Linux's; elsewhere a process being killed is not told apart.
-func KillPending(int) bool { return false }
+// Exiting is Linux's; elsewhere a process being killed is not told apart.
+func Exiting(int) bool { return false }

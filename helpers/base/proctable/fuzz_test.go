@@ -30,11 +30,14 @@ func FuzzParseStat(f *testing.F) {
 			}
 			return v
 		}
-		start, err := strconv.ParseUint(string(fields[22-3]), 10, 64)
-		if err != nil {
-			t.Fatalf("parsed %q with no error, but field 22 is %q", stat, fields[22-3])
+		unum := func(n int) uint64 {
+			v, err := strconv.ParseUint(string(fields[n-3]), 10, 64)
+			if err != nil {
+				t.Fatalf("parsed %q with no error, but field %d is %q", stat, n, fields[n-3])
+			}
+			return v
 		}
-		want := Stat{State: fields[0][0], Ppid: num(4), Pgrp: num(5), Session: num(6), Threads: num(20), Start: start, Policy: num(41),
+		want := Stat{State: fields[0][0], Ppid: num(4), Pgrp: num(5), Session: num(6), Flags: unum(9), Threads: num(20), Start: unum(22), Policy: num(41),
 			Priority: num(18), Nice: num(19), RTPriority: num(40)}
 		if st != want {
 			t.Fatalf("parsed %q as %+v, the fields hold %+v", stat, st, want)

@@ -29,6 +29,7 @@ type Stat struct {
 	Ppid    int    // field 4
 	Pgrp    int    // field 5
 	Session int    // field 6
+	Flags   uint64 // field 9: the task's PF_* flags (include/linux/sched.h)
 	Threads int    // field 20
 	Start   uint64 // field 22: clock ticks since boot
 	Policy  int    // field 41: 5 is SCHED_IDLE
@@ -45,6 +46,17 @@ const MaxThreads = 4096
 // thread that exited on its own (SYS_exit) shows Z too while its other threads run on (num_threads
 // counts them), and that process is alive: it holds memory and may fork.
 func (s Stat) Dead() bool { return s.State == 'Z' && s.Threads <= 1 }
+
+// pfExiting is PF_EXITING (include/linux/sched.h): do_exit sets it first (exit_signals), and it
+// stays until the task is gone.
+const pfExiting = 0x4
+
+// Exiting says the task this line is of (a thread, read from /proc/PID/task/TID/stat) is on its
+// way out: exiting (PF_EXITING), a zombie or dead (Z, X). Such a task runs no code of its own
+// again, and what the kernel keeps of it is being freed: do_exit frees its I/O context after
+// exit_notify (kernel/exit.c, exit_io_context), and its I/O class reads none from then on. What
+// is read of it is no class it runs at.
+func (s Stat) Exiting() bool { return s.Flags&pfExiting != 0 || s.State == 'Z' || s.State == 'X' }
 
 // ParseStat reads one /proc/PID/stat line. The comm field may hold spaces and ')' (go-ps breaks
 // on that), so fields are counted from the last ')'. It is the kit's one stat parser: the oracle
@@ -74,11 +86,16 @@ func ParseStat(stat []byte) (Stat, error) {
 	if err != nil {
 		return Stat{}, err
 	}
-	// Its own error: assigning field 22's to err would drop one from a field above.
-	start, serr := strconv.ParseUint(string(field(22)), 10, 64)
-	if serr != nil {
-		return Stat{}, fmt.Errorf("/proc stat field 22 %q: %w", field(22), serr)
+	// Their own errors: assigning them to err would drop one from a field above.
+	for _, u := range []struct {
+		n  int
+		to *uint64
+	}{{9, &st.Flags}, {22, &st.Start}} {
+		v, uerr := strconv.ParseUint(string(field(u.n)), 10, 64)
+		if uerr != nil {
+			return Stat{}, fmt.Errorf("/proc stat field %d %q: %w", u.n, field(u.n), uerr)
+		}
+		*u.to = v
 	}
-	st.Start = start
 	return st, nil
 }

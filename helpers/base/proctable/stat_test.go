@@ -14,7 +14,7 @@ import (
 
 func TestParseStat(t *testing.T) {
 	st, err := ParseStat(ps.MustRead(t, "linux-stat-idle.txt"))
-	if err != nil || st.Policy != 5 || st.Session != 1050 || st.State != 'S' || st.Start == 0 || st.Ppid == 0 {
+	if err != nil || st.Policy != 5 || st.Session != 1050 || st.State != 'S' || st.Start == 0 || st.Ppid == 0 || st.Flags != 4194304 || st.Exiting() {
 		t.Fatalf("idle stat: %+v err %v", st, err)
 	}
 	st, err = ParseStat(ps.MustRead(t, "linux-stat-normal.txt"))

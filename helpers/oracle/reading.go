@@ -52,3 +52,21 @@ func Changed(first, now Reading) string {
 	}
 	return strings.Join(why, "; ")
 }
+
+// Confirmed is how b differs from first (Changed) in what a, a reading of the same process just
+// before b, says alike: a thread's class counts where both readings give it the same, the
+// process's part where both do. A class read once is no change: a thread read as it exits, or a
+// reading torn by a thread started between its reads, says nothing of the class the process
+// runs at, and a renice, which stays, reads the same twice.
+func Confirmed(first, a, b Reading) string {
+	both := Reading{Process: first.Process, Threads: map[uint64]string{}, Main: b.Main}
+	if a.Process == b.Process {
+		both.Process = b.Process
+	}
+	for id, c := range b.Threads {
+		if was, ok := a.Threads[id]; ok && was == c {
+			both.Threads[id] = c
+		}
+	}
+	return Changed(first, both)
+}

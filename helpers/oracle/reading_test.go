@@ -33,3 +33,27 @@ func TestChangedNamesWhatMovedAndNothingElse(t *testing.T) {
 		t.Errorf("a thread started since at the main thread's class: %q", c)
 	}
 }
+
+// A change counts where two readings say it alike: a thread read once at another class (as it
+// exits, say) is none, a renice seen twice is, and only what both saw is named.
+func TestConfirmedCountsWhatTwoReadingsSayAlike(t *testing.T) {
+	first := Reading{Process: "autogroup 19", Main: "idle", Threads: map[uint64]string{1: "idle", 2: "idle", 3: "idle"}}
+	exiting := Reading{Process: "autogroup 19", Threads: map[uint64]string{1: "none", 2: "idle", 3: "idle"}}
+	after := Reading{Process: "autogroup 19", Threads: map[uint64]string{2: "idle", 3: "idle"}}
+	if c := Confirmed(first, exiting, after); c != "" {
+		t.Errorf("tid 1 read none once, then gone: %q", c)
+	}
+	if c := Confirmed(first, exiting, exiting); !strings.Contains(c, threadName(1)+": none, first idle") {
+		t.Errorf("tid 1 read none twice: %q", c)
+	}
+	// A raise under way: tid 2 raised by the first reading, tid 3 by the second too.
+	a := Reading{Process: "autogroup 19", Threads: map[uint64]string{1: "idle", 2: "normal", 3: "idle"}}
+	b := Reading{Process: "autogroup 0", Threads: map[uint64]string{1: "idle", 2: "normal", 3: "normal", 4: "normal"}}
+	c := Confirmed(first, a, b)
+	if !strings.Contains(c, threadName(2)+": normal, first idle") || strings.Contains(c, threadName(3)) || strings.Contains(c, threadName(4)) || strings.Contains(c, "autogroup") {
+		t.Errorf("tid 2 raised in both readings, tid 3, tid 4 and the autogroup in the second alone: %q", c)
+	}
+	if c := Confirmed(first, b, b); !strings.Contains(c, "autogroup 0, first autogroup 19") || !strings.Contains(c, threadName(4)+" (started since") {
+		t.Errorf("the same raise read twice: %q", c)
+	}
+}

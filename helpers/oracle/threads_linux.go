@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -36,8 +37,18 @@ func (t threadClass) String() string {
 		ioClassNames[int(t.ioprio>>13)], t.ioprio&0xff)
 }
 
-// readThreadClass reads one thread of pid.
+// errExiting is readThreadClass of a thread on its way out (proctable.Stat.Exiting).
+var errExiting = errors.New("the thread is exiting")
+
+// readThreadClass reads one thread of pid: its I/O priority first, then its stat, which says
+// whether the thread was exiting already: do_exit sets PF_EXITING before it frees the thread's
+// I/O context (kernel/exit.c), so an I/O class read as none because the context was gone is
+// always followed by a stat that says so, and such a thread is errExiting, not a class.
 func readThreadClass(pid, tid int) (threadClass, error) {
+	r, _, e := unix.Syscall(unix.SYS_IOPRIO_GET, ioprioWhoProcess, uintptr(tid), 0)
+	if e != 0 {
+		return threadClass{}, fmt.Errorf("ioprio_get(%d): %w", tid, e)
+	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/stat", pid, tid))
 	if err != nil {
 		return threadClass{}, err
@@ -46,9 +57,8 @@ func readThreadClass(pid, tid int) (threadClass, error) {
 	if err != nil {
 		return threadClass{}, err
 	}
-	r, _, e := unix.Syscall(unix.SYS_IOPRIO_GET, ioprioWhoProcess, uintptr(tid), 0)
-	if e != 0 {
-		return threadClass{}, fmt.Errorf("ioprio_get(%d): %w", tid, e)
+	if st.Exiting() {
+		return threadClass{}, errExiting
 	}
 	return threadClass{policy: st.Policy, nice: st.Nice, rt: st.RTPriority, ioprio: effectiveIO(r)}, nil
 }
@@ -78,8 +88,8 @@ func tids(pid int) ([]int, error) {
 	return out, nil
 }
 
-// threadClasses reads every thread of pid; one that ended between the list and its read is
-// left out (it has no class left to judge).
+// threadClasses reads every thread of pid; one that ended between the list and its read, or is
+// on its way out (errExiting), is left out: it has no class left to judge.
 func threadClasses(pid int) (map[int]threadClass, error) {
 	ts, err := tids(pid)
 	if err != nil {
@@ -88,6 +98,9 @@ func threadClasses(pid int) (map[int]threadClass, error) {
 	out := make(map[int]threadClass, len(ts))
 	for _, tid := range ts {
 		c, err := readThreadClass(pid, tid)
+		if errors.Is(err, errExiting) {
+			continue
+		}
 		if err != nil {
 			if _, gone := os.Stat(fmt.Sprintf("/proc/%d/task/%d", pid, tid)); gone != nil {
 				continue

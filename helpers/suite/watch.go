@@ -77,26 +77,28 @@ func (w *watcher) sample(started []launcher.Started) {
 	}
 }
 
-// look reads p once: the first reading is what every later one must match.
+// look reads p once: the first reading is what every later one must match, and a change counts
+// when a second reading, at once, says it too of the process still running and not on its way
+// out (confirm).
 func (p *watched) look() {
 	if p.done {
 		return
 	}
-	if in, ok := proctable.Lookup(p.Pid); !ok || in.Start != p.Start || in.Zombie {
+	if !p.running() {
 		p.done = true // it ended: nothing running is left to renice
 		return
 	}
 	r, err := oracle.Read(p.Pid)
 	// Read again by start time: a pid that ended and was reused during the read is another
 	// process, whose class is no change of this one's.
-	if in, ok := proctable.Lookup(p.Pid); !ok || in.Start != p.Start || in.Zombie {
+	if !p.running() {
 		p.done = true
 		return
 	}
 	if err != nil {
 		// And it still runs: a watch that cannot read it is no watch. Once may be a process
-		// on its way out; twice in a row is not.
-		if p.fails++; p.fails >= 2 {
+		// on its way out; twice in a row, of one that is not dying, is not.
+		if p.fails++; p.fails >= 2 && !proctable.Exiting(p.Pid) {
 			p.readErr = err.Error()
 		}
 		return
@@ -108,11 +110,35 @@ func (p *watched) look() {
 		p.first, p.firstAt = r, now
 		return
 	}
-	if c := oracle.Changed(p.first, r); c != "" {
+	if c := p.confirm(r); c != "" {
 		p.done = true
 		p.change = fmt.Sprintf("%s pid %d (profile %s) changed class while it ran, seen %v after the kit verified it (%v after the first reading, reading %d, every %v): %s",
 			p.Role, p.Pid, p.Session, now.Sub(p.Seen).Round(time.Millisecond), now.Sub(p.firstAt).Round(time.Millisecond), p.reads, WatchPoll, c)
 	}
+}
+
+// running says the process p names still runs: its pid not ended, not reused, not a zombie with
+// no thread left (proctable.Stat.Dead).
+func (p *watched) running() bool {
+	in, ok := proctable.Lookup(p.Pid)
+	return ok && in.Start == p.Start && !in.Zombie
+}
+
+// confirm is how r, a reading of p, differs from the first, as a second reading taken at once
+// says too (oracle.Confirmed); "" when they do not agree, or when p has ended or is ending
+// (proctable.Exiting) by then. The oracle leaves out a thread on its way out, whose I/O class
+// reads none once the kernel has freed its context; this is the rule for the rest: a class read
+// once, or of a process that is dying, is no renice. A renice stays, and is read twice within
+// the same look: it costs nothing in catching one.
+func (p *watched) confirm(r oracle.Reading) string {
+	if oracle.Changed(p.first, r) == "" {
+		return ""
+	}
+	again, err := oracle.Read(p.Pid)
+	if err != nil || !p.running() || proctable.Exiting(p.Pid) {
+		return ""
+	}
+	return oracle.Confirmed(p.first, r, again)
 }
 
 // changes reads the given processes once more and returns every change the watch saw in their

@@ -3,6 +3,7 @@ package launcher
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/classproof/classproof/helpers/base/sandbox"
@@ -15,7 +16,10 @@ func TestARelativeCommandIsFoundInItsOwnFolder(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "build.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for p := dir; p != os.TempDir(); p = filepath.Dir(p) {
+	// Up to, not including, the temp folder: TMPDIR may end in "/" (macOS's does), which a
+	// comparison with os.TempDir() never meets, and the temp folder itself is not the test's.
+	top := filepath.Clean(os.TempDir()) + string(filepath.Separator)
+	for p := dir; strings.HasPrefix(p, top); p = filepath.Dir(p) {
 		_ = os.Chmod(p, 0o755) // reachable by a root kit's launcher user
 	}
 	got, err := executable(sandbox.LauncherIdentity(), "./build.sh", dir)

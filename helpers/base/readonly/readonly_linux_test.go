@@ -3,6 +3,7 @@ package readonly
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -18,7 +19,10 @@ func TestMakeDecidesByTheLaunchersUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	// t.TempDir's folders are root's alone: the user must pass through to its own.
-	for p := filepath.Dir(dir); p != os.TempDir(); p = filepath.Dir(p) {
+	// Up to, not including, the temp folder: TMPDIR may end in "/" (macOS's does), which a
+	// comparison with os.TempDir() never meets, and the temp folder itself is not the test's.
+	top := filepath.Clean(os.TempDir()) + string(filepath.Separator)
+	for p := filepath.Dir(dir); strings.HasPrefix(p, top); p = filepath.Dir(p) {
 		if err := os.Chmod(p, 0o755); err != nil {
 			t.Fatal(err)
 		}

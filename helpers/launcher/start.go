@@ -205,7 +205,9 @@ func repoIdentity(repo string) string {
 	case err != nil:
 		return repo
 	case fi.IsDir():
-		return git
+		// Resolved, as a worktree's common folder is: a repository reached through a symlink
+		// (macOS's /var/folders is /private/var/folders) is one repository for its worktrees.
+		return files.Resolved(git)
 	case !fi.Mode().IsRegular():
 		return repo
 	}

@@ -531,7 +531,13 @@ func TestARootKitOutOfTheLaunchersReachBuildsFromACopy(t *testing.T) {
 	if !sandbox.LauncherIdentity().Other() {
 		t.Skip("needs a root kit whose launcher runs as another user (Linux, as root)")
 	}
-	kit := filepath.Join(t.TempDir(), "root", "kit") // as in /root: a folder of root's, 0700, on the way
+	// Resolved: the log names the folder that stops the user on the resolved path, and TMPDIR
+	// may be reached through a symlink.
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kit := filepath.Join(tmp, "root", "kit") // as in /root: a folder of root's, 0700, on the way
 	if err := os.MkdirAll(kit, 0o755); err != nil {
 		t.Fatal(err)
 	}

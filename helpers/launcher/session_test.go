@@ -62,7 +62,12 @@ func TestAFileForTheLauncherIsWrittenBelowItsFolder(t *testing.T) {
 // /tmp is a symlink to /private/tmp, and a launcher that resolves the path it passes on must not
 // make the kit say "not the harness". Here the temp folder is a symlink, as /tmp is there.
 func TestTheHandedOutFolderIsResolved(t *testing.T) {
-	real := t.TempDir()
+	// Resolved here too: t.TempDir() is below TMPDIR as written, which may be a symlink itself
+	// (macOS's /var/folders/... is /private/var/folders/...).
+	real, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	short, err := os.MkdirTemp("/tmp", "l") // the kit takes /tmp for a TMPDIR too long for sockets
 	if err != nil {
 		t.Fatal(err)

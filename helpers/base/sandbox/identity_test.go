@@ -48,7 +48,12 @@ func TestReachesSaysWhichFolderStopsTheLaunchersUser(t *testing.T) {
 		t.Skip("needs root to make folders of another user's")
 	}
 	id := Identity{Uid: 65534, Gid: 65534}
-	top := t.TempDir()
+	// Resolved: Reaches names the folder that stops the user on the resolved path, and TMPDIR
+	// may be reached through a symlink (macOS's /var).
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	os.Chmod(filepath.Dir(top), 0o755)
 	closed := filepath.Join(top, "closed", "in")
 	open := filepath.Join(top, "open", "in")

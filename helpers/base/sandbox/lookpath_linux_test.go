@@ -15,7 +15,13 @@ func TestLookPathPassesOverWhatTheLaunchersUserCannotRun(t *testing.T) {
 		t.Skipf("needs a root kit, whose launcher is another user; runs as uid %d", os.Geteuid())
 	}
 	id := Identity{Uid: DefaultLauncherUID, Gid: DefaultLauncherUID, kit: 0}
-	base := filepath.Join(t.TempDir(), "home")
+	// Resolved: the error names the folder that stops the user on the resolved path, and TMPDIR
+	// may be reached through a symlink.
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(tmp, "home")
 	private := filepath.Join(base, "shims")
 	open := filepath.Join(t.TempDir(), "bin")
 	for _, d := range []string{private, open} {
@@ -36,7 +42,7 @@ func TestLookPathPassesOverWhatTheLaunchersUserCannotRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", private+string(os.PathListSeparator)+os.Getenv("PATH"))
-	_, err := id.LookPath(tool)
+	_, err = id.LookPath(tool)
 	for _, want := range []string{"uid 65534", filepath.Join(private, tool), "cannot pass through " + base, "CLASSPROOF_LAUNCHER_UID=0"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("LookPath(%s) with it only below root's 0700 %s: %v; expected an error naming %q", tool, base, err, want)

@@ -211,50 +211,6 @@ func TestLedgerIsNotTrustedWhenShared(t *testing.T) {
 	}
 }
 
-// As a subreaper the kit inherits orphans; a cleanup reaps their zombies, which nobody else
-// would, and leaves alone the children that os/exec waits for.
-func TestCleanupReapsOrphanZombies(t *testing.T) {
-	if err := BecomeSubreaper(); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("sh", "-c", "sleep 0.05 & echo $!").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	orphan, _ := strconv.Atoi(strings.TrimSpace(string(out)))
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if in, ok := proctable.Lookup(orphan); ok && in.Zombie && in.Ppid == os.Getpid() {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if in, ok := proctable.Lookup(orphan); !ok || !in.Zombie {
-		t.Fatalf("pid %d did not become our orphan zombie: %+v %v", orphan, in, ok)
-	}
-	kept := exec.Command("sleep", "0.01")
-	if err := kept.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &Set{}
-	s.TrackOwned("owned sleep", kept.Process.Pid)
-	for i := 0; i < 500; i++ { // until the owned sleep has exited and waits for its own Wait
-		if in, ok := proctable.Lookup(kept.Process.Pid); ok && in.Zombie {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if err := (&Set{}).KillAll(time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := proctable.Lookup(orphan); ok {
-		t.Errorf("the orphan zombie %d is still there after a cleanup", orphan)
-	}
-	if err := kept.Wait(); err != nil {
-		t.Errorf("the cleanup reaped a child os/exec waits for: %v", err)
-	}
-}
-
 // The run's ledger exists, empty, before any launcher process starts (the sandbox drops a rule for
 // a missing file), and is the kit's own: one already there, or a planted symlink, is refused.
 func TestNewLedgerMakesAnEmptyLedgerOnlyWhereNoneIs(t *testing.T) {

@@ -8,7 +8,7 @@ CLASSPROOF := bin/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: help rehearse rehearse-vm e2e tools tools-verify foreign bin/classproof bench bench-kit bench-verify bench-io bench-smoke verify verify-all verify-unprivileged soak layers test unit static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-first mutants-merge mutants-kit fuzz dist clean
+.PHONY: help rehearse rehearse-vm e2e tools tools-verify foreign bin/classproof bench bench-kit bench-verify bench-io bench-smoke verify verify-all verify-unprivileged soak layers test unit unit-paths static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-first mutants-merge mutants-kit fuzz dist clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -139,9 +139,26 @@ bench-io: bin/classproof
 
 ## unit: the kit's fast unit tests (parsers, manifest checks, process tracking, the verdict code)
 ## and every example README.md and docs/ give (ci/docs: commands, manifests, workflow steps,
-## adapters run for real); seconds, no lane runs
+## adapters run for real); seconds, no lane runs; then unit-paths
 unit:
 	$(GO) test ./helpers/... ./cmd/... ./fixtures/... ./ci/...
+	@$(MAKE) --no-print-directory unit-paths
+
+## unit-paths: the packages that make, hand out or resolve paths, tested again with the temp folder
+## in macOS's shapes: TMPDIR ending in "/" (macOS's does), then TMPDIR a symlink (macOS's /var is
+## /private/var), so a path bug shows before a Mac sees it (about 20 s each on 2 cores). The
+## folders are this user's, at a fixed place so that go test's cache still serves an unchanged run,
+## and open as /tmp is (1777 below a 0711 folder): a root kit's launcher user passes through them
+UNIT_PATHS := ./helpers/base/... ./helpers/launcher/... ./helpers/binaries/... ./helpers/runner/... ./helpers/suite/... ./cmd/... ./fixtures/...
+UNIT_PATHS_TOP := /tmp/classproof-unit-paths-$(shell id -u)
+unit-paths:
+	@set -e; top=$(UNIT_PATHS_TOP); mkdir -p -m 711 "$$top"; \
+	  if [ -L "$$top" ] || [ ! -O "$$top" ]; then echo "unit-paths: $$top is not a folder of this user's" >&2; exit 1; fi; \
+	  chmod 711 "$$top"; mkdir -p "$$top/real" "$$top/slash"; chmod 1777 "$$top/real" "$$top/slash"; \
+	  ln -sfn "$$top/real" "$$top/link"; \
+	  for t in "$$top/slash/" "$$top/link"; do \
+	    echo "TMPDIR=$$t go test -timeout 5m $(UNIT_PATHS)"; TMPDIR="$$t" $(GO) test -timeout 5m $(UNIT_PATHS); \
+	  done
 
 ## e2e: the kit's end-to-end tests (files *_e2e_test.go, build tag e2e): whole runs, red/green
 ## proofs, the gate on real reports, hostile launchers, interrupts, go run from another repository;

@@ -101,17 +101,32 @@ func harnessArgs(im proctable.Image, pid int, uncertain bool, deadline time.Time
 		// A harness the launcher is starting may be in the middle of exec: which report it
 		// has is known once the kernel shows its arguments.
 		args, err := proctable.ArgsAfterExec(pid, execWait, deadline)
-		if errors.Is(err, proctable.ErrNoArgs) && proctable.Alive(pid) {
-			return nil, false, fmt.Sprintf("it runs the harness's code but shows no arguments (%v), so the kit cannot tell which report it has", err)
-		}
-		return args, err == nil, ""
+		harness, cantTell = argsRead(true, err, func() bool { return proctable.Alive(pid) }, "it runs the harness's code")
+		return args, harness, cantTell
 	}
 	// The arguments are read only where the loader runs; one in the middle of exec shows them late.
 	args, loaded, err := im.LoadedBy(pid, func(pid int) ([]string, error) { return proctable.ArgsAfterExec(pid, execWait, deadline) })
-	if errors.Is(err, proctable.ErrNoArgs) && proctable.Alive(pid) {
-		return nil, false, fmt.Sprintf("the dynamic loader runs in it but it shows no arguments (%v), so the kit cannot tell whether it runs the harness", err)
+	harness, cantTell = argsRead(loaded, err, func() bool { return proctable.Alive(pid) }, "the dynamic loader runs in it")
+	return args, harness, cantTell
+}
+
+// argsRead decides, for a process whose code may be the harness's (runs: it is, where err is
+// nil), from the error of reading its arguments: a harness; not one; or why the kit cannot tell,
+// for a live process, whatever the error (what says what the kit knows of it). The kit that cannot
+// read a harness's arguments never calls it "not a harness": macOS answers EINVAL for the
+// arguments of another uid's process (XNU bsd/kern/kern_sysctl.c sysctl_procargsx), so a second
+// harness a launcher started as another user (sudo -u) would pass for none. A process that ended
+// since is none.
+func argsRead(runs bool, err error, alive func() bool, what string) (harness bool, cantTell string) {
+	switch {
+	case err == nil:
+		return runs, ""
+	case !alive():
+		return false, ""
+	case errors.Is(err, proctable.ErrNoArgs):
+		return false, fmt.Sprintf("%s but shows no arguments (%v), so the kit cannot tell which report it has", what, err)
 	}
-	return args, loaded, ""
+	return false, fmt.Sprintf("%s but the kit cannot read its arguments (%v), so cannot tell which report it has", what, err)
 }
 
 // execWait is how long Account waits for a harness in the middle of exec to show its arguments.

@@ -6,8 +6,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
@@ -107,6 +109,36 @@ func TestTheReportIsReadAsTheHarnessParsesIt(t *testing.T) {
 	} {
 		if got := reportOf(c.args); got != c.want {
 			t.Errorf("reportOf(%q) = %q, want %q", c.args, got, c.want)
+		}
+	}
+}
+
+// An arguments read that fails on a live process that runs the harness's code is never "not a
+// harness": macOS refuses another uid's arguments with EINVAL (XNU sysctl_procargsx), and a second
+// harness started as another user passed Account so (issue 67). A process that ended is none.
+func TestAnArgumentsErrorIsNeverNotAHarness(t *testing.T) {
+	alive := func() bool { return true }
+	gone := func() bool { return false }
+	einval := fmt.Errorf("sysctl kern.procargs2 4242: %w", syscall.EINVAL)
+	noArgs := fmt.Errorf("pid 4242: %w", proctable.ErrNoArgs)
+	for _, c := range []struct {
+		what     string
+		runs     bool
+		err      error
+		alive    func() bool
+		harness  bool
+		cantTell string
+	}{
+		{"runs the harness, arguments read", true, nil, alive, true, ""},
+		{"the loader runs something else", false, nil, alive, false, ""},
+		{"another uid's harness (EINVAL)", true, einval, alive, false, "cannot read its arguments (sysctl kern.procargs2 4242: invalid argument)"},
+		{"a loader whose arguments cannot be read", false, einval, alive, false, "cannot read its arguments"},
+		{"a harness in the middle of exec", true, noArgs, alive, false, "shows no arguments"},
+		{"a harness that ended", true, einval, gone, false, ""},
+	} {
+		harness, cantTell := argsRead(c.runs, c.err, c.alive, "it runs the harness's code")
+		if harness != c.harness || (c.cantTell == "") != (cantTell == "") || !strings.Contains(cantTell, c.cantTell) {
+			t.Errorf("%s: harness %v, cannot tell %q; want harness %v, cannot tell %q", c.what, harness, cantTell, c.harness, c.cantTell)
 		}
 	}
 }

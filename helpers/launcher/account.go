@@ -199,17 +199,25 @@ func (l *Instance) candidates(im proctable.Image, deadline time.Time) (pids []in
 			add(pid)
 		}
 	}
-	theirs := live.others(l).in(table, deadline)
-	for _, pid := range strays(table, below) {
-		if seen[pid] {
+	theirs, sibling := live.others(l).in(table, deadline), siblingFolders(table)
+	for _, pid := range strays(table, below, proc.Subreaper) {
+		if seen[pid] || table[pid].Zombie { // ended, or on its way out (macOS: P_WEXIT)
 			continue
 		}
 		// Whose it is is asked of what runs the harness only: it may wait on one in exec.
-		if runs, err := im.RunBy(pid); (runs || err != nil && proctable.Alive(pid)) && !theirs(pid) {
+		if runs, err := im.RunBy(pid); (runs || err != nil && proctable.Alive(pid)) && !theirs(pid) &&
+			(isBelow[pid] || !sibling(reportOf(readArgs(pid, deadline)))) {
 			add(pid) // Account names it, or says it cannot tell
 		}
 	}
 	return mine, uncertain, nil
+}
+
+// readArgs is pid's arguments, nil when they cannot be read (which no folder of another process's
+// is: Account then says it cannot tell).
+func readArgs(pid int, deadline time.Time) []string {
+	args, _ := proctable.ArgsAfterExec(pid, execWait, deadline)
+	return args
 }
 
 // set is pids as a set.
@@ -223,18 +231,14 @@ func set(pids []int) map[int]bool {
 
 // strays are where a harness that left its launcher's tree is: below the suite process, the
 // subreaper of what its specs start; where there is none (macOS), an orphan goes to launchd (XNU
-// bsd/kern/kern_exit.c, proc_reparentlocked(q, initproc, ...)), and every child of pid 1 is one.
-func strays(table map[int]proctable.Info, below []int) []int {
-	if proc.Subreaper {
+// bsd/kern/kern_exit.c, proc_reparentlocked(q, initproc, ...)) and what it started stays below
+// it: a harness below an orphaned middle process (setsid, then its parent exits) is launchd's
+// grandchild, so every process in the table is one.
+func strays(table map[int]proctable.Info, below []int, subreaper bool) []int {
+	if subreaper {
 		return below
 	}
-	var out []int
-	for pid, in := range table {
-		if in.Ppid == 1 {
-			out = append(out, pid)
-		}
-	}
-	return append(out, below...)
+	return slices.Concat(below, slices.Collect(maps.Keys(table)))
 }
 
 // groups are the process groups the kit started this instance's processes in, and the sessions

@@ -373,13 +373,11 @@ func (l *Instance) Roots() []int {
 }
 
 // privateDir is short (unix socket paths are limited to about 104 bytes), 0700, and the
-// launcher's user's.
+// launcher's user's. Its name says which process made it (cpPID-...): another Ginkgo process of
+// the run tells this one's harnesses by their report paths where the process tree cannot
+// (siblingFolders).
 func privateDir(id sandbox.Identity) (string, error) {
-	base := os.TempDir()
-	if len(base) > 40 {
-		base = "/tmp" // macOS's per-user TMPDIR is long enough to overflow sun_path
-	}
-	dir, err := os.MkdirTemp(base, "cp")
+	dir, err := os.MkdirTemp(instanceBase(), fmt.Sprintf("cp%d-", os.Getpid()))
 	if err != nil {
 		return "", err
 	}

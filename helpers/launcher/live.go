@@ -1,12 +1,15 @@
 package launcher
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
@@ -77,4 +80,54 @@ func (s siblings) in(table map[int]proctable.Info, deadline time.Time) func(pid 
 // started yet) would name the whole table as its descendants.
 func (l *Instance) liveRoots() []int {
 	return slices.DeleteFunc(l.Roots(), func(pid int) bool { return pid <= 1 })
+}
+
+// siblingFolders says, of a harness the process tree cannot place (on macOS an orphan goes to
+// launchd, and what it started stays below it), whether its report is in a folder another Ginkgo
+// process of this run made (privateDir names it cpPID-...): that process's harness, caught under
+// launchd while its cleanup kills its launcher, or started by a launcher that daemonizes. The
+// other processes are the live children of this process's parent (the ginkgo CLI, or go test),
+// read from table; a process started by launchd (a parent of pid 1 or none) has none. A claim a
+// launcher could forge only by making a folder of that name beside the kit's, which its sandbox
+// refuses (Seatbelt and Landlock allow it its own folders alone), and never asked of a process
+// below this one, whose tree says it is this process's.
+func siblingFolders(table map[int]proctable.Info) func(report string) bool {
+	me, parent := os.Getpid(), os.Getppid()
+	procs := map[int]bool{}
+	for pid, in := range table {
+		if parent > 1 && in.Ppid == parent && pid != me && !in.Zombie {
+			procs[pid] = true
+		}
+	}
+	base := files.Resolved(instanceBase()) + string(filepath.Separator)
+	return func(report string) bool {
+		rel, ok := strings.CutPrefix(report, base)
+		if !ok || len(procs) == 0 {
+			return false
+		}
+		return procs[madeBy(rel)]
+	}
+}
+
+// madeBy is the pid a private folder's name gives (cpPID-...), of the first name in rel; 0 for
+// any other name.
+func madeBy(rel string) int {
+	name, _, _ := strings.Cut(rel, string(filepath.Separator))
+	digits, ok := strings.CutPrefix(name, "cp")
+	if digits, _, ok = strings.Cut(digits, "-"); !ok {
+		return 0
+	}
+	pid, err := strconv.Atoi(digits)
+	if err != nil || pid <= 0 || strconv.Itoa(pid) != digits {
+		return 0
+	}
+	return pid
+}
+
+// instanceBase is the folder the instances' private folders are made in.
+func instanceBase() string {
+	if base := os.TempDir(); len(base) <= 40 {
+		return base
+	}
+	return "/tmp" // macOS's per-user TMPDIR is long enough to overflow sun_path
 }

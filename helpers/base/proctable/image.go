@@ -7,29 +7,54 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"slices"
 	"sync"
 	"syscall"
 )
 
 // Image is an executable's code as the kernel loads it: the bytes of its loadable segments (ELF
-// PT_LOAD, Mach-O segments; the whole file for anything else, a script) and their sha256. The
-// harness is what runs the harness's code, whatever path, inode or memfd it was started from, and
-// whatever trails its segments: a copy of the kit's harness binary, padded or stripped of what is
-// never loaded, is a harness too, and a launcher that runs one beside a decoy must not pass for
-// having started one.
+// PT_LOAD; for Mach-O the contents of its sections, below) and their sha256; the whole file for
+// anything else (a script). The harness is what runs the harness's code, whatever path, inode or
+// memfd it was started from, and whatever trails its segments: a copy of the kit's harness binary,
+// padded or stripped of what is never loaded, is a harness too, and a launcher that runs one beside
+// a decoy must not pass for having started one.
+//
+// A Mach-O's image is the contents of every section with bytes in the file, in load-command order,
+// except those of __LINKEDIT (the symbol tables and the code signature) and __DWARF (debug
+// information, never loaded): the code (__TEXT), the constants (__DATA_CONST) and the initial
+// data (__DATA) the program runs. Not its segments' file ranges: __TEXT's begins at offset 0 and
+// holds the header and load commands, which re-signing rewrites (LC_CODE_SIGNATURE's size,
+// __LINKEDIT's file size), so `codesign -f -s -` or `strip` of a copy left no harness. Not LC_UUID
+// alone: it is a claim a file makes, where the sections are what runs. A universal (fat) file is
+// one image per architecture slice (lipo copies each slice's bytes whole): it runs the harness
+// when one of its slices is the harness (imagesOfFile).
 type Image struct {
 	Size int64 // the loaded bytes
 	Sum  [sha256.Size]byte
 }
 
-// ImageOf is the image of the executable at path (the kit's own harness binary).
+// ImageOf is the image of the executable at path (the kit's own harness binary); of a universal
+// file, the slice this architecture runs.
 func ImageOf(path string) (Image, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Image{}, err
 	}
 	defer f.Close()
-	return imageOfFile(f, func(int64) bool { return true })
+	ims, err := imagesOfFile(f, func(int64) bool { return true })
+	if err != nil {
+		return Image{}, err
+	}
+	if len(ims) == 1 {
+		return ims[0], nil
+	}
+	for i, c := range sliceCPUs(f) {
+		if c == hostCPU {
+			return ims[i], nil
+		}
+	}
+	return Image{}, fmt.Errorf("%s: a universal file with no %s slice", path, runtime.GOARCH)
 }
 
 // fileKey names a file's content while it is unchanged: a write moves ctime, which no call can set
@@ -45,81 +70,140 @@ const MaxImage = 512 << 20
 
 var (
 	imagesMu sync.Mutex
-	images   = map[fileKey]Image{} // Sum zero: laid out, not hashed yet
+	images   = map[fileKey][]Image{} // Sum zero: laid out, not hashed yet
 )
 
-// imageOfFile reads f's image, once per fileKey: every observation of a spec asks this of each
-// candidate process, and most run one of a few executables. want says, from the loaded size
-// alone, whether the sum is worth reading (most executables are not the harness).
-func imageOfFile(f *os.File, want func(size int64) bool) (Image, error) {
+// runs says whether the executable f holds im (one of its slices is im).
+func (im Image) runs(f *os.File) (bool, error) {
+	got, err := imagesOfFile(f, func(size int64) bool { return size == im.Size })
+	return err == nil && slices.Contains(got, im), err
+}
+
+// imagesOfFile reads f's images (one, or one per slice of a universal file), once per fileKey:
+// every observation of a spec asks this of each candidate process, and most run one of a few
+// executables. want says, from an image's loaded size alone, whether its sum is worth reading
+// (most executables are not the harness).
+func imagesOfFile(f *os.File, want func(size int64) bool) ([]Image, error) {
 	key, err := keyOf(f)
 	if err != nil {
-		return Image{}, err
+		return nil, err
 	}
 	imagesMu.Lock()
-	im, ok := images[key]
+	had, ok := images[key]
 	imagesMu.Unlock()
-	if ok && (im.Sum != [sha256.Size]byte{} || !want(im.Size)) {
-		return im, nil
+	if ok && !slices.ContainsFunc(had, func(im Image) bool { return im.Sum == [sha256.Size]byte{} && want(im.Size) }) {
+		return had, nil
 	}
-	segs, err := segments(io.NewSectionReader(f, 0, key.size))
+	parts, err := segments(io.NewSectionReader(f, 0, key.size))
 	if err != nil {
-		return Image{}, fmt.Errorf("reading %s: %w", f.Name(), err)
+		return nil, fmt.Errorf("reading %s: %w", f.Name(), err)
 	}
-	for _, sg := range segs {
-		im.Size += sg.Size()
-	}
-	if im.Size > MaxImage {
-		return Image{}, fmt.Errorf("%s: %d loaded bytes, more than the %d the kit reads", f.Name(), im.Size, MaxImage)
-	}
-	if want(im.Size) {
-		h := sha256.New()
-		for _, sg := range segs {
-			if _, err := io.Copy(h, sg); err != nil {
-				return Image{}, fmt.Errorf("reading %s: %w", f.Name(), err)
-			}
+	ims := make([]Image, len(parts))
+	for i, segs := range parts {
+		if i < len(had) && had[i].Sum != [sha256.Size]byte{} {
+			ims[i] = had[i] // hashed already
+			continue
 		}
-		copy(im.Sum[:], h.Sum(nil))
+		if ims[i], err = imageOf(segs, want); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", f.Name(), err)
+		}
 	}
 	imagesMu.Lock()
 	if len(images) > 4096 { // a bound on what a launcher's many executables can make the kit keep
 		clear(images)
 	}
-	images[key] = im
+	images[key] = ims
 	imagesMu.Unlock()
+	return ims, nil
+}
+
+// imageOf is the image of one slice's segments, its sum read only where want says.
+func imageOf(segs []*io.SectionReader, want func(size int64) bool) (Image, error) {
+	var im Image
+	for _, sg := range segs {
+		im.Size += sg.Size()
+	}
+	if im.Size > MaxImage {
+		return Image{}, fmt.Errorf("%d loaded bytes, more than the %d the kit reads", im.Size, MaxImage)
+	}
+	if want(im.Size) {
+		h := sha256.New()
+		for _, sg := range segs {
+			if _, err := io.Copy(h, sg); err != nil {
+				return Image{}, err
+			}
+		}
+		copy(im.Sum[:], h.Sum(nil))
+	}
 	return im, nil
 }
 
-// segments are the parts of an executable the kernel loads: ELF's PT_LOAD segments, a thin
-// Mach-O's segments, else the whole file.
-func segments(r *io.SectionReader) ([]*io.SectionReader, error) {
-	var segs []*io.SectionReader
+// segments are the parts of an executable the kernel loads, per image: ELF's PT_LOAD segments; a
+// Mach-O's section contents (see Image), one list per slice of a universal file; else the whole
+// file.
+func segments(r *io.SectionReader) ([][]*io.SectionReader, error) {
 	if e, err := elf.NewFile(r); err == nil {
+		var segs []*io.SectionReader
 		for _, p := range e.Progs {
 			if p.Type == elf.PT_LOAD && p.Filesz > 0 {
 				segs = append(segs, io.NewSectionReader(r, int64(p.Off), int64(p.Filesz)))
 			}
 		}
-		return segs, nil
+		return [][]*io.SectionReader{segs}, nil
 	}
 	if m, err := macho.NewFile(r); err == nil {
-		for _, l := range m.Loads {
-			if sg, ok := l.(*macho.Segment); ok && sg.Filesz > 0 {
-				segs = append(segs, io.NewSectionReader(r, int64(sg.Offset), int64(sg.Filesz)))
-			}
-		}
-		return segs, nil
+		return [][]*io.SectionReader{machoSections(r, m)}, nil
 	}
-	return []*io.SectionReader{r}, nil
+	if ff, err := macho.NewFatFile(r); err == nil {
+		var out [][]*io.SectionReader
+		for _, a := range ff.Arches {
+			out = append(out, machoSections(io.NewSectionReader(r, int64(a.Offset), int64(a.Size)), a.File))
+		}
+		return out, nil
+	}
+	return [][]*io.SectionReader{{r}}, nil
 }
+
+// machoSections are the contents of m's sections that identify the program (see Image), read
+// from r, the slice m was parsed from: every section with bytes in the file but those of
+// __LINKEDIT and __DWARF. A zero-fill section (__bss, __common: S_ZEROFILL, S_GB_ZEROFILL,
+// S_THREAD_LOCAL_ZEROFILL in the low byte of its flags, XNU EXTERNAL_HEADERS/mach-o/loader.h) has
+// no bytes in the file, whatever its offset says.
+func machoSections(r *io.SectionReader, m *macho.File) []*io.SectionReader {
+	var out []*io.SectionReader
+	for _, sec := range m.Sections {
+		switch sec.Flags & 0xff {
+		case 0x1, 0xc, 0x12:
+			continue
+		}
+		if sec.Seg == "__LINKEDIT" || sec.Seg == "__DWARF" || sec.Size == 0 {
+			continue
+		}
+		out = append(out, io.NewSectionReader(r, int64(sec.Offset), int64(sec.Size)))
+	}
+	return out
+}
+
+// sliceCPUs are the architectures of a universal file's slices, in order; none for another file.
+func sliceCPUs(f *os.File) []macho.Cpu {
+	ff, err := macho.NewFatFile(f)
+	if err != nil {
+		return nil
+	}
+	var out []macho.Cpu
+	for _, a := range ff.Arches {
+		out = append(out, a.Cpu)
+	}
+	return out
+}
+
+// hostCPU is the Mach-O architecture this process runs as.
+var hostCPU = map[string]macho.Cpu{"arm64": macho.CpuArm64, "amd64": macho.CpuAmd64}[runtime.GOARCH]
 
 // RunBy says whether pid runs this image, read from the kernel's own link to its executable
 // (never a path the launcher can change, on Linux). An error means the kit cannot tell: the
 // process is gone, or its executable cannot be read (a copy made unreadable is not taken for a
 // stranger).
 func (im Image) RunBy(pid int) (bool, error) {
-	return runBy(pid, func(f *os.File) (bool, error) {
-		got, err := imageOfFile(f, func(size int64) bool { return size == im.Size })
-		return err == nil && got == im, err
-	})
+	return runBy(pid, im.runs)
 }

@@ -76,8 +76,7 @@ func (im Image) LoadedBy(pid int, argsOf func(pid int) ([]string, error)) (args 
 			if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 				return err
 			}
-			got, err := imageOfFile(f, func(size int64) bool { return size == im.Size })
-			runs = err == nil && got == im
+			runs, err = im.runs(f)
 			return err
 		})
 		if runs {

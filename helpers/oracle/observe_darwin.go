@@ -3,7 +3,6 @@ package oracle
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/classproof/classproof/helpers/base/proctable"
 )
@@ -14,11 +13,11 @@ import (
 // priority too (proctable.Threads: pth_priority, the thread's base_pri): PRIO_DARWIN_BG on a
 // process lowers every thread of its task, PRIO_DARWIN_THREAD one thread, and ps pri is only the
 // highest current priority among them (adv_cmds ps/print.c pri), which decays while a thread
-// runs. A zombie, which ps shows with stat Z and pri 0, proves nothing. Compiled, not run on macOS
-// by this project (no Mac here).
+// runs. A zombie, which ps shows with stat Z and pri 0, proves nothing, nor does a process on its
+// way out (stat E: psEnded). Compiled, not run on macOS by this project (no Mac here).
 func addPlatform(o *Observation, everyThread bool) error {
-	if strings.HasPrefix(o.Stat, "Z") {
-		return errors.New("a zombie (exited, not yet reaped): its class proves nothing")
+	if why := psEnded(o.Stat); why != "" {
+		return errors.New(why)
 	}
 	t, err := proctable.TaskInfoOf(o.Pid)
 	if err != nil {

@@ -17,6 +17,7 @@ const (
 	kinfoSize        = 648 // sizeof(struct kinfo_proc); x/sys SizeofKinfoProc = 0x288
 	kinfoStartSec    = 0   // kp_proc.p_un.__p_starttime.tv_sec: int64 (struct timeval, LP64)
 	kinfoStartUsec   = 8   // kp_proc.p_un.__p_starttime.tv_usec: int32 (__darwin_suseconds_t)
+	kinfoFlag        = 32  // kp_proc.p_flag: int32, after p_vmspace and p_sigacts (8 each)
 	kinfoStat        = 36  // kp_proc.p_stat: char, after p_vmspace, p_sigacts (8 each), p_flag
 	kinfoPid         = 40  // kp_proc.p_pid: int32, aligned after p_stat
 	kinfoEprocOffset = 296 // sizeof(struct extern_proc)
@@ -41,10 +42,23 @@ func decodeKinfo(b []byte) (kinfo, error) {
 		Ppid:      int32(le.Uint32(b[kinfoPpid:])),
 		Pgid:      int32(le.Uint32(b[kinfoPgid:])),
 		Stat:      int8(b[kinfoStat]),
+		Flag:      int32(le.Uint32(b[kinfoFlag:])),
 		StartSec:  int64(le.Uint64(b[kinfoStartSec:])),
 		StartUsec: int32(le.Uint32(b[kinfoStartUsec:])),
 	}, nil
 }
+
+// pWExit is P_WEXIT in kp_proc.p_flag (XNU bsd/sys/proc.h, "Working on exiting"): the kernel
+// sets it for a process whose exit has begun (bsd/kern/kern_sysctl.c fill_user64_externproc:
+// P_LEXIT, set in exit1_internal, bsd/kern/kern_exit.c). ps shows it as E (adv_cmds ps/print.c
+// state).
+const pWExit = 0x2000
+
+// exiting says the process is on its way out (P_WEXIT) and not yet a zombie. Its class proves
+// nothing: exit1_internal sets TASK_POLICY_TERMINATED before P_LEXIT, which clears darwinbg and
+// raises the task (osfmk/kern/task_policy.c, "Shoot down the throttles that slow down exit"), so
+// a darwinbg process being killed reads raised.
+func (k kinfo) exiting() bool { return k.Flag&pWExit != 0 }
 
 // decodeKinfos reads what sysctl kern.proc.all gave: whole structs, one after another.
 func decodeKinfos(b []byte) ([]kinfo, error) {

@@ -19,6 +19,7 @@ func TestKinfoOffsetsAreXSys(t *testing.T) {
 		{"p_starttime.tv_sec", kinfoStartSec, unsafe.Offsetof(k.Proc) + unsafe.Offsetof(k.Proc.P_starttime) + unsafe.Offsetof(k.Proc.P_starttime.Sec)},
 		{"p_starttime.tv_usec", kinfoStartUsec, unsafe.Offsetof(k.Proc.P_starttime) + unsafe.Offsetof(k.Proc.P_starttime.Usec)},
 		{"p_stat", kinfoStat, unsafe.Offsetof(k.Proc.P_stat)},
+		{"p_flag", kinfoFlag, unsafe.Offsetof(k.Proc.P_flag)},
 		{"p_pid", kinfoPid, unsafe.Offsetof(k.Proc.P_pid)},
 		{"e_ppid", kinfoPpid, unsafe.Offsetof(k.Eproc) + unsafe.Offsetof(k.Eproc.Ppid)},
 		{"e_pgid", kinfoPgid, unsafe.Offsetof(k.Eproc) + unsafe.Offsetof(k.Eproc.Pgid)},

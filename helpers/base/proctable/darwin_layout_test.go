@@ -177,7 +177,7 @@ func TestKinfoDecodesEveryFieldItReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := kinfo{Pid: k.Proc.P_pid, Ppid: k.Eproc.Ppid, Pgid: k.Eproc.Pgid, Stat: k.Proc.P_stat,
+	want := kinfo{Pid: k.Proc.P_pid, Ppid: k.Eproc.Ppid, Pgid: k.Eproc.Pgid, Stat: k.Proc.P_stat, Flag: k.Proc.P_flag,
 		StartSec: k.Proc.P_starttime.Sec, StartUsec: k.Proc.P_starttime.Usec}
 	if got != want {
 		t.Errorf("decoded %+v from an image holding %+v", got, want)
@@ -201,6 +201,7 @@ func TestKinfoReadsNoNeighbour(t *testing.T) {
 		{"e_ppid", int64(got.Ppid), int64(k.Eproc.Ppid), map[string]int64{"e_vm last word": int64(k.Eproc.Vm.Dummy4[2]), "e_pgid": int64(k.Eproc.Pgid)}},
 		{"e_pgid", int64(got.Pgid), int64(k.Eproc.Pgid), map[string]int64{"e_ppid": int64(k.Eproc.Ppid), "e_jobc": int64(k.Eproc.Jobc)}},
 		{"p_stat", int64(got.Stat), int64(k.Proc.P_stat), map[string]int64{"p_flag low byte": int64(int8(k.Proc.P_flag))}},
+		{"p_flag", int64(got.Flag), int64(k.Proc.P_flag), map[string]int64{"p_sigacts low word": int64(int32(k.Proc.P_sigacts))}},
 		{"p_starttime.tv_usec", int64(got.StartUsec), int64(k.Proc.P_starttime.Usec), map[string]int64{"p_vmspace low word": int64(int32(k.Proc.P_vmspace))}},
 	}
 	for _, c := range checks {
@@ -255,6 +256,7 @@ func TestKinfoMeaning(t *testing.T) {
 	read := func(stat int8, sec int64, usec int32) Info {
 		_, b := kinfoImage(t, 7, func(k *mKinfoProc) {
 			k.Proc.P_stat, k.Proc.P_starttime.Sec, k.Proc.P_starttime.Usec = stat, sec, usec
+			k.Proc.P_flag = 0x4004 // P_LP64 | P_EXEC: a process that runs
 		})
 		k, err := decodeKinfo(b)
 		if err != nil {
@@ -271,6 +273,28 @@ func TestKinfoMeaning(t *testing.T) {
 	}
 	if later := read(2, 1764500000, 123457); later.Start == live.Start {
 		t.Error("a later process on the same pid has the same start time")
+	}
+}
+
+// A process whose exit has begun (P_WEXIT in p_flag; ps shows E) is on its way out while p_stat
+// still says SRUN: a darwinbg one reads raised then (exit sets TASK_POLICY_TERMINATED first), and
+// the kit reads it as ended, never as a class it runs at (issue 67). Every other flag, alone or
+// together, is a process that runs.
+func TestKinfoExitingIsOnItsWayOut(t *testing.T) {
+	read := func(flag int32) Info {
+		_, b := kinfoImage(t, 11, func(k *mKinfoProc) { k.Proc.P_stat, k.Proc.P_flag = 2, flag })
+		k, err := decodeKinfo(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k.info()
+	}
+	// p_flag of a killed process as XNU fills it: P_CONTROLT | P_LP64 | P_EXEC | P_WEXIT.
+	if in := read(0x2 | 0x4 | 0x4000 | 0x2000); !in.Zombie {
+		t.Errorf("p_stat SRUN with P_WEXIT read as %+v: want it on its way out", in)
+	}
+	if in := read(^int32(0x2000)); in.Zombie {
+		t.Errorf("every flag but P_WEXIT read as %+v: want a process that runs", in)
 	}
 }
 

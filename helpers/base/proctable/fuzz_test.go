@@ -67,7 +67,7 @@ func FuzzDecodeKinfos(f *testing.F) {
 		for i, k := range got {
 			var m mKinfoProc
 			copy(unsafe.Slice((*byte)(unsafe.Pointer(&m)), kinfoSize), b[i*kinfoSize:])
-			want := kinfo{Pid: m.Proc.P_pid, Ppid: m.Eproc.Ppid, Pgid: m.Eproc.Pgid, Stat: m.Proc.P_stat,
+			want := kinfo{Pid: m.Proc.P_pid, Ppid: m.Eproc.Ppid, Pgid: m.Eproc.Pgid, Stat: m.Proc.P_stat, Flag: m.Proc.P_flag,
 				StartSec: m.Proc.P_starttime.Sec, StartUsec: m.Proc.P_starttime.Usec}
 			if k != want {
 				t.Fatalf("struct %d decoded as %+v; laid out by the compiler it holds %+v", i, k, want)

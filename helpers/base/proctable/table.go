@@ -17,7 +17,9 @@ type Info struct {
 	// Start is when the process started (Linux: clock ticks since boot; macOS: microseconds since
 	// the epoch). Pids and thread ids share one space and wrap (32768 on a default Linux), so a
 	// pid names the same process only while its start time is the same.
-	Start  uint64
+	Start uint64
+	// Zombie says the process ended and waits to be reaped; on macOS also one on its way out
+	// (P_WEXIT, kinfo.exiting), past the point where it runs any code of its own.
 	Zombie bool
 }
 
@@ -26,6 +28,7 @@ type Info struct {
 type kinfo struct {
 	Pid, Ppid, Pgid int32 // kp_proc.p_pid, kp_eproc.e_ppid, kp_eproc.e_pgid
 	Stat            int8  // kp_proc.p_stat
+	Flag            int32 // kp_proc.p_flag
 	StartSec        int64 // kp_proc.p_starttime
 	StartUsec       int32
 }
@@ -36,7 +39,7 @@ type kinfo struct {
 const sZomb = 5
 
 func (k kinfo) info() Info {
-	return Info{Pid: int(k.Pid), Ppid: int(k.Ppid), Pgid: int(k.Pgid), Zombie: k.Stat == sZomb,
+	return Info{Pid: int(k.Pid), Ppid: int(k.Ppid), Pgid: int(k.Pgid), Zombie: k.Stat == sZomb || k.exiting(),
 		Start: uint64(k.StartSec)*1_000_000 + uint64(k.StartUsec)}
 }
 

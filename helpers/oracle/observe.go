@@ -2,6 +2,8 @@ package oracle
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/classproof/classproof/helpers/base/contract"
 )
 
 // Observe reads every subject with one ps call (one snapshot, one fork), then adds what ps cannot
@@ -32,13 +37,13 @@ func Observe(subjects ...Subject) ([]Observation, error) {
 	}
 	sort.Strings(pids)
 	args := []string{"-o", PSFields[runtime.GOOS], selectFlag(), strings.Join(pids, ",")}
-	var stderr bytes.Buffer
-	cmd := exec.Command("ps", args...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	// ps exits 1 when some pid is not found; the missing ones are reported below by name.
-	if err != nil && len(out) == 0 {
-		return nil, fmt.Errorf("ps %s: %v %s; none of %s was found", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()), describe(subjects))
+	out, stderr, err := runPS(args...)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, fmt.Errorf("ps %s, for %s: %w", strings.Join(args, " "), describe(subjects), err)
+	case err != nil && len(out) == 0:
+		// ps exits 1 when some pid is not found; the missing ones are reported below by name.
+		return nil, fmt.Errorf("ps %s: %v %s; none of %s was found", strings.Join(args, " "), err, stderr, describe(subjects))
 	}
 	rows, err := ParsePS(runtime.GOOS, out)
 	if err != nil {
@@ -85,9 +90,31 @@ var selectFlag = sync.OnceValue(func() string {
 		return "-p"
 	}
 	self := strconv.Itoa(os.Getpid())
-	out, err := exec.Command("ps", "-o", "pid=", "-q", self).Output()
+	out, _, err := runPS("-o", "pid=", "-q", self)
 	if err == nil && strings.TrimSpace(string(out)) == self {
 		return "-q"
 	}
 	return "-p"
 })
+
+// psBound is how long one ps may take (times CLASSPROOF_TIME_SCALE). ps answers in milliseconds;
+// one that does not (a ps blocked on a process's memory, a wrapper that waits) must not hold a
+// spec, or the suite, past every timeout the kit has: it is killed, and the observation fails.
+var psBound = 30 * time.Second
+
+// runPS runs ps with args, bounded by psBound: its output, what it said on stderr, and an error
+// wrapping context.DeadlineExceeded when it was killed for taking longer.
+func runPS(args ...string) (out []byte, stderr string, err error) {
+	bound, _ := contract.Scaled(psBound) // a bad scale is named where the run reads it
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	var errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, "ps", args...)
+	cmd.Stderr = &errb
+	cmd.WaitDelay = time.Second // a child of ps holding its pipes open ends the wait too
+	out, err = cmd.Output()
+	if ctx.Err() != nil {
+		return nil, "", fmt.Errorf("no answer within %v (killed): %w", bound, context.DeadlineExceeded)
+	}
+	return out, strings.TrimSpace(errb.String()), err
+}

@@ -2,8 +2,9 @@ package sandbox
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
+
+	"github.com/classproof/classproof/helpers/base/files"
 )
 
 // seatbeltProfile is p in Seatbelt's language (macOS; kept apart from the darwin code so that its
@@ -30,13 +31,11 @@ func seatbeltProfile(p Policy, kernel []string) string {
 	return b.String()
 }
 
-// realPath is path with its symlinks resolved, or path where it cannot be.
-func realPath(path string) string {
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		return r
-	}
-	return path
-}
+// realPath is where Seatbelt meets path: every symlink in its longest existing part followed, the
+// rest joined on as written (files.Resolved, as Landlock's rules are opened). A folder the kit
+// makes later (a {cache} made on first use, below /tmp, which is /private/tmp) would otherwise keep
+// the path as written, which no write ever matches: the launcher was refused a folder it may write.
+func realPath(path string) string { return files.Resolved(path) }
 
 // sbplQuote is a Seatbelt string literal (a Scheme string: backslash and double quote escaped).
 func sbplQuote(s string) string {

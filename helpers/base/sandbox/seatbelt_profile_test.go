@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -33,5 +35,30 @@ func TestTheSeatbeltProfileDeniesLinksButBelowItsFolders(t *testing.T) {
 	}
 	if strings.Index(got, "(deny file-link)") > strings.Index(got, "(allow file-link") {
 		t.Error("the allow of file-link comes before its deny: the deny would win everywhere")
+	}
+}
+
+// Seatbelt matches the resolved path, so a rule names it resolved even for a folder that does not
+// exist yet: below a symlink (macOS's /tmp is /private/tmp) the part that exists is resolved and
+// the rest joined on, as Landlock's rules are (issue 67: such a rule kept the path as written,
+// and no write below it matched).
+func TestASeatbeltRuleForAPathNotMadeYetIsResolved(t *testing.T) {
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(top, "private-tmp")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(top, "tmp")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	got := seatbeltProfile(Policy{Dirs: []string{filepath.Join(link, "cache", "new")}, Files: []string{filepath.Join(link, "ledger")}}, nil)
+	for _, want := range []string{`(subpath "` + filepath.Join(real, "cache", "new") + `")`, `(literal "` + filepath.Join(real, "ledger") + `")`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the profile has no %s:\n%s", want, got)
+		}
 	}
 }

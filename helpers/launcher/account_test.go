@@ -62,6 +62,7 @@ func TestAHarnessInASiblingsFolderIsTheirs(t *testing.T) {
 		in(fmt.Sprintf("cp0%d-123", sibling)):            false,
 		in(fmt.Sprintf("cp%d", sibling)):                 false,
 		in(fmt.Sprintf("xcp%d-1", sibling)):              false,
+		in(fmt.Sprintf("%d-1", sibling)):                 false,
 		"/elsewhere/" + fmt.Sprintf("cp%d-1/r", sibling): false,
 		"": false,
 	} {

@@ -114,6 +114,9 @@ func siblingFolders(table map[int]proctable.Info) func(report string) bool {
 func madeBy(rel string) int {
 	name, _, _ := strings.Cut(rel, string(filepath.Separator))
 	digits, ok := strings.CutPrefix(name, "cp")
+	if !ok {
+		return 0
+	}
 	if digits, _, ok = strings.Cut(digits, "-"); !ok {
 		return 0
 	}

@@ -70,7 +70,7 @@ exec "$bin" session --socket "$sock" --profile "$profile"`
 
 // Without a cgroup, a session command that double-forks the kit's harness with a clean
 // environment (no run token), in a session of its own, with a report path that does not start with
-// {dir}/ (/tmp/../tmp/cpN/...: the one folder the sandbox lets it write), before
+// {dir}/ (/tmp/../tmp/cpPID-N/...: the one folder the sandbox lets it write), before
 // the real session: the stray harness is handed to the suite process (a subreaper), which
 // accounts for it (the spec fails, naming it), and whatever is left below the suite process after
 // its specs is a LEAK (killed). Nothing of it is running after the run.
@@ -92,7 +92,7 @@ exec "$bin" session --socket "$sock" --profile "$profile"`
 		`direct: [sh, "`+dir+`/fork.sh", "{bin}/refmux", "{socket}", "{profile}"]`)
 	out := t.TempDir()
 	code, log, _ := runCLI(t, []string{"CLASSPROOF_CGROUP=off"}, "run", "--target", m, "--suite", "./suites/cpuclass", "--focus", oneSpec, "--out", out)
-	if code != 1 || !regexp.MustCompile(`harness pid \d+: ps cls \S+ [^;]*; .*`+mark+`\.json.*: its --report /tmp/\.\./tmp/cp\w+/`+mark+`\.json is no path the kit handed out`).MatchString(log) {
+	if code != 1 || !regexp.MustCompile(`harness pid \d+: ps cls \S+ [^;]*; .*`+mark+`\.json.*: its --report /tmp/\.\./tmp/cp[\w-]+/`+mark+`\.json is no path the kit handed out`).MatchString(log) {
 		t.Errorf("a double-forked harness with a clean environment: exit %d, want 1 naming it:\n%s", code, log)
 	}
 	if !regexp.MustCompile(`(?s)leak scan: processes still below this suite process after the suite, each a LEAK.*?\n\s+pid \d+ [^\n]*` + mark).MatchString(log) {

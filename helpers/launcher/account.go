@@ -199,9 +199,12 @@ func (l *Instance) candidates(im proctable.Image, deadline time.Time) (pids []in
 			add(pid)
 		}
 	}
-	theirs, sibling := live.others(l).in(table, deadline), siblingFolders(table)
+	kit := kitProcesses(table, proc.KinTop(), below)
+	theirs, sibling := live.others(l).in(table, deadline), siblingFolders(table, kit)
 	for _, pid := range strays(table, below, proc.Subreaper) {
-		if seen[pid] || table[pid].Zombie { // ended, or on its way out (macOS: P_WEXIT)
+		// The run's other processes are never this one's; nor is one that ended, or is on its
+		// way out (macOS: P_WEXIT).
+		if seen[pid] || kit[pid] || table[pid].Zombie {
 			continue
 		}
 		// Whose it is is asked of what runs the harness only: it may wait on one in exec.

@@ -36,29 +36,29 @@ func TestStraysReachBelowAnOrphanedMiddleProcess(t *testing.T) {
 	}
 }
 
-// A harness the tree cannot place is another Ginkgo process's when its report is in a folder
-// that process made (cpPID-...) and that process is a live child of this process's parent: a
-// harness under launchd for a moment while that process's cleanup kills its launcher is not this
-// process's to name (issue 67). This process's own folders, a process that is no sibling, a name
-// of another shape and a path outside the base are not.
+// A harness the tree cannot place is another test process's when its report is in a folder that
+// process made (cpPID-...) and that process is one of the run's own (kitProcesses): a harness
+// under launchd for a moment while that process's cleanup kills its launcher is not this
+// process's to name (issue 67). This process's own folders, a process that is not the run's, one
+// that ended, a name of another shape and a path outside the base are not.
 func TestAHarnessInASiblingsFolderIsTheirs(t *testing.T) {
-	me, parent := os.Getpid(), os.Getppid()
-	if parent <= 1 {
-		t.Skip("this test process has no parent to share")
-	}
-	const sibling, stranger = 1 << 30, 1<<30 + 1
+	me := os.Getpid()
+	const sibling, stranger, ended = 1 << 30, 1<<30 + 1, 1<<30 + 2
 	table := map[int]proctable.Info{
-		me:       {Pid: me, Ppid: parent},
-		sibling:  {Pid: sibling, Ppid: parent},
+		me:       {Pid: me, Ppid: 10},
+		sibling:  {Pid: sibling, Ppid: 10},
 		stranger: {Pid: stranger, Ppid: 1},
+		ended:    {Pid: ended, Ppid: 10, Zombie: true},
 	}
+	kit := map[int]bool{sibling: true, ended: true}
 	base := files.Resolved(instanceBase())
 	in := func(name string) string { return filepath.Join(base, name, "report-1.json") }
-	theirs := siblingFolders(table)
+	theirs := siblingFolders(table, kit)
 	for report, want := range map[string]bool{
 		in(fmt.Sprintf("cp%d-123", sibling)):             true,
 		in(fmt.Sprintf("cp%d-123", me)):                  false,
 		in(fmt.Sprintf("cp%d-123", stranger)):            false,
+		in(fmt.Sprintf("cp%d-123", ended)):               false,
 		in(fmt.Sprintf("cp0%d-123", sibling)):            false,
 		in(fmt.Sprintf("cp%d", sibling)):                 false,
 		in(fmt.Sprintf("xcp%d-1", sibling)):              false,
@@ -67,12 +67,38 @@ func TestAHarnessInASiblingsFolderIsTheirs(t *testing.T) {
 		"": false,
 	} {
 		if got := theirs(report); got != want {
-			t.Errorf("report %q: another Ginkgo process's %v, want %v", report, got, want)
+			t.Errorf("report %q: another test process's %v, want %v", report, got, want)
 		}
 	}
-	dead := map[int]proctable.Info{sibling: {Pid: sibling, Ppid: parent, Zombie: true}}
-	if siblingFolders(dead)(in(fmt.Sprintf("cp%d-123", sibling))) {
-		t.Error("a folder of a sibling that ended is taken for a live one's")
+}
+
+// The run's own processes are what descends from the top of the kit's kin (the CLI supervising
+// the run): another suite's test process and its launcher's harness, in its tree, are the run's
+// and never this process's to account for (on macOS Account looks at the whole table); what is
+// below this process, and an orphan under launchd, are not among them.
+func TestTheRunsOtherProcessesAreNeverStrays(t *testing.T) {
+	me := os.Getpid()
+	table := map[int]proctable.Info{
+		1:  {Pid: 1},
+		10: {Pid: 10, Ppid: 1},  // the CLI supervising the run
+		11: {Pid: 11, Ppid: 10}, // this suite's ginkgo
+		me: {Pid: me, Ppid: 11}, // this test process
+		13: {Pid: 13, Ppid: me}, // its launcher's daemon
+		20: {Pid: 20, Ppid: 10}, // another suite's ginkgo
+		21: {Pid: 21, Ppid: 20}, // its test process
+		22: {Pid: 22, Ppid: 21}, // its launcher's daemon
+		23: {Pid: 23, Ppid: 22}, // and harness
+		30: {Pid: 30, Ppid: 1},  // an orphaned middle process
+		31: {Pid: 31, Ppid: 30}, // a harness below it
+	}
+	kit := kitProcesses(table, 10, []int{13})
+	for pid, want := range map[int]bool{11: true, 20: true, 21: true, 22: true, 23: true, me: false, 13: false, 30: false, 31: false, 1: false, 10: false} {
+		if kit[pid] != want {
+			t.Errorf("pid %d: the run's own %v, want %v", pid, kit[pid], want)
+		}
+	}
+	if len(kitProcesses(table, 0, nil)) != 0 {
+		t.Error("with no kin above, processes taken for the run's own")
 	}
 }
 

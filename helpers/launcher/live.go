@@ -82,30 +82,40 @@ func (l *Instance) liveRoots() []int {
 	return slices.DeleteFunc(l.Roots(), func(pid int) bool { return pid <= 1 })
 }
 
-// siblingFolders says, of a harness the process tree cannot place (on macOS an orphan goes to
-// launchd, and what it started stays below it), whether its report is in a folder another Ginkgo
-// process of this run made (privateDir names it cpPID-...): that process's harness, caught under
-// launchd while its cleanup kills its launcher, or started by a launcher that daemonizes. The
-// other processes are the live children of this process's parent (the ginkgo CLI, or go test),
-// read from table; a process started by launchd (a parent of pid 1 or none) has none. A claim a
-// launcher could forge only by making a folder of that name beside the kit's, which its sandbox
-// refuses (Seatbelt and Landlock allow it its own folders alone), and never asked of a process
-// below this one, whose tree says it is this process's.
-func siblingFolders(table map[int]proctable.Info) func(report string) bool {
-	me, parent := os.Getpid(), os.Getppid()
-	procs := map[int]bool{}
-	for pid, in := range table {
-		if parent > 1 && in.Ppid == parent && pid != me && !in.Zombie {
-			procs[pid] = true
+// kitProcesses are the run's own processes but this one and what is below it: what descends from
+// top, the highest of its kin (proc.KinTop: the CLI supervising the run, or the parent), so other
+// test processes, other suites' and what their launchers started. None is this process's
+// launcher's: without a subreaper (macOS) an orphan goes to launchd, never below the kit's kin.
+func kitProcesses(table map[int]proctable.Info, top int, below []int) map[int]bool {
+	out := map[int]bool{}
+	if top <= 1 {
+		return out
+	}
+	mine := set(below)
+	for _, pid := range proctable.DescendantsIn(table, top) {
+		if pid != os.Getpid() && !mine[pid] {
+			out[pid] = true
 		}
 	}
+	return out
+}
+
+// siblingFolders says, of a harness the process tree cannot place (on macOS an orphan goes to
+// launchd, and what it started stays below it), whether its report is in a folder another test
+// process of this run made (privateDir names it cpPID-..., and kit, kitProcesses, holds PID):
+// that process's harness, caught under launchd while its cleanup kills its launcher, or started by
+// a launcher that daemonizes. A claim a launcher could forge only by making a folder of that name
+// beside the kit's, which its sandbox refuses (Seatbelt and Landlock allow it its own folders
+// alone); never asked of a process below this one, whose tree says it is this process's.
+func siblingFolders(table map[int]proctable.Info, kit map[int]bool) func(report string) bool {
 	base := files.Resolved(instanceBase()) + string(filepath.Separator)
 	return func(report string) bool {
 		rel, ok := strings.CutPrefix(report, base)
-		if !ok || len(procs) == 0 {
+		if !ok {
 			return false
 		}
-		return procs[madeBy(rel)]
+		pid := madeBy(rel)
+		return kit[pid] && !table[pid].Zombie
 	}
 }
 

@@ -87,6 +87,16 @@ func thisKit() kit {
 	return kitOf(me, mine, sup)
 }
 
+// KinTop is the highest of this process's kin (see kit): the CLI supervising the run where it is
+// an ancestor, else the parent; 0 where there is none. Every test process of the run, and every
+// suite's, descends from it.
+func KinTop() int {
+	if k := thisKit(); len(k.kin) > 0 {
+		return k.kin[len(k.kin)-1]
+	}
+	return 0
+}
+
 // kitOf is kit's rule on what was read: sup is the supervisor's pid, 0 when none is alive.
 func kitOf(me int, mine []int, sup int) kit {
 	k := kit{me: me, mine: mine}

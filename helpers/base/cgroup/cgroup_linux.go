@@ -244,17 +244,18 @@ func (c *Cgroup) close(grace time.Duration, reap func()) (leaks []string, err er
 	return leaks, err
 }
 
-// outlasting reads c's members until none is left that is not dying already (proctable.
-// Exiting: a SIGKILL pending, or every thread exiting), or grace has passed,
-// and returns those still there then. A process that is waiting for a CPU or the disk
-// (proctable.Starved: a background helper under a full load) is given up to
-// proctable.StarvedFactor times the grace, as a killed one is; one asleep is not. Each read is
-// bounded; what forks meanwhile is read too.
+// outlasting reads c's members until it is empty or grace has passed, and returns those then
+// still there and not dying (proctable.Exiting: a SIGKILL pending, or every thread exiting). A
+// read that finds only dying members is no answer: they are read again until they are gone, so a
+// process forked as its parent exits (a chain that hops from pid to pid) is read too. A process
+// that is waiting for a CPU or the disk (proctable.Starved: a background helper under a full load)
+// is given up to proctable.StarvedFactor times the grace, as a killed one is; one asleep is not.
+// Each read is bounded.
 func (c *Cgroup) outlasting(grace time.Duration) ([]int, error) {
 	start := time.Now()
 	for {
 		members, err := c.Members()
-		if err != nil {
+		if err != nil || len(members) == 0 {
 			return nil, err
 		}
 		var left []int
@@ -264,7 +265,7 @@ func (c *Cgroup) outlasting(grace time.Duration) ([]int, error) {
 			}
 		}
 		waited := time.Since(start)
-		if len(left) == 0 || waited >= proctable.StarvedFactor*grace || (waited >= grace && proctable.Starved(left...) == "") {
+		if waited >= proctable.StarvedFactor*grace || (waited >= grace && len(left) > 0 && proctable.Starved(left...) == "") {
 			return left, nil
 		}
 		time.Sleep(5 * time.Millisecond)

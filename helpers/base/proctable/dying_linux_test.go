@@ -3,7 +3,9 @@ package proctable
 import (
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,18 +34,55 @@ func TestStatExiting(t *testing.T) {
 	}
 }
 
-// A SIGKILL pending in the thread's set or the process's is dying; another signal is not.
+// A SIGKILL pending in the thread's own set and in the process's are told apart: exec puts one on
+// every other thread of a process that runs on; another signal is none.
 func TestKillPending(t *testing.T) {
-	for status, want := range map[string]bool{
-		"Name:\tx\nSigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\n": false,
-		"Name:\tx\nSigPnd:\t0000000000000100\nShdPnd:\t0000000000000000\n": true, // bit 8: signal 9
-		"Name:\tx\nSigPnd:\t0000000000000000\nShdPnd:\t0000000000000100\n": true,
-		"Name:\tx\nSigPnd:\t0000000000004000\nShdPnd:\t0000000000000002\n": false, // SIGTERM, SIGINT
+	for status, want := range map[string][2]bool{
+		"Name:\tx\nSigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\n": {false, false},
+		"Name:\tx\nSigPnd:\t0000000000000100\nShdPnd:\t0000000000000000\n": {true, false}, // bit 8: signal 9
+		"Name:\tx\nSigPnd:\t0000000000000000\nShdPnd:\t0000000000000100\n": {false, true},
+		"Name:\tx\nSigPnd:\t0000000000004000\nShdPnd:\t0000000000000002\n": {false, false}, // SIGTERM, SIGINT
 	} {
-		if got := killPending([]byte(status)); got != want {
-			t.Errorf("killPending(%q) = %v, want %v", status, got, want)
+		if own, shared := killPending([]byte(status)); own != want[0] || shared != want[1] {
+			t.Errorf("killPending(%q) = own %v, shared %v; want %v", status, own, shared, want)
 		}
 	}
+}
+
+// A process that execs in a loop from a process with threads runs on with its pid, while exec
+// puts a SIGKILL on each of its other threads (de_thread): it is never dying. A hostile launcher's
+// process did this to pass the leak check when one thread's kill counted (0 of 4 named).
+func TestAProcessThatExecsInALoopIsNotExiting(t *testing.T) {
+	if os.Getenv("CP_EXEC_LOOP") != "" {
+		execLoop()
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAProcessThatExecsInALoopIsNotExiting$")
+	cmd.Env = append(os.Environ(), "CP_EXEC_LOOP=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	reads, dying := 0, 0
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); reads++ {
+		if Exiting(cmd.Process.Pid) {
+			dying++
+		}
+	}
+	if dying > 0 {
+		t.Errorf("a process that execs in a loop, pid %d, read as exiting %d of %d times", cmd.Process.Pid, dying, reads)
+	}
+}
+
+// execLoop runs a busy thread beside the one that execs this test binary again, every 2 ms.
+func execLoop() {
+	go func() {
+		for {
+			runtime.Gosched()
+		}
+	}()
+	time.Sleep(2 * time.Millisecond)
+	_ = syscall.Exec("/proc/self/exe", os.Args, os.Environ())
 }
 
 // Exiting of real processes: this one runs, a child not yet waited for is a zombie, a reaped one

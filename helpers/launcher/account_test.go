@@ -65,10 +65,31 @@ func TestAHarnessInASiblingsFolderIsTheirs(t *testing.T) {
 		in(fmt.Sprintf("%d-1", sibling)):                 false,
 		"/elsewhere/" + fmt.Sprintf("cp%d-1/r", sibling): false,
 		"": false,
+		// The launcher's own folder in a sibling's name, and shapes the kit never hands out.
+		filepath.Join(base, fmt.Sprintf("cp%d-123", sibling)) + "/../../" + filepath.Join(base, fmt.Sprintf("cp%d-9", me), "report-1.json"): false,
+		filepath.Join(base, fmt.Sprintf("cp%d-123", sibling), "home", "report-1.json"):                                                      false,
+		filepath.Join(base, fmt.Sprintf("cp%d-123", sibling), "r.json"):                                                                     false,
+		filepath.Join(base, fmt.Sprintf("cp%d-123", sibling), "report-.json"):                                                               false,
 	} {
 		if got := theirs(report); got != want {
 			t.Errorf("report %q: another test process's %v, want %v", report, got, want)
 		}
+	}
+	// A report-N.json that is a symlink was planted by a launcher: its harness writes elsewhere.
+	folder, err := os.MkdirTemp(base, fmt.Sprintf("cp%d-", sibling))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(folder)
+	real, planted := filepath.Join(folder, "report-1.json"), filepath.Join(folder, "report-2.json")
+	if err := os.WriteFile(real, []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(base, "elsewhere.json"), planted); err != nil {
+		t.Fatal(err)
+	}
+	if !theirs(real) || theirs(planted) {
+		t.Errorf("a report file in a sibling's folder: theirs %v (want true); a symlink there: theirs %v (want false)", theirs(real), theirs(planted))
 	}
 }
 

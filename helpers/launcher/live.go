@@ -107,16 +107,34 @@ func kitProcesses(table map[int]proctable.Info, top int, below []int) map[int]bo
 // a launcher that daemonizes. A claim a launcher could forge only by making a folder of that name
 // beside the kit's, which its sandbox refuses (Seatbelt and Landlock allow it its own folders
 // alone); never asked of a process below this one, whose tree says it is this process's.
+//
+// The claim must have the one shape the kit hands out, FOLDER/report-N.json, written plainly: a
+// path through ".." (cpPID-x/../../mine/r.json) is the launcher's own folder in a sibling's name,
+// and a report-N.json that is a symlink was planted by a launcher (the folder is its user's),
+// read with Lstat, which follows nothing.
 func siblingFolders(table map[int]proctable.Info, kit map[int]bool) func(report string) bool {
 	base := files.Resolved(instanceBase()) + string(filepath.Separator)
 	return func(report string) bool {
 		rel, ok := strings.CutPrefix(report, base)
-		if !ok {
+		if !ok || filepath.Clean(report) != report {
 			return false
 		}
-		pid := madeBy(rel)
+		folder, file, ok := strings.Cut(rel, string(filepath.Separator))
+		n, isReport := strings.CutPrefix(file, "report-")
+		if n, isReport = strings.CutSuffix(n, ".json"); !ok || !isReport || !allDigits(n) {
+			return false
+		}
+		if fi, err := os.Lstat(report); err == nil && !fi.Mode().IsRegular() {
+			return false
+		}
+		pid := madeBy(folder)
 		return kit[pid] && !table[pid].Zombie
 	}
+}
+
+// allDigits says whether s is a non-empty run of ASCII digits.
+func allDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // madeBy is the pid a private folder's name gives (cpPID-...), of the first name in rel; 0 for

@@ -128,12 +128,34 @@ var _ = Describe("resolve: near misses and rules on every path", Label(label.Res
 			expectResolvedOn(l, control, launcher.Hosted, profileEnv, "background", fromDefault)
 		}, empties)
 	// An empty value is empty however the profile came to hold it: a reference that resolves to
-	// nothing is unset too where the launcher declares so, and the daemon's env decides here.
+	// nothing is unset too where the launcher declares so, and the daemon's env decides here, at
+	// either class (a launcher that took it for one class would pass the row of that class alone).
+	var emptyRefs []TableEntry
+	for _, mode := range modes {
+		for _, next := range []string{"normal", "background"} {
+			emptyRefs = append(emptyRefs, Entry(fmt.Sprintf("%s session, the daemon's env says %s", mode, next), suite.ForMode(mode), mode, next))
+		}
+	}
 	DescribeTable("treats a reference that resolves to an empty value as unset, so the next source decides", Label(label.ConvEmptyUnset, label.NeedsEnvRef, label.ReadsResolved),
+		func(mode launcher.Mode, next string) {
+			m := env.Driver.Manifest
+			l := env.Launch(launcher.LaunchOptions{DaemonEnv: map[string]string{m.ClassEnv: next, "CP_EMPTY": ""}})
+			expectResolvedOn(l, control, mode, map[string]string{m.ClassEnv: m.DaemonEnvRef("CP_EMPTY")}, next, fromDaemon)
+		}, emptyRefs)
+
+	// Whatever a launcher declares of an empty reference result, the seed's "the first source that
+	// sets it wins" and "(normal or background)" hold: nothing is no normal. It refuses the session,
+	// or a source after the profile decides (background here).
+	DescribeTable("never takes a reference that resolves to an empty value for normal: it refuses the session, or the next source decides", Label(label.NeedsEnvRef, label.ReadsResolved),
 		func(mode launcher.Mode) {
 			m := env.Driver.Manifest
-			l := env.Launch(launcher.LaunchOptions{DaemonEnv: map[string]string{m.ClassEnv: "normal", "CP_EMPTY": ""}})
-			expectResolvedOn(l, control, mode, map[string]string{m.ClassEnv: m.DaemonEnvRef("CP_EMPTY")}, "normal", fromDaemon)
+			l := env.Launch(launcher.LaunchOptions{DaemonEnv: map[string]string{m.ClassEnv: "background", "CP_EMPTY": ""}})
+			profileEnv := map[string]string{m.ClassEnv: m.DaemonEnvRef("CP_EMPTY")}
+			if _, err := l.StartSession(mode, profileEnv); err != nil {
+				suite.ExpectRefused(l, fmt.Sprintf("a %s session with the profile's env %s=%q, a reference to \"\"", mode, m.ClassEnv, profileEnv[m.ClassEnv]), err)
+				return
+			}
+			expectResolvedOn(l, control, mode, profileEnv, "background", fromDaemon)
 		},
 		Entry("direct session", suite.ForMode(launcher.Direct), launcher.Direct),
 		Entry("hosted session", suite.ForMode(launcher.Hosted), launcher.Hosted),

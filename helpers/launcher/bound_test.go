@@ -70,3 +70,59 @@ config:
 		t.Errorf("the second command took %v, within one lone bound: the manifest did not serialize it, so nothing was tested", took.Round(time.Millisecond))
 	}
 }
+
+// A serial launcher need not serve in the order asked: the first of two commands may wait for the
+// second, asked for while it waited, so its bound grows with those asked for after it too.
+func TestACommandMayWaitForOneAskedForAfterIt(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(`
+name: t
+class_env: T_CLASS
+background: {darwin: darwinbg, linux: idle}
+daemon: {run: [sleep, "600"]}
+session: {direct: [true, "{profile}"]}
+config:
+  set: [true, "{key}={value}"]
+  get: [sh, -c, 'if [ "$1" = first ]; then touch "$0.asked"; while [ ! -e "$0.held" ]; do sleep 0.01; done; exec flock "$0" sleep 1.4; fi; exec flock "$0" sh -c "touch \"\$0.held\"; sleep 1.4" "$0"', "{home}/serial", "{key}"]
+  unset: [true, "{key}"]
+  file: "{home}/c.json"
+  key: k
+  file_key: k
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(m, Paths{Kit: t.TempDir(), Bin: reachableBin(t)}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := proc.NewSet()
+	const lone = 2 * time.Second
+	l, err := d.Launch(context.Background(), set, LaunchOptions{}, io.Discard, lone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	defer set.KillAll(5 * time.Second)
+
+	first := make(chan error, 1)
+	start := time.Now()
+	go func() { _, err := l.ConfigGet("first"); first <- err }()
+	asked := filepath.Join(l.Dir, "home", "serial.asked")
+	if err := proc.Until(time.Now().Add(lone), 5*time.Millisecond, func() (bool, error) {
+		_, err := os.Stat(asked)
+		return err == nil, nil
+	}); err != nil {
+		t.Fatalf("the first command never started (%s): %v", asked, err)
+	}
+	if _, err := l.ConfigGet("second"); err != nil {
+		t.Errorf("the second command, served first: %v", err)
+	}
+	err = <-first
+	took := time.Since(start)
+	if err != nil {
+		t.Errorf("the first command, served after one asked for later: %v (after %v; a lone bound is %v)", err, took.Round(time.Millisecond), lone)
+	}
+	if took < lone {
+		t.Errorf("the first command took %v, within one lone bound: the manifest did not make it wait, so nothing was tested", took.Round(time.Millisecond))
+	}
+}

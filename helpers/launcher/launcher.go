@@ -36,6 +36,7 @@ type Instance struct {
 	ctx       context.Context // the caller's, from Launch: every process of the instance starts under it
 	n         atomic.Int32
 	asking    atomic.Int32 // client commands under way (run): each may wait for the others
+	asked     atomic.Int64 // client commands asked for so far (askBound)
 	c         *confined
 	mu        sync.Mutex
 	handed    []string     // report paths handed out (hand)
@@ -330,15 +331,8 @@ func (l *Instance) run(at At, c Command, extra map[string]string, prefix ...stri
 	if err != nil {
 		return nil, "", err
 	}
-	// A correct launcher may serve one request at a time: a command asked for while k others of
-	// this instance are under way may wait for each of them, so its bound is k+1 lone commands'
-	// (8 sessions at once from a serial daemon on a loaded runner once took the last past 10 s).
-	// Still a bound: a hang ends, and one command alone keeps the one timeout.
-	waiting := l.asking.Add(1)
-	defer l.asking.Add(-1)
-	bound := l.timeout * time.Duration(waiting)
-	ctx, cancel := context.WithTimeout(l.ctx, bound)
-	defer cancel()
+	ctx, done, bound := l.askBound()
+	defer done()
 	argv = append(append([]string(nil), prefix...), x.Argv...)
 	var said TailWriter // a client that prints without end costs a tail
 	cmd, err := l.d.start(ctx, l.set, x.Field, argv, l.Dir, l.d.env(l.set.Token(), l.tmpdir(), x.Env, l.sitesEnv()), &said, l.c)
@@ -359,9 +353,41 @@ func (l *Instance) run(at At, c Command, extra map[string]string, prefix ...stri
 	if ctx.Err() != nil && err != nil {
 		// Killed at the timeout. A command that exited by itself is its own answer, however late
 		// Wait saw it (the soak had a session answer, then be called a timeout with a nil error).
-		err = fmt.Errorf("no answer within %v (killed, with its process group): %w", bound, err)
+		err = fmt.Errorf("no answer within %v (killed, with its process group): %w", bound(), err)
 	}
 	return argv, said.String(), err
+}
+
+// askBound is the context a client command runs under, and its bound as last reckoned. A correct
+// launcher may serve one request at a time, and not in the order asked: a command may wait for
+// each other command of this instance under way when it was asked for or asked for while it
+// waits, so its bound is a lone command's times one more than those, and grows while it waits (8
+// sessions at once from a serial daemon on a loaded runner once took the last past 10 s). Still a
+// bound: the kit asks for every command, and one alone keeps the one timeout.
+func (l *Instance) askBound() (ctx context.Context, done func(), bound func() time.Duration) {
+	waiting := int64(l.asking.Add(1))
+	first := l.asked.Add(1)
+	start := time.Now()
+	bound = func() time.Duration { return l.timeout * time.Duration(waiting+l.asked.Load()-first) }
+	ctx, cancel := context.WithCancel(l.ctx)
+	stop := make(chan struct{})
+	go func() {
+		for {
+			left := time.Until(start.Add(bound()))
+			if left <= 0 {
+				cancel()
+				return
+			}
+			t := time.NewTimer(left)
+			select {
+			case <-stop:
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return ctx, func() { close(stop); cancel(); l.asking.Add(-1) }, bound
 }
 
 // Roots are the launcher's own processes, below which its sessions run.

@@ -232,6 +232,11 @@ func (e *Env) launch(opts launcher.LaunchOptions) (*launcher.Instance, error) {
 		var changed string
 		if l != nil {
 			changed = failChanges(watch.changes(l.Started()), "processes of this spec's launcher")
+			// A last look before the kill: a harness the launcher started after the spec's own
+			// look (one that took its time to exec) is judged too, not killed unseen.
+			if err := l.Account(); err != nil {
+				changed = strings.TrimPrefix(changed+"\n", "\n") + "a last look before the cleanup: " + err.Error()
+			}
 		}
 		err := set.KillAll(e.Timeout)
 		if l != nil {

@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -33,7 +34,10 @@ type Driver struct {
 	// sandbox.LauncherIdentity(), or, for the CLI's preflight of a run with a uid of its own
 	// (sandbox.ForRun), that run's.
 	RunsAs sandbox.Identity
-	vals   map[string]string
+	// Made says where {bin}'s binaries came from when no build step of this run made them (a
+	// release archive's prebuilt launcher): a missing one's way out. "" for the build step's.
+	Made string
+	vals map[string]string
 }
 
 // Paths are the folders a manifest's placeholders point at.
@@ -317,17 +321,30 @@ func (d *Driver) CheckBinaries() error {
 	}
 	for _, bin := range bins {
 		if _, err := executable(d.RunsAs, bin, ""); err != nil {
-			hint := ""
-			if d.Manifest.Build != nil {
-				hint = " (the build step should make it: " + strings.Join(d.Manifest.Build.Run, " ") + ")"
-			}
-			errs = append(errs, fmt.Sprintf("%s %q: %v%s", strings.Join(uses[bin], ", "), bin, err, hint))
+			errs = append(errs, fmt.Sprintf("%s %q: %v%s", strings.Join(uses[bin], ", "), bin, err, d.wayOut(err)))
 		}
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("target manifest %s:\n  %s", d.Manifest.Source, strings.Join(errs, "\n  "))
 	}
 	return nil
+}
+
+// wayOut is what a binary's error in CheckBinaries tells the user to do: for a folder its
+// launcher's user cannot pass, open it or run the launcher as root; for a binary missing or not
+// executable, what should have made it (Made, or the build step), never a build step the kit did
+// not run (a release archive's user has no Go).
+func (d *Driver) wayOut(err error) string {
+	var far *sandbox.UnreachableError
+	switch {
+	case errors.As(err, &far):
+		return fmt.Sprintf(" (open the folders on the way to pass through (chmod o+x), or set %s=0 to run the launcher as root (run.json then says it held root))", contract.LauncherUIDEnv)
+	case d.Made != "":
+		return " (" + d.Made + ")"
+	case d.Manifest.Build != nil:
+		return " (the build step should make it: " + strings.Join(d.Manifest.Build.Run, " ") + ")"
+	}
+	return ""
 }
 
 // executable is the file a launcher command's argv[0] names, as launcher processes find it: a

@@ -27,3 +27,44 @@ func TestARelativeCommandIsFoundInItsOwnFolder(t *testing.T) {
 		t.Fatalf(`executable("./build.sh", %s) = %q, %v; want "./build.sh" and no error`, dir, got, err)
 	}
 }
+
+// A binary's error gives the way out that fits where it came from: the build step for a build's
+// missing binary; what made it (Made: a release archive's prebuilt launcher, whose user has no
+// build step or Go) in its place; for a folder the launcher's user cannot pass, that folder's
+// way out, never a build step (issue 67).
+func TestABinarysErrorGivesTheWayOutThatFitsWhereItCameFrom(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(good+"build:\n  run: [make, \"{bin}\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	for p := bin; p != os.TempDir(); p = filepath.Dir(p) {
+		_ = os.Chmod(p, 0o755)
+	}
+	d, err := New(m, Paths{Bin: bin}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.CheckBinaries(); err == nil || !strings.Contains(err.Error(), "(the build step should make it: make {bin})") {
+		t.Errorf("a build's missing binary: %v; want the build step named", err)
+	}
+	d.Made = "the release archive at /x holds it prebuilt: extract the archive again"
+	if err := d.CheckBinaries(); err == nil || !strings.Contains(err.Error(), "("+d.Made+")") || strings.Contains(err.Error(), "build step") {
+		t.Errorf("an archive's missing binary: %v; want what made it, and no build step", err)
+	}
+	if !sandbox.LauncherIdentity().Other() {
+		t.Skip("the rest needs a root kit whose launcher runs as another user (Linux, as root)")
+	}
+	if err := os.WriteFile(filepath.Join(bin, "t"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(bin, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	err = d.CheckBinaries()
+	for _, want := range []string{"cannot pass through " + bin, "chmod o+x", "CLASSPROOF_LAUNCHER_UID=0"} {
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "extract the archive") {
+			t.Errorf("a binary below a folder the launcher's user cannot pass: %v; want %q, and not what made it", err, want)
+		}
+	}
+}

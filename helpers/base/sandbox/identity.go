@@ -278,13 +278,30 @@ func (id Identity) passes(path string, through bool) error {
 			}
 		}
 		if !id.may(fi, need) {
-			return fmt.Errorf("uid %d, which launcher processes run as, cannot %s %s (mode %v)", id.Uid,
-				map[bool]string{true: "read", false: "pass through"}[last], p, fi.Mode().Perm())
+			return &UnreachableError{Uid: id.Uid, Path: p, Mode: fi.Mode().Perm(), Read: last}
 		}
 		if p == filepath.Dir(p) {
 			return nil
 		}
 	}
+}
+
+// UnreachableError is a path launcher processes' user cannot reach: the folder on the way it
+// cannot pass through, or the file or folder at the end it cannot read (Reaches, Passes, MayRun).
+// A caller gives its way out by the type, never by the text.
+type UnreachableError struct {
+	Uid  int
+	Path string
+	Mode os.FileMode
+	Read bool // the end of the path, unreadable; else a folder on the way
+}
+
+func (e *UnreachableError) Error() string {
+	what := "pass through"
+	if e.Read {
+		what = "read"
+	}
+	return fmt.Sprintf("uid %d, which launcher processes run as, cannot %s %s (mode %v)", e.Uid, what, e.Path, e.Mode)
 }
 
 // MayWrite says whether the mode bits of fi let launcher processes' user make and remove names

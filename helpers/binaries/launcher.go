@@ -55,10 +55,16 @@ func Launcher(ctx context.Context, t *launcher.Resolved, w Where, log io.Writer)
 	mustBuild := !w.Built && m.Build != nil
 	var complete string // the marker of a cached build, written once it succeeded
 	embedded := mustBuild && binDir == "" && strings.HasPrefix(m.Source, launcher.EmbeddedPrefix) && (m.Build.Dir == "" || m.Build.Dir == "{kit}")
-	archive := Prebuilt()
+	archive, made := Prebuilt(), ""
 	if embedded && archive != "" { // the archive's build with default vars, else a temporary one
-		binDir = PrebuiltLauncher(archive, m)
+		var err error
+		if binDir, err = PrebuiltLauncher(archive, m); err != nil {
+			return "", cleanup, &LauncherError{Target: m.Name, Step: StepCheck, Err: err}
+		}
 		mustBuild, embedded = binDir == "", false
+		if binDir != "" {
+			made = fmt.Sprintf("the release archive at %s holds it prebuilt: extract the archive again", archive)
+		}
 	}
 	switch {
 	case embedded:
@@ -85,7 +91,7 @@ func Launcher(ctx context.Context, t *launcher.Resolved, w Where, log io.Writer)
 			return "", cleanup, err
 		}
 	}
-	err := buildAndCheck(ctx, t, binDir, w.RunsAs, mustBuild, embedded, archive, log)
+	err := buildAndCheck(ctx, t, binDir, w.RunsAs, mustBuild, embedded, archive, made, log)
 	if err != nil {
 		if complete != "" {
 			os.RemoveAll(binDir)
@@ -115,13 +121,15 @@ func cached(t *launcher.Resolved, dir string) (binDir, complete string, built bo
 }
 
 // buildAndCheck runs the build step (when mustBuild) and checks the binaries, each failure a
-// LauncherError naming its step.
-func buildAndCheck(ctx context.Context, t *launcher.Resolved, binDir string, runsAs *sandbox.Identity, mustBuild, kitOwn bool, archive string, log io.Writer) error {
+// LauncherError naming its step; made says where binDir's binaries came from when no build step
+// makes them (launcher.Driver.Made).
+func buildAndCheck(ctx context.Context, t *launcher.Resolved, binDir string, runsAs *sandbox.Identity, mustBuild, kitOwn bool, archive, made string, log io.Writer) error {
 	m := t.Manifest
 	d, err := launcher.New(m, t.Paths(binDir), "")
 	if err != nil {
 		return &LauncherError{Target: m.Name, Step: StepCheck, Err: err}
 	}
+	d.Made = made
 	if runsAs != nil {
 		d.RunsAs = *runsAs
 	}

@@ -115,6 +115,15 @@ func prebuiltSuites(root string, suites []string, harness bool) (Compiled, error
 	if len(names) == 0 || len(missing) > 0 {
 		return c, fmt.Errorf("the release archive at %s is incomplete (missing: %s; suites listed: %d); extract it again", root, strings.Join(missing, ", "), len(names))
 	}
+	if c.Harness != "" {
+		// Launcher processes run it: where they cannot reach the archive, a copy, checked
+		// against the archive's sum as the harness there would be.
+		harness, err := forLaunchers(root, filepath.Join("bin", "harness"))
+		if err != nil {
+			return c, err
+		}
+		c.Sums[harness], c.Harness = c.Sums[c.Harness], harness
+	}
 	return c, c.Verify()
 }
 
@@ -138,14 +147,15 @@ func launcherStep(m *launcher.Manifest) []byte {
 	return step
 }
 
-// PrebuiltLauncher is the archive's build of an embedded manifest's launcher with these vars, or
-// "" when the archive holds none (another --var: it must be built, which may need Go).
-func PrebuiltLauncher(root string, m *launcher.Manifest) string {
-	dir := filepath.Join(root, "launchers", LauncherKey(m))
-	if _, err := os.Stat(filepath.Join(dir, ".complete")); err != nil {
-		return ""
+// PrebuiltLauncher is the archive's build of an embedded manifest's launcher with these vars
+// (where launcher processes reach it: forLaunchers), or "" when the archive holds none (another
+// --var: it must be built, which may need Go).
+func PrebuiltLauncher(root string, m *launcher.Manifest) (string, error) {
+	rel := filepath.Join("launchers", LauncherKey(m))
+	if _, err := os.Stat(filepath.Join(root, rel, ".complete")); err != nil {
+		return "", nil
 	}
-	return dir
+	return forLaunchers(root, rel)
 }
 
 // Harness is the fixture harness: the archive's, run from a release archive, else built from
@@ -156,7 +166,7 @@ func Harness(ctx context.Context, kitDir, dir string) (string, error) {
 		if missing := appendMissing(nil, bin); len(missing) > 0 {
 			return "", fmt.Errorf("the release archive at %s is incomplete (missing: %s); extract it again", root, bin)
 		}
-		return bin, nil
+		return forLaunchers(root, filepath.Join("bin", "harness"))
 	}
 	bin := filepath.Join(dir, "harness")
 	return bin, GoBuild(ctx, kitDir, HarnessPackage, bin)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
 // What the launcher recorded is read as a claim: each line a site's name, counted; a record
@@ -14,11 +15,20 @@ import (
 // and the error names the file, the line and what is accepted. Without sites asked for, nothing
 // is read and the launcher's env names no file.
 func TestSitesAreReadAsAClaim(t *testing.T) {
-	dir := t.TempDir()
+	// As a run has it: the instance's run folder is the launcher's, and the kit reads the record
+	// as the launcher's user (a root kit's is another: the record is read as that user).
+	id := sandbox.LauncherIdentity()
+	dir := reachableBin(t)
+	if err := os.Chmod(dir, 0o711); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Mkdir(filepath.Join(dir, "run"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	l := &Instance{d: &Driver{Manifest: &Manifest{Name: "t", SitesEnv: "T_SITES"}}, Dir: dir}
+	if err := id.Give(filepath.Join(dir, "run")); err != nil {
+		t.Fatal(err)
+	}
+	l := &Instance{d: &Driver{Manifest: &Manifest{Name: "t", SitesEnv: "T_SITES"}, RunsAs: id}, Dir: dir}
 	t.Setenv(contract.SitesEnv, "on")
 	if err := l.newSites(); err != nil {
 		t.Fatal(err)
@@ -33,6 +43,9 @@ func TestSitesAreReadAsAClaim(t *testing.T) {
 		t.Helper()
 		_ = os.Remove(l.sitesFile())
 		if err := os.WriteFile(l.sitesFile(), []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := id.Give(l.sitesFile()); err != nil { // as the launcher wrote it
 			t.Fatal(err)
 		}
 	}

@@ -15,11 +15,20 @@ import (
 	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
-// A group leader (sh) with a child (sleep): killing the set kills both, tracked or not.
-func TestKillAllKillsTheGroup(t *testing.T) {
+// subreaper makes the test process the reaper of its orphans for t only: with the flag left on,
+// TestASignalGoesOnlyToTheReportedProcess, whose orphan init must adopt, skipped in every run of
+// the whole package.
+func subreaper(t *testing.T) {
+	t.Helper()
 	if err := BecomeSubreaper(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = endSubreaper() })
+}
+
+// A group leader (sh) with a child (sleep): killing the set kills both, tracked or not.
+func TestKillAllKillsTheGroup(t *testing.T) {
+	subreaper(t)
 	cmd := exec.Command("sh", "-c", "sleep 600 & echo $!; wait")
 	s := &Set{}
 	if err := s.Contain(cmd); err != nil {

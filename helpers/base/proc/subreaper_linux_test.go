@@ -15,15 +15,15 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
 // As a subreaper the kit inherits orphans; a cleanup reaps their zombies, which nobody else
 // would, and leaves alone the children that os/exec waits for.
 func TestCleanupReapsOrphanZombies(t *testing.T) {
-	if err := BecomeSubreaper(); err != nil {
-		t.Fatal(err)
-	}
+	subreaper(t)
 	out, err := exec.Command("sh", "-c", "sleep 0.05 & echo $!").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -61,3 +61,7 @@ func TestCleanupReapsOrphanZombies(t *testing.T) {
 		t.Errorf("the cleanup reaped a child os/exec waits for: %v", err)
 	}
 }
+
+// endSubreaper undoes BecomeSubreaper: a test that made the test process the reaper of its
+// orphans must not leave it one for the tests after it, whose orphans would come back to it.
+func endSubreaper() error { return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) }

@@ -1,10 +1,13 @@
 package cgroup
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -118,5 +121,81 @@ func TestTheExitGraceScales(t *testing.T) {
 			t.Errorf("%s=%q: leaks %q, %v; want a leak: %v", contract.ScaleEnv, c.scale, leaks, err, c.leak)
 		}
 		<-done
+	}
+}
+
+// A member is judged after the list is read: one that forks and exits in between (a pid-hopping
+// chain, under load) looks gone, and its child is not in that list, only in the next. None is
+// left only when a read finds no member it had not seen dying before: here the first read names
+// a pid that is gone and the next adds a live sleep, which is then the leak. Before, the first
+// read ended the grace with no leak (TestAChainOfShortLivedProcessesIsALeak failed 1 run in 6 on
+// a busy machine).
+func TestNoneIsLeftOnlyWhenAReadFindsNothingNew(t *testing.T) {
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	live := exec.Command("sleep", "30")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = live.Process.Kill(); _ = live.Wait() })
+	g, l := gone.Process.Pid, live.Process.Pid
+	for _, c := range []struct {
+		reads [][]int // what each read of cgroup.procs lists, the last one thereafter
+		want  []int
+	}{{[][]int{{g}, {g, l}}, []int{l}}, {[][]int{{g}}, nil}} {
+		cg := &Cgroup{Path: t.TempDir(), fd: -1}
+		stop := listing(t, filepath.Join(cg.Path, "cgroup.procs"), c.reads)
+		left, err := cg.outlasting(100 * time.Millisecond)
+		stop()
+		if err != nil || fmt.Sprint(left) != fmt.Sprint(c.want) {
+			t.Errorf("reads listing %v (pid %d gone, %d live): left %v, %v; want %v", c.reads, g, l, left, err, c.want)
+		}
+	}
+}
+
+// listing makes path a FIFO that gives its i-th reader reads[i] (the last one thereafter), as
+// cgroup.procs changes between reads, at the moment each read happens.
+func listing(t *testing.T, path string, reads [][]int) (stop func()) {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		for i := 0; ; i++ {
+			f, err := os.OpenFile(path, os.O_WRONLY, 0) // until a read opens it
+			if err != nil {
+				return
+			}
+			select {
+			case <-done:
+				f.Close()
+				return
+			default:
+			}
+			for _, pid := range reads[min(i, len(reads)-1)] {
+				fmt.Fprintln(f, pid)
+			}
+			f.Close()
+			// The next list for the next read alone: wait until this reader has closed (no
+			// reader: a writer's non-blocking open fails with ENXIO).
+			for {
+				w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+				if err != nil {
+					break
+				}
+				w.Close()
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		if f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil { // lets a waiting writer go
+			time.Sleep(10 * time.Millisecond)
+			f.Close()
+		}
 	}
 }

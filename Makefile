@@ -87,7 +87,8 @@ endif
 
 ## rehearse: the kit where users run it, for real: make verify on a clean clone of HEAD in a
 ## Docker container (debootstrap bookworm, no registry) as root with Docker's defaults and as uid
-## 1001; Linux, root or sudo; installs docker.io and debootstrap where missing and starts dockerd
+## 1001, after the kernel packages' tests (ci/kernel-tests) there under Docker's seccomp profile;
+## Linux, root or sudo; installs docker.io and debootstrap where missing and starts dockerd
 ## when none answers, stopping it after (ci/rehearse; .ci/run runs it, make test does not)
 rehearse:
 	sh ci/rehearse out/rehearse
@@ -199,9 +200,10 @@ layers:
 ## scripts: what runs on a macOS runner's shell is POSIX sh (bash 3.2 there, BSD userland):
 ## shellcheck -s sh, and ci/lane's command lines checked under dash
 scripts:
-	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/tools ci/fetch-release ci/unprivileged ci/delegate ci/rehearse ci/rehearse-vm
+	shellcheck -s sh ci/lane ci/lane-check ci/record-ps ci/soak ci/tools ci/fetch-release ci/unprivileged ci/delegate ci/rehearse ci/rehearse-vm ci/kernel-tests
 	dash -n ci/rehearse
 	dash -n ci/rehearse-vm
+	dash -n ci/kernel-tests
 	shellcheck -s bash fixtures/shmux/shmux
 	CLASSPROOF_TEST_SHELL=dash dash ci/lane-check
 	dash ci/tools

@@ -224,13 +224,11 @@ func (c *Cgroup) Close(reap func()) (leaks []string, err error) {
 const ExitGrace = 2 * time.Second
 
 func (c *Cgroup) close(grace time.Duration, reap func()) (leaks []string, err error) {
-	left, err := c.outlasting(grace)
+	left, err := outlasting(grace, c.Members)
 	if err != nil {
 		return nil, fmt.Errorf("cgroup %s: reading its members: %w", c.Path, err)
 	}
-	for _, pid := range left {
-		leaks = append(leaks, Leftover(pid))
-	}
+	leaks = leftovers(left, c.Members)
 	if err := c.kill(proctable.StarvedFactor*10*time.Second, reap); err != nil {
 		return leaks, err
 	}
@@ -244,22 +242,22 @@ func (c *Cgroup) close(grace time.Duration, reap func()) (leaks []string, err er
 	return leaks, err
 }
 
-// outlasting reads c's members until it is empty or grace has passed, and returns those then
+// outlasting reads the members until there are none or grace has passed, and returns those then
 // still there and not dying (proctable.Exiting: a SIGKILL pending, or every thread exiting). A
 // read that finds only dying members is no answer: they are read again until they are gone, so a
 // process forked as its parent exits (a chain that hops from pid to pid) is read too. A process
 // that is waiting for a CPU or the disk (proctable.Starved: a background helper under a full load)
 // is given up to proctable.StarvedFactor times the grace, as a killed one is; one asleep is not.
 // Each read is bounded.
-func (c *Cgroup) outlasting(grace time.Duration) ([]int, error) {
+func outlasting(grace time.Duration, members func() ([]int, error)) ([]int, error) {
 	start := time.Now()
 	for {
-		members, err := c.Members()
-		if err != nil || len(members) == 0 {
+		pids, err := members()
+		if err != nil || len(pids) == 0 {
 			return nil, err
 		}
 		var left []int
-		for _, pid := range members {
+		for _, pid := range pids {
 			if !proctable.Exiting(pid) {
 				left = append(left, pid)
 			}
@@ -270,6 +268,39 @@ func (c *Cgroup) outlasting(grace time.Duration) ([]int, error) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// leftovers names the members outlasting left (Leftover). One gone or dying since (a chain that
+// hops pids: under a slow machine the pid read is gone before it is described) is read again:
+// what is in the cgroup now, a few times, so that the leak names what runs rather than a pid
+// that is gone; where nothing is there any more, the first names stand.
+func leftovers(left []int, members func() ([]int, error)) []string {
+	var first []string
+	for try := 0; try < 4; try++ {
+		var named []string
+		moved := false
+		for _, pid := range left {
+			named = append(named, Leftover(pid))
+			moved = moved || proctable.Exiting(pid)
+		}
+		if first == nil {
+			first = named
+		}
+		if !moved {
+			return named
+		}
+		pids, err := members()
+		left = left[:0]
+		for _, pid := range pids {
+			if err == nil && !proctable.Exiting(pid) {
+				left = append(left, pid)
+			}
+		}
+		if len(left) == 0 {
+			break
+		}
+	}
+	return first
 }
 
 // Kill sends SIGKILL to every process in c and below, without waiting (a supervisor past its

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -127,9 +125,9 @@ func TestTheExitGraceScales(t *testing.T) {
 // A member is judged after the list is read: one that forks and exits in between (a pid-hopping
 // chain, under load) looks gone, and its child is not in that list, only in the next. None is
 // left only when a read finds no member it had not seen dying before: here the first read names
-// a pid that is gone and the next adds a live sleep, which is then the leak. Before, the first
-// read ended the grace with no leak (TestAChainOfShortLivedProcessesIsALeak failed 1 run in 6 on
-// a busy machine).
+// a pid that is gone and the next adds a live sleep, which is then the leak, named by what it
+// runs. Before, the first read ended the grace with no leak (TestAChainOfShortLivedProcessesIsALeak
+// failed 1 whole-package run in 6 on a busy machine).
 func TestNoneIsLeftOnlyWhenAReadFindsNothingNew(t *testing.T) {
 	gone := exec.Command("true")
 	if err := gone.Run(); err != nil {
@@ -142,60 +140,32 @@ func TestNoneIsLeftOnlyWhenAReadFindsNothingNew(t *testing.T) {
 	t.Cleanup(func() { _ = live.Process.Kill(); _ = live.Wait() })
 	g, l := gone.Process.Pid, live.Process.Pid
 	for _, c := range []struct {
-		reads [][]int // what each read of cgroup.procs lists, the last one thereafter
+		reads [][]int // what each read of the members lists, the last one thereafter
 		want  []int
 	}{{[][]int{{g}, {g, l}}, []int{l}}, {[][]int{{g}}, nil}} {
-		cg := &Cgroup{Path: t.TempDir(), fd: -1}
-		stop := listing(t, filepath.Join(cg.Path, "cgroup.procs"), c.reads)
-		left, err := cg.outlasting(100 * time.Millisecond)
-		stop()
+		members := listing(c.reads)
+		left, err := outlasting(100*time.Millisecond, members)
 		if err != nil || fmt.Sprint(left) != fmt.Sprint(c.want) {
 			t.Errorf("reads listing %v (pid %d gone, %d live): left %v, %v; want %v", c.reads, g, l, left, err, c.want)
 		}
 	}
+	// Named by what runs now: the pid the grace ended on is gone, the cgroup's member now is not.
+	named := leftovers([]int{g}, listing([][]int{{g, l}}))
+	if len(named) != 1 || !strings.Contains(named[0], fmt.Sprintf(`pid %d ["sleep" "30"]`, l)) {
+		t.Errorf("a leftover gone before it was named: %q; want the sleep %d that is there now", named, l)
+	}
+	if named := leftovers([]int{g}, listing([][]int{{g}})); len(named) != 1 || !strings.Contains(named[0], fmt.Sprintf("pid %d", g)) {
+		t.Errorf("a leftover gone, and nothing there now: %q; want it named all the same", named)
+	}
 }
 
-// listing makes path a FIFO that gives its i-th reader reads[i] (the last one thereafter), as
-// cgroup.procs changes between reads, at the moment each read happens.
-func listing(t *testing.T, path string, reads [][]int) (stop func()) {
-	t.Helper()
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		for i := 0; ; i++ {
-			f, err := os.OpenFile(path, os.O_WRONLY, 0) // until a read opens it
-			if err != nil {
-				return
-			}
-			select {
-			case <-done:
-				f.Close()
-				return
-			default:
-			}
-			for _, pid := range reads[min(i, len(reads)-1)] {
-				fmt.Fprintln(f, pid)
-			}
-			f.Close()
-			// The next list for the next read alone: wait until this reader has closed (no
-			// reader: a writer's non-blocking open fails with ENXIO).
-			for {
-				w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-				if err != nil {
-					break
-				}
-				w.Close()
-				time.Sleep(time.Millisecond)
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		if f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil { // lets a waiting writer go
-			time.Sleep(10 * time.Millisecond)
-			f.Close()
-		}
+// listing is a cgroup's members as its reads find them: reads[i] for the i-th, the last one
+// thereafter.
+func listing(reads [][]int) func() ([]int, error) {
+	i := 0
+	return func() ([]int, error) {
+		r := reads[min(i, len(reads)-1)]
+		i++
+		return r, nil
 	}
 }

@@ -96,7 +96,9 @@ rehearse:
 ## rehearse-vm: a GitHub hosted runner, for real: a qemu VM (Debian bookworm's 6.1 kernel,
 ## systemd, an unprivileged runner user with sudo) runs each Linux lane from HEAD's release
 ## archive as runner, plainly and through ci/delegate (which must give cgroup v2), as the reusable
-## workflow does; REHEARSE_VM_SUITE=./suites/cpuclass runs one suite (emulated: slow; ci/rehearse-vm)
+## workflow does, after the kernel packages' tests as root and as runner (ci/kernel-tests, their
+## skips listed against this host's); REHEARSE_VM_SUITE=./suites/cpuclass runs one suite
+## (emulated: slow; ci/rehearse-vm)
 REHEARSE_VM_SUITE ?=
 rehearse-vm:
 	sh ci/rehearse-vm out/rehearse-vm $(REHEARSE_VM_SUITE)

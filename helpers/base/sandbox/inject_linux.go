@@ -226,12 +226,16 @@ func (in *injector) take(req *notif) {
 		return
 	}
 	did := in.apply(req, c)
-	in.send(notifResp{id: req.id}) // val 0, error 0: "it worked"
+	// Counted and logged before the answer: whoever sees the call return, or its effect (a
+	// test reading the class, then the log; a suite process closing right after), finds it
+	// there. Answered first, a slow machine (the rehearsal's emulated VM) showed the effect
+	// with the log still empty.
 	in.count(strings.SplitN(in.name, ":", 2)[0])
 	if abi != "" {
 		did += " (through the " + abi + ")"
 	}
 	in.logCall(fmt.Sprintf("%s pid %d: %s\n", in.name, req.pid, did))
+	in.send(notifResp{id: req.id}) // val 0, error 0: "it worked"
 }
 
 // countEvery is how often, at most, a listener writes its process's count while it answers.

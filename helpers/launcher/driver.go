@@ -321,7 +321,7 @@ func (d *Driver) CheckBinaries() error {
 	}
 	for _, bin := range bins {
 		if _, err := executable(d.RunsAs, bin, ""); err != nil {
-			errs = append(errs, fmt.Sprintf("%s %q: %v%s", strings.Join(uses[bin], ", "), bin, err, d.wayOut(err)))
+			errs = append(errs, fmt.Sprintf("%s %q: %v%s", strings.Join(uses[bin], ", "), bin, err, d.wayOut(bin, err)))
 		}
 	}
 	if len(errs) > 0 {
@@ -333,10 +333,13 @@ func (d *Driver) CheckBinaries() error {
 // wayOut is what a binary's error in CheckBinaries tells the user to do: for a folder its
 // launcher's user cannot pass, open it or run the launcher as root; for a binary missing or not
 // executable, what should have made it (Made, or the build step), never a build step the kit did
-// not run (a release archive's user has no Go).
-func (d *Driver) wayOut(err error) string {
+// not run (a release archive's user has no Go); for a command looked up on PATH, nothing more
+// (LookPath's error names its ways out: no build step makes a PATH tool).
+func (d *Driver) wayOut(bin string, err error) string {
 	var far *sandbox.UnreachableError
 	switch {
+	case !strings.Contains(bin, "/"):
+		return ""
 	case errors.As(err, &far):
 		return fmt.Sprintf(" (open the folders on the way to pass through (chmod o+x), or set %s=0 to run the launcher as root (run.json then says it held root))", contract.LauncherUIDEnv)
 	case d.Made != "":

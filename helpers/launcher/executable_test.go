@@ -48,6 +48,15 @@ func TestABinarysErrorGivesTheWayOutThatFitsWhereItCameFrom(t *testing.T) {
 	if err := d.CheckBinaries(); err == nil || !strings.Contains(err.Error(), "(the build step should make it: make {bin})") {
 		t.Errorf("a build's missing binary: %v; want the build step named", err)
 	}
+	bare, err := Parse("m.yaml", []byte(strings.ReplaceAll(good, `"{bin}/t"`, "classproof-test-no-such-tool")+"build:\n  run: [make, \"{bin}\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db, _ := New(bare, Paths{Bin: bin}, ""); db == nil {
+		t.Fatal("no driver")
+	} else if err := db.CheckBinaries(); err == nil || !strings.Contains(err.Error(), "classproof-test-no-such-tool") || strings.Contains(err.Error(), "build step") {
+		t.Errorf("a command looked up on PATH: %v; want it named, and no build step (none makes a PATH tool)", err)
+	}
 	d.Made = "the release archive at /x holds it prebuilt: extract the archive again"
 	if err := d.CheckBinaries(); err == nil || !strings.Contains(err.Error(), "("+d.Made+")") || strings.Contains(err.Error(), "build step") {
 		t.Errorf("an archive's missing binary: %v; want what made it, and no build step", err)

@@ -358,38 +358,6 @@ func (l *Instance) run(at At, c Command, extra map[string]string, prefix ...stri
 	return argv, said.String(), err
 }
 
-// askBound is the context a client command runs under, and its bound as last reckoned. A correct
-// launcher may serve one request at a time, and not in the order asked: a command may wait for
-// each other command of this instance under way when it was asked for or asked for while it
-// waits, so its bound is a lone command's times one more than those, and grows while it waits (8
-// sessions at once from a serial daemon on a loaded runner once took the last past 10 s). Still a
-// bound: the kit asks for every command, and one alone keeps the one timeout.
-func (l *Instance) askBound() (ctx context.Context, done func(), bound func() time.Duration) {
-	waiting := int64(l.asking.Add(1))
-	first := l.asked.Add(1)
-	start := time.Now()
-	bound = func() time.Duration { return l.timeout * time.Duration(waiting+l.asked.Load()-first) }
-	ctx, cancel := context.WithCancel(l.ctx)
-	stop := make(chan struct{})
-	go func() {
-		for {
-			left := time.Until(start.Add(bound()))
-			if left <= 0 {
-				cancel()
-				return
-			}
-			t := time.NewTimer(left)
-			select {
-			case <-stop:
-				t.Stop()
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return ctx, func() { close(stop); cancel(); l.asking.Add(-1) }, bound
-}
-
 // Roots are the launcher's own processes, below which its sessions run.
 func (l *Instance) Roots() []int {
 	if l.HostPid != 0 {

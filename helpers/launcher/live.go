@@ -120,8 +120,9 @@ func siblingFolders(table map[int]proctable.Info, kit map[int]bool) func(report 
 			return false
 		}
 		folder, file, ok := strings.Cut(rel, string(filepath.Separator))
-		n, isReport := strings.CutPrefix(file, "report-")
-		if n, isReport = strings.CutSuffix(n, ".json"); !ok || !isReport || !allDigits(n) {
+		n, named := strings.CutPrefix(file, "report-")
+		n, json := strings.CutSuffix(n, ".json")
+		if !ok || !named || !json || !allDigits(n) {
 			return false
 		}
 		if fi, err := os.Lstat(report); err == nil && !fi.Mode().IsRegular() {

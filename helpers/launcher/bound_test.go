@@ -16,7 +16,8 @@ import (
 // of sessions from a serial daemon on a loaded runner is no hang. One command alone keeps the
 // one bound (TestClientCommandsAreBoundedWithTheirGroup).
 func TestACommandAskedWhileAnotherIsUnderWayMayWaitForIt(t *testing.T) {
-	m, err := Parse("m.yaml", []byte(`
+	const lone = 2 * time.Second
+	l := launchedFrom(t, `
 name: t
 class_env: T_CLASS
 background: {darwin: darwinbg, linux: idle}
@@ -29,22 +30,7 @@ config:
   file: "{home}/c.json"
   key: k
   file_key: k
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := New(m, Paths{Kit: t.TempDir(), Bin: reachableBin(t)}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := proc.NewSet()
-	const lone = 2 * time.Second
-	l, err := d.Launch(context.Background(), set, LaunchOptions{}, io.Discard, lone)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	defer set.KillAll(5 * time.Second)
+`, lone)
 
 	first := make(chan error, 1)
 	go func() { _, err := l.ConfigGet("k"); first <- err }()
@@ -58,7 +44,7 @@ config:
 		t.Fatalf("the first command never held the launcher (%s): %v", held, err)
 	}
 	start := time.Now()
-	_, err = l.ConfigGet("k")
+	_, err := l.ConfigGet("k")
 	took := time.Since(start)
 	if err != nil {
 		t.Errorf("the command asked for while another was under way: %v (after %v; a lone bound is %v)", err, took.Round(time.Millisecond), lone)
@@ -74,7 +60,8 @@ config:
 // A serial launcher need not serve in the order asked: the first of two commands may wait for the
 // second, asked for while it waited, so its bound grows with those asked for after it too.
 func TestACommandMayWaitForOneAskedForAfterIt(t *testing.T) {
-	m, err := Parse("m.yaml", []byte(`
+	const lone = 2 * time.Second
+	l := launchedFrom(t, `
 name: t
 class_env: T_CLASS
 background: {darwin: darwinbg, linux: idle}
@@ -87,22 +74,7 @@ config:
   file: "{home}/c.json"
   key: k
   file_key: k
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := New(m, Paths{Kit: t.TempDir(), Bin: reachableBin(t)}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := proc.NewSet()
-	const lone = 2 * time.Second
-	l, err := d.Launch(context.Background(), set, LaunchOptions{}, io.Discard, lone)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	defer set.KillAll(5 * time.Second)
+`, lone)
 
 	first := make(chan error, 1)
 	start := time.Now()
@@ -117,7 +89,7 @@ config:
 	if _, err := l.ConfigGet("second"); err != nil {
 		t.Errorf("the second command, served first: %v", err)
 	}
-	err = <-first
+	err := <-first
 	took := time.Since(start)
 	if err != nil {
 		t.Errorf("the first command, served after one asked for later: %v (after %v; a lone bound is %v)", err, took.Round(time.Millisecond), lone)
@@ -125,4 +97,26 @@ config:
 	if took < lone {
 		t.Errorf("the first command took %v, within one lone bound: the manifest did not make it wait, so nothing was tested", took.Round(time.Millisecond))
 	}
+}
+
+// launchedFrom starts an instance of the manifest text with a lone command bound of timeout; its
+// processes are killed and its folder removed when the test ends.
+func launchedFrom(t *testing.T, manifest string, timeout time.Duration) *Instance {
+	t.Helper()
+	m, err := Parse("m.yaml", []byte(manifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(m, Paths{Kit: t.TempDir(), Bin: reachableBin(t)}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := proc.NewSet()
+	t.Cleanup(func() { _ = set.KillAll(5 * time.Second) })
+	l, err := d.Launch(context.Background(), set, LaunchOptions{}, io.Discard, timeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
+	return l
 }

@@ -1,14 +1,11 @@
 package launcher
 
 import (
-	"context"
 	"io"
 	"net"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/classproof/classproof/helpers/base/proc"
 )
 
 // The socket readiness probe connects and closes without sending a byte (docs/manifest.md,
@@ -33,27 +30,13 @@ func TestTheSocketProbeSendsNoByte(t *testing.T) {
 		b, _ := io.ReadAll(c)
 		got <- b
 	}()
-	m, err := Parse("m.yaml", []byte(`
+	launchedFrom(t, `
 name: t
 class_env: T_CLASS
 background: {darwin: darwinbg, linux: idle}
 daemon: {run: [sleep, "600"], ready: {socket: "`+sock+`"}}
 session: {direct: [true, "{profile}"]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := New(m, Paths{Kit: t.TempDir(), Bin: reachableBin(t)}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := proc.NewSet()
-	defer set.KillAll(5 * time.Second)
-	l, err := d.Launch(context.Background(), set, LaunchOptions{}, io.Discard, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+`, 5*time.Second)
 	select {
 	case b := <-got:
 		if b == nil || len(b) > 0 {

@@ -16,12 +16,7 @@ func TestARelativeCommandIsFoundInItsOwnFolder(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "build.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// Up to, not including, the temp folder: TMPDIR may end in "/" (macOS's does), which a
-	// comparison with os.TempDir() never meets, and the temp folder itself is not the test's.
-	top := filepath.Clean(os.TempDir()) + string(filepath.Separator)
-	for p := dir; strings.HasPrefix(p, top); p = filepath.Dir(p) {
-		_ = os.Chmod(p, 0o755) // reachable by a root kit's launcher user
-	}
+	reachableBelowTemp(dir)
 	got, err := executable(sandbox.LauncherIdentity(), "./build.sh", dir)
 	if err != nil || got != "./build.sh" {
 		t.Fatalf(`executable("./build.sh", %s) = %q, %v; want "./build.sh" and no error`, dir, got, err)
@@ -38,9 +33,7 @@ func TestABinarysErrorGivesTheWayOutThatFitsWhereItCameFrom(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
-	for p := bin; p != os.TempDir(); p = filepath.Dir(p) {
-		_ = os.Chmod(p, 0o755)
-	}
+	reachableBelowTemp(bin)
 	d, err := New(m, Paths{Bin: bin}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -75,5 +68,16 @@ func TestABinarysErrorGivesTheWayOutThatFitsWhereItCameFrom(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "extract the archive") {
 			t.Errorf("a binary below a folder the launcher's user cannot pass: %v; want %q, and not what made it", err, want)
 		}
+	}
+}
+
+// reachableBelowTemp makes dir and the folders above it reachable by a root kit's launcher user,
+// up to, not including, the temp folder: TMPDIR may end in "/" (macOS's does), which a comparison
+// with os.TempDir() never meets (a loop that went on to chmod /tmp and / to 0755), and the temp
+// folder itself is not the test's.
+func reachableBelowTemp(dir string) {
+	top := filepath.Clean(os.TempDir()) + string(filepath.Separator)
+	for p := dir; strings.HasPrefix(p, top); p = filepath.Dir(p) {
+		_ = os.Chmod(p, 0o755)
 	}
 }

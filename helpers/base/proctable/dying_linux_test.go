@@ -63,14 +63,21 @@ func TestAProcessThatExecsInALoopIsNotExiting(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	reads, dying := 0, 0
+	// A read may still land in exec's own window now and then (1 of 22598 in a clean-clone CI):
+	// the leak check reads on while the cgroup holds anything, so what must not happen is a
+	// process that reads exiting often, or several times in a row. One thread's kill counted as
+	// the process's read exiting 21-40% of the time.
+	reads, dying, run, longest := 0, 0, 0, 0
 	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); reads++ {
 		if Exiting(cmd.Process.Pid) {
-			dying++
+			dying, run = dying+1, run+1
+			longest = max(longest, run)
+		} else {
+			run = 0
 		}
 	}
-	if dying > 0 {
-		t.Errorf("a process that execs in a loop, pid %d, read as exiting %d of %d times", cmd.Process.Pid, dying, reads)
+	if dying*1000 > reads || longest >= 3 {
+		t.Errorf("a process that execs in a loop, pid %d, read as exiting %d of %d times, %d in a row at most (want at most 1 in 1000, and fewer than 3 in a row)", cmd.Process.Pid, dying, reads, longest)
 	}
 }
 

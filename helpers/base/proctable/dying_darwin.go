@@ -15,15 +15,12 @@ func ClassOf(pid int) string {
 	return fmt.Sprintf("nice %d", nice)
 }
 
-// KillPending says whether pid is dying already: gone, a zombie, or on its way out (P_WEXIT in
+// Exiting says whether pid is dying already: gone, a zombie, or on its way out (P_WEXIT in
 // kp_proc.p_flag, kinfo.exiting; ps shows E). A SIGKILL still pending is not seen: XNU shows no
 // process's pending signals in kinfo_proc (bsd/kern/kern_sysctl.c fill_user64_externproc leaves
 // p_siglist zero), and a killed thread runs at once, its throttles shot down before it exits
 // (bsd/kern/kern_sig.c psignal_internal: TASK_POLICY_TERMINATED on the signalled thread).
-func KillPending(pid int) bool {
+func Exiting(pid int) bool {
 	k, ok := lookupKinfo(pid)
 	return !ok || k.Stat == sZomb || k.exiting()
 }
-
-// Exiting is KillPending: one rule for "dying" on macOS, by either name.
-func Exiting(pid int) bool { return KillPending(pid) }

@@ -3,58 +3,41 @@ package actas
 import (
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"sync"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// dumpableMu orders giving the dumpable flag back against threads that hold a user's real uid:
-// while one lives, the flag stays off (a dumpable process would let that user's processes
-// attach to the thread, and so to the kit).
-var dumpableMu sync.Mutex
+// lent counts the threads that hold a user's fs ids now, and dumpable is the flag the process had
+// before the first of them: the kernel makes a process non-dumpable when a thread's fs ids change
+// (kernel/cred.c, commit_creds), and the last of them gives the flag back.
+var (
+	lentMu   sync.Mutex
+	lent     int
+	dumpable int
+)
 
 func do(uid, gid int, fn func() error) error {
-	// The kernel makes a process non-dumpable when a thread's fs ids change
-	// (kernel/cred.c, commit_creds), and keeps it so: other root processes without
-	// CAP_SYS_PTRACE could no longer read the kit's /proc/PID/exe or environ (another run's
-	// token check reads them). This thread's real and effective ids stay root's, so no launcher
-	// process may attach to it: the flag is given back once the work is done.
-	dumpable, _ := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
-	err := onThread(func() error { return become(uid, gid) }, fn)
-	if dumpable == 1 {
-		dumpableMu.Lock()
-		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
-		dumpableMu.Unlock()
+	// Non-dumpable, other root processes without CAP_SYS_PTRACE could no longer read the kit's
+	// /proc/PID/exe or environ (another run's token check reads them). The thread's real,
+	// effective and saved ids stay root's, so no launcher process may attach to it whatever
+	// the flag says (kernel/ptrace.c, __ptrace_may_access): the flag is given back once the
+	// last thread's work is done.
+	lentMu.Lock()
+	if lent == 0 {
+		dumpable, _ = unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
 	}
-	return err
-}
-
-// doAsProcess gives the dumpable flag back only once its thread, which held the user's real
-// uid, has ended; one at a time.
-func doAsProcess(uid, gid int, fn func() error) error {
-	dumpableMu.Lock()
-	defer dumpableMu.Unlock()
-	dumpable, _ := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
-	var tid int
-	err := onThread(func() error { tid = unix.Gettid(); return becomeProcess(uid, gid) }, fn)
-	if dumpable == 1 && threadEnded(tid) {
-		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
-	}
-	return err
-}
-
-// threadEnded waits up to a second for this process's thread tid to be gone.
-func threadEnded(tid int) bool {
-	for i := 0; i < 1000; i++ {
-		if _, err := os.Stat(fmt.Sprintf("/proc/self/task/%d", tid)); errors.Is(err, os.ErrNotExist) {
-			return true
+	lent++
+	lentMu.Unlock()
+	defer func() {
+		lentMu.Lock()
+		if lent--; lent == 0 && dumpable == 1 {
+			_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
 		}
-		time.Sleep(time.Millisecond)
-	}
-	return false
+		lentMu.Unlock()
+	}()
+	return onThread(func() error { return become(uid, gid) }, fn)
 }
 
 // onThread runs fn on an OS thread of its own once change has changed that thread's identity.
@@ -90,22 +73,7 @@ func onThread(change, fn func() error) error {
 	return <-errc
 }
 
-// becomeProcess gives the calling thread uid and gid as its real, effective, saved and fs ids;
-// the change of uid away from 0 empties its capabilities (capabilities(7)), and capset makes
-// sure of it.
-func becomeProcess(uid, gid int) error {
-	if _, _, e := unix.RawSyscall(unix.SYS_SETGROUPS, 0, 0, 0); e != 0 {
-		return fmt.Errorf("acting as uid %d: setgroups: %w", uid, e)
-	}
-	if _, _, e := unix.RawSyscall(unix.SYS_SETRESGID, uintptr(gid), uintptr(gid), uintptr(gid)); e != 0 {
-		return fmt.Errorf("acting as gid %d: setresgid: %w", gid, e)
-	}
-	if _, _, e := unix.RawSyscall(unix.SYS_SETRESUID, uintptr(uid), uintptr(uid), uintptr(uid)); e != 0 {
-		return fmt.Errorf("acting as uid %d: setresuid: %w", uid, e)
-	}
-	return dropCapabilities(uid)
-}
-
+// dropCapabilities empties the calling thread's effective, permitted and inheritable sets.
 func dropCapabilities(uid int) error {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var none [2]unix.CapUserData

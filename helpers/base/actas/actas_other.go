@@ -5,6 +5,7 @@ package actas
 import (
 	"fmt"
 	"runtime"
+	"time"
 )
 
 // do: only Linux gives a thread an identity of its own here; a kit elsewhere never runs its
@@ -13,9 +14,7 @@ func do(uid, gid int, fn func() error) error {
 	return fmt.Errorf("acting as uid %d gid %d: not supported on %s", uid, gid, runtime.GOOS)
 }
 
-func doAsProcess(uid, gid int, fn func() error) error { return do(uid, gid, fn) }
-
 // Child: only a root kit on Linux acts as another user.
-func Child(uid, gid int, op string, args ...string) ([]string, error) {
+func Child(uid, gid int, bound time.Duration, op string, args ...string) ([]string, error) {
 	return nil, fmt.Errorf("acting as uid %d gid %d in a process of its own: not supported on %s", uid, gid, runtime.GOOS)
 }

@@ -20,18 +20,14 @@ func keyOf(f *os.File) (fileKey, error) {
 }
 
 // runBy hands check pid's executable, opened through /proc/PID/exe, the kernel's link to the file
-// the process runs (a memfd, a deleted copy), with the launcher's rights (asOwner).
-func runBy(pid int, check func(f *os.File) (bool, error)) (ok bool, err error) {
-	err = asOwner(pid, func() error {
-		f, err := os.Open(fmt.Sprintf("/proc/%d/exe", pid))
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		ok, err = check(f)
-		return err
-	})
-	return ok, err
+// the process runs (a memfd, a deleted copy), with the launcher's rights (openAsOwner).
+func runBy(pid int, check func(f *os.File) (bool, error)) (bool, error) {
+	f, err := openAsOwner(pid, fmt.Sprintf("/proc/%d/exe", pid), unix.O_RDONLY)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	return check(f)
 }
 
 // loaderRE names a dynamic loader (glibc's ld-linux-x86-64.so.2, musl's ld-musl-x86_64.so.1,
@@ -44,7 +40,7 @@ var loaderRE = regexp.MustCompile(`^ld(-[A-Za-z0-9_.-]+)?\.so(\.[0-9]+)*$`)
 // ArgsAfterExec for a process that may be in the middle of exec: its executable is the loader
 // before its arguments show); argsOf's error is returned, so a loader the kit cannot read is
 // never taken for one that runs something else. Each of the first arguments that names a file is
-// read as pid's owner (asOwner), relative to pid's own folder, and only a regular file is opened,
+// opened as pid's owner (openAsOwner), relative to pid's own folder: a regular file only,
 // without blocking.
 func (im Image) LoadedBy(pid int, argsOf func(pid int) ([]string, error)) (args []string, ok bool, err error) {
 	exe, err := Exe(pid)
@@ -63,22 +59,10 @@ func (im Image) LoadedBy(pid int, argsOf func(pid int) ([]string, error)) (args 
 			path = fmt.Sprintf("/proc/%d/cwd/%s", pid, path)
 		}
 		var runs bool
-		_ = asOwner(pid, func() error {
-			if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-				return err // a device node is never opened
-			}
-			fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-			if err != nil {
-				return err
-			}
-			f := os.NewFile(uintptr(fd), path)
-			defer f.Close()
-			if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-				return err
-			}
-			runs, err = im.runs(f)
-			return err
-		})
+		if f, err := openAsOwner(pid, path, unix.O_RDONLY); err == nil { // a regular file only, opened without blocking
+			runs, _ = im.runs(f)
+			f.Close()
+		}
 		if runs {
 			return args[i:], true, nil
 		}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // Lookup reads one process from /proc; ok is false when no process has that pid.
@@ -83,14 +85,16 @@ func Args(pid int) ([]string, error) {
 	return parseCmdline(pid, b)
 }
 
-// Exe is the executable a process runs, as the kernel says (/proc/PID/exe), read as the
-// process's owner (asOwner).
-func Exe(pid int) (exe string, err error) {
-	err = asOwner(pid, func() error {
-		exe, err = os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
-		return err
-	})
-	return exe, err
+// Exe is the executable a process runs, as the kernel says (/proc/PID/exe), opened as the
+// process's owner (openAsOwner; O_PATH: an executable its owner may run but not read is named
+// too) and read through the kit's own descriptor of it.
+func Exe(pid int) (string, error) {
+	f, err := openAsOwner(pid, fmt.Sprintf("/proc/%d/exe", pid), unix.O_PATH)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
 }
 
 // stateOf is the process's state letter as /proc shows it (R, S, D, T, Z, ...), spelt out.
@@ -129,24 +133,16 @@ func starved(pid int) string {
 
 // Identity is a process's arguments and environment, NUL-separated, at most MaxIdentity bytes
 // of each (/proc/PID/cmdline and /proc/PID/environ; the environment is readable by the same user
-// or by ptrace access, so it is read as the process's owner: asOwner).
-func Identity(pid int) (id []byte, err error) {
-	err = asOwner(pid, func() error {
-		id, err = identity(pid)
-		return err
-	})
-	return id, err
-}
-
-func identity(pid int) ([]byte, error) {
+// or by ptrace access, so each is opened as the process's owner: openAsOwner).
+func Identity(pid int) ([]byte, error) {
 	var out []byte
-	for _, f := range []string{"cmdline", "environ"} {
-		fh, err := os.Open(fmt.Sprintf("/proc/%d/%s", pid, f))
+	for _, name := range []string{"cmdline", "environ"} {
+		f, err := openAsOwner(pid, fmt.Sprintf("/proc/%d/%s", pid, name), unix.O_RDONLY)
 		if err != nil {
 			return nil, err
 		}
-		b, err := io.ReadAll(io.LimitReader(fh, MaxIdentity))
-		fh.Close()
+		b, err := io.ReadAll(io.LimitReader(f, MaxIdentity))
+		f.Close()
 		if err != nil {
 			return nil, err
 		}

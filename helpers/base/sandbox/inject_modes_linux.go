@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -126,7 +127,7 @@ const (
 )
 
 // apply answers one call the way in's mode says, and returns what the kit did for the log.
-// What it applies, it applies as the caller (actas.DoAsProcess: its uid, no capability).
+// What it applies, it applies as the caller (onBehalf: its uid, no capability).
 func (in *injector) apply(req *notif, c caller) string {
 	attr, err := readAttr(req, c) // before the answer: the caller may change its memory after
 	if err != nil {
@@ -183,22 +184,35 @@ func targetPidfd(tid int) (int, error) {
 	return unix.PidfdOpen(tgid, 0)
 }
 
-// onBehalf makes the call for the caller, wrong or as asked, as the caller.
+// onBehalf makes the call for the caller, wrong or as asked, as the caller: in a process of the
+// caller's ids (actas.Child), never on a thread of the suite process, which starts every launcher
+// process (a thread holding their uid is theirs to prlimit64 or stop, and with it the whole
+// suite process).
 func onBehalf(req *notif, c caller, attr []byte, wrong bool) string {
-	var what string
-	err := actas.DoAsProcess(c.uid, c.gid, func() error {
-		var err error
-		what, err = classCall(req, c, attr, wrong)
-		return err
-	})
+	what, op, args := classCall(req, c, attr, wrong)
+	if op == "" {
+		return what
+	}
+	failed, err := actas.Child(c.uid, c.gid, actBound(), op, args...)
+	if err == nil && len(failed) > 0 {
+		err = errors.New(strings.Join(failed, "; "))
+	}
 	if err != nil {
 		return what + ": " + err.Error()
 	}
 	return what
 }
 
-// classCall makes req's call for c's target, wrong or as asked.
-func classCall(req *notif, c caller, attr []byte, wrong bool) (string, error) {
+// classCall is req's call for c's target, wrong or as asked: what it is, and the actas.Child work
+// that makes it.
+func classCall(req *notif, c caller, attr []byte, wrong bool) (what, op string, args []string) {
+	num := func(v ...int) []string {
+		out := make([]string, len(v))
+		for i, n := range v {
+			out[i] = strconv.Itoa(n)
+		}
+		return out
+	}
 	switch req.nr {
 	case int32(unix.SYS_SCHED_SETSCHEDULER), int32(unix.SYS_SCHED_SETATTR):
 		policy := uint32(req.args[1])
@@ -208,25 +222,21 @@ func classCall(req *notif, c caller, attr []byte, wrong bool) (string, error) {
 		if wrong {
 			policy = unix.SCHED_BATCH
 		}
-		return fmt.Sprintf("policy %d for %d", policy, c.target), unix.SchedSetAttr(c.target, &unix.SchedAttr{Policy: policy}, 0)
+		return fmt.Sprintf("policy %d for %d", policy, c.target), actas.SchedPolicy, num(c.target, int(policy))
 	case int32(unix.SYS_IOPRIO_SET):
 		prio := req.args[2]
 		if wrong {
 			prio = 2<<13 | 7 // best-effort, level 7
 		}
-		what := fmt.Sprintf("ioprio %#x for %s", prio, c.named())
-		if _, _, e := unix.Syscall(unix.SYS_IOPRIO_SET, uintptr(req.args[0]), uintptr(c.target), uintptr(prio)); e != 0 {
-			return what, e
-		}
-		return what, nil
+		return fmt.Sprintf("ioprio %#x for %s", prio, c.named()), actas.IOPrio, num(int(req.args[0]), c.target, int(prio))
 	case int32(unix.SYS_SETPRIORITY):
 		nice := int(int32(req.args[2]))
 		if wrong {
 			nice = 10
 		}
-		return fmt.Sprintf("nice %d for %s", nice, c.named()), unix.Setpriority(int(req.args[0]), c.target, nice)
+		return fmt.Sprintf("nice %d for %s", nice, c.named()), actas.Nice, num(int(req.args[0]), c.target, nice)
 	}
-	return "", nil
+	return "", "", nil
 }
 
 func (c caller) named() string {
@@ -238,23 +248,20 @@ func (c caller) named() string {
 
 // readAttr reads the struct sched_attr a sched_setattr call points at, from the caller's memory
 // (nil for the other calls, whose arguments are all in registers).
-// It reads as the caller, with its effective uid (ptrace access to one's own process needs no
-// CAP_SYS_PTRACE, which a root kit in a container lacks, and holds in a user namespace the
-// caller made); the caller must still be waiting after (valid).
+// /proc/PID/mem is opened as the caller (actas.Open: ptrace access to one's own process needs no
+// CAP_SYS_PTRACE, which a root kit in a container lacks; a caller in a user namespace it made is
+// opened in a process of its ids, whose effective uid holds every capability there) and read
+// by the kit; the caller must still be waiting after (valid).
 func readAttr(req *notif, c caller) ([]byte, error) {
 	if req.nr != int32(unix.SYS_SCHED_SETATTR) {
 		return nil, nil
 	}
 	b := make([]byte, schedAttrSize)
-	err := actas.DoAsProcess(c.uid, c.gid, func() error {
-		f, err := os.Open(fmt.Sprintf("/proc/%d/mem", req.pid))
-		if err != nil {
-			return err
-		}
+	f, err := actas.Open(c.uid, c.gid, actBound(), fmt.Sprintf("/proc/%d/mem", req.pid), unix.O_RDONLY)
+	if err == nil {
 		defer f.Close()
 		_, err = f.ReadAt(b[:8], int64(req.args[1]))
-		return err
-	})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the caller's sched_attr: %w", err)
 	}

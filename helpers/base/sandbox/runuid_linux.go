@@ -259,8 +259,8 @@ func killAll(id Identity) []string {
 				}
 			}
 		}
-		_, _ = actas.Child(id.Uid, id.Gid, actas.KillAll)          // a process of the uid's own, never a thread of the kit's
-		time.Sleep(time.Duration(round+1) * 10 * time.Millisecond) // the kernel reaps the killed
+		_, _ = actas.Child(id.Uid, id.Gid, sweepBound(), actas.KillAll) // a process of the uid's own, never a thread of the kit's
+		time.Sleep(time.Duration(round+1) * 10 * time.Millisecond)      // the kernel reaps the killed
 	}
 	sort.Strings(leaks)
 	return leaks
@@ -292,7 +292,7 @@ func sweepLeft(id Identity) ([]string, error) {
 		if len(w.args) == 0 {
 			continue
 		}
-		failed, err := actas.Child(id.Uid, id.Gid, w.op, w.args...)
+		failed, err := actas.Child(id.Uid, id.Gid, sweepBound(), w.op, w.args...)
 		if err != nil {
 			return left, err
 		}

@@ -186,7 +186,16 @@ func stormed(t *testing.T, how string) (victimSaid string, ended error, reached 
 	}
 	_ = s.Process.Kill()
 	_ = s.Wait()
-	return rest.String(), ended, strings.TrimSpace(stormOut.String())
+	return rest.String(), ended, firstOf(stormOut.String())
+}
+
+// firstOf says how many threads a storm's output names, and the first three.
+func firstOf(out string) string {
+	var lines []string
+	if out = strings.TrimSpace(out); out != "" {
+		lines = strings.Split(out, "\n")
+	}
+	return fmt.Sprintf("%d threads (%s)", len(lines), strings.Join(lines[:min(3, len(lines))], "; "))
 }
 
 // A launcher process may lower the limits of a process whose thread holds its ids; the suite

@@ -94,7 +94,7 @@ func imagesOfFile(f *os.File, want func(size int64) bool) ([]Image, error) {
 	if ok && !slices.ContainsFunc(had, func(im Image) bool { return im.Sum == [sha256.Size]byte{} && want(im.Size) }) {
 		return had, nil
 	}
-	parts, err := segments(io.NewSectionReader(f, 0, key.size))
+	parts, err := parsed(f.Name(), func() ([][]*io.SectionReader, error) { return segments(io.NewSectionReader(f, 0, key.size)) })
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", f.Name(), err)
 	}
@@ -140,28 +140,31 @@ func imageOf(segs []*io.SectionReader, want func(size int64) bool) (Image, error
 
 // segments are the parts of an executable the kernel loads, per image: ELF's PT_LOAD segments; a
 // Mach-O's section contents (see Image), one list per slice of a universal file; else the whole
-// file.
+// file. The headers are parsed through a budget (maxHeaders): a header that claims gigabytes
+// costs a launcher nothing (a sparse file), and fails the parse, not the kit's memory.
 func segments(r *io.SectionReader) ([][]*io.SectionReader, error) {
-	if e, err := elf.NewFile(r); err == nil {
+	hr := &budget{r: r}
+	hr.left.Store(maxHeaders)
+	if e, err := elf.NewFile(hr); err == nil {
 		var segs []*io.SectionReader
 		for _, p := range e.Progs {
 			if p.Type == elf.PT_LOAD && p.Filesz > 0 {
 				segs = append(segs, io.NewSectionReader(r, int64(p.Off), int64(p.Filesz)))
 			}
 		}
-		return [][]*io.SectionReader{segs}, nil
+		return [][]*io.SectionReader{segs}, hr.spent()
 	}
-	if m, err := macho.NewFile(r); err == nil {
-		return [][]*io.SectionReader{machoSections(r, m)}, nil
+	if m, err := macho.NewFile(hr); err == nil {
+		return [][]*io.SectionReader{machoSections(r, m)}, hr.spent()
 	}
-	if ff, err := macho.NewFatFile(r); err == nil {
+	if ff, err := macho.NewFatFile(hr); err == nil {
 		var out [][]*io.SectionReader
 		for _, a := range ff.Arches {
 			out = append(out, machoSections(io.NewSectionReader(r, int64(a.Offset), int64(a.Size)), a.File))
 		}
-		return out, nil
+		return out, hr.spent()
 	}
-	return [][]*io.SectionReader{{r}}, nil
+	return [][]*io.SectionReader{{r}}, hr.spent()
 }
 
 // machoSections are the contents of m's sections that identify the program (see Image), read
@@ -186,7 +189,7 @@ func machoSections(r *io.SectionReader, m *macho.File) []*io.SectionReader {
 
 // sliceCPUs are the architectures of a universal file's slices, in order; none for another file.
 func sliceCPUs(f *os.File) []macho.Cpu {
-	ff, err := macho.NewFatFile(f)
+	ff, err := parsed(f.Name(), func() (*macho.FatFile, error) { return macho.NewFatFile(f) })
 	if err != nil {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -21,23 +22,7 @@ func TestAPanickingParserIsAnErrorNamingTheFile(t *testing.T) {
 // refused once the parse has read maxHeaders of it, naming the file, and never read whole.
 func TestAnExecutableWhoseHeadersClaimTooMuchIsRefused(t *testing.T) {
 	const claimed = 200 << 20
-	hdr := make([]byte, 64+2*64)
-	copy(hdr, "\x7fELF\x02\x01\x01")
-	le := binary.LittleEndian
-	le.PutUint16(hdr[16:], 2)  // e_type: ET_EXEC
-	le.PutUint16(hdr[18:], 62) // e_machine: x86-64
-	le.PutUint32(hdr[20:], 1)  // e_version
-	le.PutUint64(hdr[40:], 64) // e_shoff
-	le.PutUint16(hdr[52:], 64) // e_ehsize
-	le.PutUint16(hdr[54:], 56) // e_phentsize
-	le.PutUint16(hdr[58:], 64) // e_shentsize
-	le.PutUint16(hdr[60:], 2)  // e_shnum
-	le.PutUint16(hdr[62:], 1)  // e_shstrndx
-	sh := hdr[128:]
-	le.PutUint32(sh[4:], 3)        // sh_type: SHT_STRTAB
-	le.PutUint64(sh[24:], 4096)    // sh_offset
-	le.PutUint64(sh[32:], claimed) // sh_size
-	le.PutUint64(sh[48:], 1)       // sh_addralign
+	hdr := elfClaiming(claimed)
 	path := filepath.Join(t.TempDir(), "launcher-made")
 	if err := os.WriteFile(path, hdr, 0o755); err != nil {
 		t.Fatal(err)
@@ -54,4 +39,54 @@ func TestAnExecutableWhoseHeadersClaimTooMuchIsRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "more than") {
 		t.Fatalf("an ELF claiming a %d-byte section-name table: %v; want a refusal naming %s and the bound", claimed, err, path)
 	}
+}
+
+// elfClaiming is the header of an ELF64 file with two sections, the second its section-name
+// table of size bytes at offset 4096.
+func elfClaiming(size uint64) []byte {
+	hdr := make([]byte, 64+2*64)
+	copy(hdr, "\x7fELF\x02\x01\x01")
+	le := binary.LittleEndian
+	le.PutUint16(hdr[16:], 2)  // e_type: ET_EXEC
+	le.PutUint16(hdr[18:], 62) // e_machine: x86-64
+	le.PutUint32(hdr[20:], 1)  // e_version
+	le.PutUint64(hdr[40:], 64) // e_shoff
+	le.PutUint16(hdr[52:], 64) // e_ehsize
+	le.PutUint16(hdr[54:], 56) // e_phentsize
+	le.PutUint16(hdr[58:], 64) // e_shentsize
+	le.PutUint16(hdr[60:], 2)  // e_shnum
+	le.PutUint16(hdr[62:], 1)  // e_shstrndx
+	sh := hdr[128:]
+	le.PutUint32(sh[4:], 3)     // sh_type: SHT_STRTAB
+	le.PutUint64(sh[24:], 4096) // sh_offset
+	le.PutUint64(sh[32:], size) // sh_size
+	le.PutUint64(sh[48:], 1)    // sh_addralign
+	return hdr
+}
+
+// FuzzImagesOfAnyFile: whatever bytes a launcher's executable holds, reading its image returns,
+// an image or an error that names the file; a panic never leaves the parse.
+func FuzzImagesOfAnyFile(f *testing.F) {
+	f.Add(elfClaiming(64))
+	f.Add([]byte("#!/bin/sh\nexec sleep 60\n"))
+	f.Add([]byte("\xcf\xfa\xed\xfe\x07\x00\x00\x01\x03\x00\x00\x00\x02\x00\x00\x00\x01\x00\x00\x00\xff\xff\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
+	f.Add([]byte("\xca\xfe\xba\xbe\x00\x00\x00\x02\x01\x00\x00\x07\x00\x00\x00\x03\x00\x00\x10\x00"))
+	dir := f.TempDir()
+	n := 0
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n++
+		path := filepath.Join(dir, strconv.Itoa(n))
+		if err := os.WriteFile(path, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(path)
+		fh, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fh.Close()
+		if _, err := imagesOfFile(fh, func(int64) bool { return true }); err != nil && !strings.Contains(err.Error(), path) {
+			t.Fatalf("reading %q: %v, which does not name %s", data, err, path)
+		}
+	})
 }

@@ -125,7 +125,7 @@ func TestTheRunsOtherProcessesAreNeverStrays(t *testing.T) {
 
 // The kit's private folder names the process that made it, as siblingFolders reads it.
 func TestThePrivateFolderNamesItsProcess(t *testing.T) {
-	dir, err := privateDir(sandbox.LauncherIdentity())
+	dir, err := privateDir(sandbox.LauncherIdentity(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,11 +71,15 @@ func (l *Instance) ClassCalls() map[string]int64 {
 // Every launcher process of the instance starts under ctx: its end (an interrupt, the spec's
 // cleanup) kills the daemon and host and stops a client command mid-answer.
 func (d *Driver) Launch(ctx context.Context, set *proc.Set, opts LaunchOptions, log io.Writer, timeout time.Duration) (*Instance, error) {
-	dir, err := privateDir(d.RunsAs)
+	l := &Instance{d: d, set: set, timeout: timeout, ctx: ctx}
+	dir, err := privateDir(d.RunsAs, l.recording())
 	if err != nil {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 		return nil, err
 	}
-	l := &Instance{d: d, Dir: dir, set: set, timeout: timeout, ctx: ctx}
+	l.Dir = dir
 	live.add(l)
 	l.vals = map[string]string{
 		"dir":         dir,
@@ -85,22 +89,6 @@ func (d *Driver) Launch(ctx context.Context, set *proc.Set, opts LaunchOptions, 
 	}
 	for k, v := range d.vals {
 		l.vals[k] = v
-	}
-	subs := []string{"home", "run", "tmp"}
-	for _, sub := range subs {
-		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
-			return l, err
-		}
-	}
-	// The sites file is made while run is still the kit's: once the launcher's user owns the
-	// folder, a path in it may be its symlink.
-	if err := l.newSites(); err != nil {
-		return l, err
-	}
-	for _, sub := range subs {
-		if err := d.RunsAs.Give(filepath.Join(dir, sub)); err != nil {
-			return l, err
-		}
 	}
 	may, err := l.may()
 	if err != nil {
@@ -364,24 +352,4 @@ func (l *Instance) Roots() []int {
 		return []int{l.DaemonPid, l.HostPid}
 	}
 	return []int{l.DaemonPid}
-}
-
-// privateDir is short (unix socket paths are limited to about 104 bytes), 0700, and the
-// launcher's user's. Its name says which process made it (cpPID-...): another Ginkgo process of
-// the run tells this one's harnesses by their report paths where the process tree cannot
-// (siblingFolders).
-func privateDir(id sandbox.Identity) (string, error) {
-	dir, err := os.MkdirTemp(instanceBase(), fmt.Sprintf("cp%d-", os.Getpid()))
-	if err != nil {
-		return "", err
-	}
-	// Resolved: /tmp is /private/tmp on macOS, and a launcher that resolves the report path it
-	// passes on would give a path the kit did not hand out (a false "not the harness").
-	if real, rerr := filepath.EvalSymlinks(dir); rerr == nil {
-		dir = real
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return dir, err
-	}
-	return dir, id.Give(dir)
 }

@@ -80,7 +80,7 @@ func TestTheHandedOutFolderIsResolved(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("TMPDIR", link)
-	dir, err := privateDir(sandbox.LauncherIdentity())
+	dir, err := privateDir(sandbox.LauncherIdentity(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -42,18 +41,6 @@ func (l *Instance) sitesEnv() map[string]string {
 		return nil
 	}
 	return map[string]string{l.d.Manifest.SitesEnv: l.sitesFile()}
-}
-
-// newSites makes the instance's sites file, empty and the launcher's, before its first process:
-// a file that is gone when the kit reads it was removed, which says nothing of the sites.
-func (l *Instance) newSites() error {
-	if !l.recording() {
-		return nil
-	}
-	if err := os.WriteFile(l.sitesFile(), nil, 0o600); err != nil {
-		return err
-	}
-	return l.d.RunsAs.Give(l.sitesFile())
 }
 
 // Sites are the variant sites the instance's processes recorded (sites_env), each with how many

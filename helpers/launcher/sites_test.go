@@ -30,15 +30,6 @@ func TestSitesAreReadAsAClaim(t *testing.T) {
 	}
 	l := &Instance{d: &Driver{Manifest: &Manifest{Name: "t", SitesEnv: "T_SITES"}, RunsAs: id}, Dir: dir}
 	t.Setenv(contract.SitesEnv, "on")
-	if err := l.newSites(); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := l.Sites(); err != nil || got == nil || len(got) != 0 {
-		t.Errorf("an empty record (no site reached): %v, %v; want an empty map", got, err)
-	}
-	if env := l.sitesEnv(); len(env) != 1 || env["T_SITES"] != l.sitesFile() {
-		t.Errorf("the launcher's env: %v; want T_SITES at the instance's sites file", env)
-	}
 	write := func(s string) {
 		t.Helper()
 		_ = os.Remove(l.sitesFile())
@@ -48,6 +39,13 @@ func TestSitesAreReadAsAClaim(t *testing.T) {
 		if err := id.Give(l.sitesFile()); err != nil { // as the launcher wrote it
 			t.Fatal(err)
 		}
+	}
+	write("") // as privateDir makes it
+	if got, err := l.Sites(); err != nil || got == nil || len(got) != 0 {
+		t.Errorf("an empty record (no site reached): %v, %v; want an empty map", got, err)
+	}
+	if env := l.sitesEnv(); len(env) != 1 || env["T_SITES"] != l.sitesFile() {
+		t.Errorf("the launcher's env: %v; want T_SITES at the instance's sites file", env)
 	}
 	write("launch\nkeySegment\nlaunch\n")
 	if got, err := l.Sites(); err != nil || len(got) != 2 || got["launch"] != 2 || got["keySegment"] != 1 {

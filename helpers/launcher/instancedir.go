@@ -1,9 +1,12 @@
 package launcher
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/classproof/classproof/helpers/base/sandbox"
 )
@@ -18,9 +21,16 @@ var instanceFolders = []string{"home", "run", "tmp"}
 // (siblingFolders). It holds instanceFolders and, with sites, run/sites, empty and the
 // launcher's: a sites file that is gone when the kit reads it was removed, which says nothing of
 // the sites.
-func privateDir(id sandbox.Identity, sites bool) (string, error) {
-	dir, err := os.MkdirTemp(instanceBase(), fmt.Sprintf("cp%d-", os.Getpid()))
-	if err != nil {
+//
+// Everything below it is made through one descriptor of it while it is still the kit's alone
+// (root's 0700, which in a sticky temp folder no one else may rename), each handed over through
+// that descriptor, and the folder itself last: once it is the launcher user's, a process of that
+// user (another spec's: the uid is the run's) may rename it or what is in it and leave a symlink
+// in its place, so the kit never again makes or writes anything below it by path (issue 68: root
+// made run and tmp in a root-only folder of the launcher's choosing, in 2 of 5 launches, and a
+// sites file written through a swapped run would truncate any file).
+func privateDir(id sandbox.Identity, sites bool) (dir string, err error) {
+	if dir, err = os.MkdirTemp(instanceBase(), fmt.Sprintf("cp%d-", os.Getpid())); err != nil {
 		return "", err
 	}
 	// Resolved: /tmp is /private/tmp on macOS, and a launcher that resolves the report path it
@@ -28,30 +38,45 @@ func privateDir(id sandbox.Identity, sites bool) (string, error) {
 	if real, rerr := filepath.EvalSymlinks(dir); rerr == nil {
 		dir = real
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return dir, err
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return dir, fmt.Errorf("opening %s, which the kit just made (never through a symlink): %w", dir, err)
 	}
-	if err := id.Give(dir); err != nil {
-		return dir, err
+	defer unix.Close(fd)
+	if err := unix.Fchmod(fd, 0o700); err != nil {
+		return dir, fmt.Errorf("making %s the kit's alone: %w", dir, err)
 	}
 	for _, sub := range instanceFolders {
-		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
-			return dir, err
+		if err := unix.Mkdirat(fd, sub, 0o700); err != nil {
+			return dir, fmt.Errorf("making %s in %s: %w", sub, dir, err)
+		}
+		if err := id.GiveAt(fd, sub); err != nil {
+			return dir, fmt.Errorf("%s: %w", dir, err)
 		}
 	}
 	if sites {
-		path := filepath.Join(dir, "run", "sites")
-		if err := os.WriteFile(path, nil, 0o600); err != nil {
-			return dir, err
-		}
-		if err := id.Give(path); err != nil {
-			return dir, err
+		if err := emptyFileAt(fd, "run", "sites", id); err != nil {
+			return dir, fmt.Errorf("%s: %w", dir, err)
 		}
 	}
-	for _, sub := range instanceFolders {
-		if err := id.Give(filepath.Join(dir, sub)); err != nil {
-			return dir, err
-		}
+	// Last: from here on the launcher's user may change any name below dir.
+	if err := id.GiveAt(fd, ""); err != nil {
+		return dir, fmt.Errorf("%s: %w", dir, err)
 	}
 	return dir, nil
+}
+
+// emptyFileAt makes the file name, empty, in the folder sub of the folder open as fd, neither
+// through a symlink nor over a file that is there, and hands it to id.
+func emptyFileAt(fd int, sub, name string, id sandbox.Identity) error {
+	in, err := unix.Openat(fd, sub, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("opening %s (never through a symlink): %w", sub, err)
+	}
+	defer unix.Close(in)
+	f, err := unix.Openat(in, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return fmt.Errorf("making %s in %s (a new file, never through a symlink): %w", name, sub, err)
+	}
+	return errors.Join(id.GiveAt(f, ""), unix.Close(f))
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/files"
 )
@@ -186,6 +188,26 @@ func (id Identity) Give(paths ...string) error {
 		if err := os.Lchown(p, id.Uid, id.Gid); err != nil {
 			return fmt.Errorf("handing %s to the launcher's user (uid %d): %w", p, id.Uid, err)
 		}
+	}
+	return nil
+}
+
+// GiveAt hands what the kit made for launcher processes to their user through a descriptor: the
+// entry name of the folder open as dirfd, never through a symlink, or with name "", what dirfd
+// itself is. A folder the kit fills before it hands it over is filled and handed this way: once
+// the user owns it, a name in it may be that user's symlink (launcher.privateDir).
+func (id Identity) GiveAt(dirfd int, name string) error {
+	if !id.Other() {
+		return nil
+	}
+	var err error
+	if name == "" {
+		name, err = "the folder", unix.Fchown(dirfd, id.Uid, id.Gid)
+	} else {
+		err = unix.Fchownat(dirfd, name, id.Uid, id.Gid, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	if err != nil {
+		return fmt.Errorf("handing %s to the launcher's user (uid %d): %w", name, id.Uid, err)
 	}
 	return nil
 }

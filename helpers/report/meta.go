@@ -64,8 +64,10 @@ type Meta struct {
 	// Refused are ledger lines the sweep would not act on: a process not tied to this run (the
 	// launcher can append to the ledger), or a line that is no entry. Each fails the run.
 	Refused []string `json:"refused,omitempty"`
-	// Left is what a uid of the run's own (sandbox.ForRun) left in the temp folder or /dev/shm,
-	// removed at the run's end: named, never a failure (a launcher may keep a file there).
+	// Left is what a uid of the run's own (sandbox.ForRun) left in the shared folders (the temp
+	// folders, /dev/shm), removed at the run's end: named, not a failure (a launcher may keep a
+	// file there); a setuid or setgid file of the uid, and what could not be removed, are
+	// Problems.
 	Left []string `json:"left_behind,omitempty"`
 	// LauncherPeak is the most a run's own launcher uid held at once, sampled every second
 	// (sandbox.Identity.Watch); zero where the uid is not the run's own.

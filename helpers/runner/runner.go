@@ -72,7 +72,7 @@ type plan struct {
 	// id is who the run's launcher processes run as (sandbox.ForRun); release lets go of a uid
 	// of the run's own, killing and removing what it still has.
 	id      sandbox.Identity
-	release func() (leaks, left []string)
+	release func() (leaks, left, failed []string)
 	limits  sandbox.Limits // the bounds on its launcher processes
 }
 

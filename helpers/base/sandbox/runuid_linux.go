@@ -36,12 +36,15 @@ var runUIDs = [2]int{FirstRunUID, LastRunUID}
 //
 // release ends the run's hold: every process of the uid still alive is killed (as that uid, in
 // a process of its own: kill(2) with pid -1 reaches exactly the processes it may signal) and each
-// named; what the uid left in the shared temp folders and its System V IPC objects are removed
-// (likewise) and named (sweepLeft). The caller reports both; it calls release after its own sweep.
-func ForRun() (id Identity, release func() (leaks, left []string), err error) {
+// named; what the uid left in the shared folders and its System V IPC objects are removed
+// (likewise) and named (sweepLeft). failed are the reasons the run fails there: a setuid or
+// setgid file of the uid, and what could not be removed, in which case the uid is kept out of
+// every later run (keepOut) until an operator releases it. The caller reports all three; it calls
+// release after its own sweep.
+func ForRun() (id Identity, release func() (leaks, left, failed []string), err error) {
 	base := BuildIdentity()
 	if err := CheckLauncherIdentity(); err != nil || contract.Current().LauncherUID != "" || !base.Other() {
-		return base, func() ([]string, []string) { return nil, nil }, err
+		return base, func() ([]string, []string, []string) { return nil, nil, nil }, err
 	}
 	if err := os.MkdirAll(runUIDLocks, 0o700); err != nil {
 		return base, nil, fmt.Errorf("making %s, where runs hold their launcher uids: %w", runUIDLocks, err)
@@ -69,27 +72,37 @@ func ForRun() (id Identity, release func() (leaks, left []string), err error) {
 		}
 		id = base
 		id.Uid, id.Gid, id.PerRun = uid, uid, true
-		// What a run of this uid that crashed left in the shared folders is no later run's.
-		if _, err := sweepLeft(id); err != nil {
+		if ok, err := readyToTake(id); err != nil || !ok {
 			unlock()
-			return base, nil, err
+			if err != nil {
+				return base, nil, err
+			}
+			continue
 		}
-		return id, func() (leaks, left []string) {
+		return id, func() (leaks, left, failed []string) {
 			defer unlock()
 			if systemdHas(id.Uid) {
 				// systemd gave the uid to a service while the run held it: what has it now is
 				// not the run's alone, and a system service is not the kit's to kill.
-				return []string{fmt.Sprintf("uid %d, the run's own, was given by systemd to a DynamicUser= service during the run (/run/systemd/dynamic-uid/%d): what still has it was not killed, and the run cannot say its launcher left nothing", id.Uid, id.Uid)}, nil
+				return []string{fmt.Sprintf("uid %d, the run's own, was given by systemd to a DynamicUser= service during the run (/run/systemd/dynamic-uid/%d): what still has it was not killed, and the run cannot say its launcher left nothing", id.Uid, id.Uid)}, nil, nil
 			}
 			// What the run's own sweep did not end escaped it: each is a leak.
 			for _, l := range killAll(id) {
 				leaks = append(leaks, fmt.Sprintf("of the run's uid %d after the sweep: %s", id.Uid, l))
 			}
-			left, err := sweepLeft(id)
+			s, err := sweepLeft(id)
 			if err != nil {
-				left = append(left, err.Error())
+				s.failed, s.keep = append(s.failed, err.Error()), true
 			}
-			return leaks, left
+			if s.keep {
+				if err := keepOut(id.Uid, s.failed); err != nil {
+					s.failed = append(s.failed, err.Error())
+				}
+				s.failed = append(s.failed, fmt.Sprintf("uid %d is kept out of the runs' uids until what it left is removed and %s with it (docs/containment.md, \"A run uid kept out\")", id.Uid, keptFile(id.Uid)))
+			} else if len(s.failed) == 0 {
+				markClean(id.Uid)
+			}
+			return leaks, s.left, s.failed
 		}, nil
 	}
 	return base, nil, fmt.Errorf("no uid in %d-%d is free for this run's launcher (each is held by another run, systemd or an account, or a process has it); end a run, or set %s to one uid for every run",
@@ -99,7 +112,7 @@ func ForRun() (id Identity, release func() (leaks, left []string), err error) {
 // take holds uid for this run if no one has it: not systemd, no other run (its lock), no process.
 // unlock is nil for a uid someone has.
 func take(uid int) (unlock func(), err error) {
-	if systemdHas(uid) || accountHas(uid) {
+	if systemdHas(uid) || accountHas(uid) || kept(uid) {
 		return nil, nil
 	}
 	unlock, ok, err := files.TryLock(filepath.Join(runUIDLocks, strconv.Itoa(uid)))
@@ -264,84 +277,4 @@ func killAll(id Identity) []string {
 	}
 	sort.Strings(leaks)
 	return leaks
-}
-
-// sweepLeft removes, as id's user in a process of its own, what it owns at the top of the temp
-// folders, of /dev/shm and /dev/mqueue, and its System V IPC objects (memory, for as long as the
-// machine runs), and names them: each of the first few, then how many more.
-func sweepLeft(id Identity) ([]string, error) {
-	var paths []string
-	for _, dir := range []string{os.TempDir(), "/var/tmp", "/dev/shm", "/dev/mqueue"} {
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		for _, e := range ents {
-			p := filepath.Join(dir, e.Name())
-			if fi, err := os.Lstat(p); err == nil && Owner(fi) == id.Uid {
-				paths = append(paths, p)
-			}
-		}
-	}
-	ipc := ipcOf(id.Uid)
-	var left []string
-	for _, w := range []struct {
-		op   string
-		args []string
-	}{{actas.RemoveAll, paths}, {actas.RemoveIPC, ipc}} {
-		if len(w.args) == 0 {
-			continue
-		}
-		failed, err := actas.Child(id.Uid, id.Gid, sweepBound(), w.op, w.args...)
-		if err != nil {
-			return left, err
-		}
-		left = append(left, named(w.args, failed, id.Uid)...)
-	}
-	return left, nil
-}
-
-// named says what a sweep found of uid's, the first ten by name (quoted: a file name is the
-// launcher's to choose) and how many more, and what it could not remove.
-func named(found, failed []string, uid int) []string {
-	const most = 10
-	var out []string
-	for i, f := range found {
-		if i == most {
-			out = append(out, fmt.Sprintf("and %d more of uid %d's (removed)", len(found)-most, uid))
-			break
-		}
-		out = append(out, fmt.Sprintf("%q (uid %d's; removed)", f, uid))
-	}
-	for _, f := range failed {
-		out = append(out, fmt.Sprintf("not removed, of uid %d's: %s", uid, f))
-	}
-	return out
-}
-
-// ipcOf lists the System V IPC objects (/proc/sysvipc/{shm,msg,sem}) uid owns or made, as
-// actas.RemoveIPC takes them ("shm:ID"): an owner may hand one to another uid, its creator
-// still may remove it, and a segment outlives every process, as a file in /dev/shm does.
-func ipcOf(uid int) []string {
-	var out []string
-	for _, kind := range []string{"shm", "msg", "sem"} {
-		b, err := files.ReadClaim("/proc/sysvipc/"+kind, 16<<20)
-		if err != nil {
-			continue
-		}
-		lines := strings.Split(string(b), "\n")
-		head := strings.Fields(lines[0])
-		idCol, uidCol, cuidCol := slices.Index(head, map[string]string{"shm": "shmid", "msg": "msqid", "sem": "semid"}[kind]), slices.Index(head, "uid"), slices.Index(head, "cuid")
-		if idCol < 0 || uidCol < 0 || cuidCol < 0 {
-			continue
-		}
-		want := strconv.Itoa(uid)
-		for _, line := range lines[1:] {
-			f := strings.Fields(line)
-			if len(f) > max(idCol, uidCol, cuidCol) && (f[uidCol] == want || f[cuidCol] == want) {
-				out = append(out, kind+":"+f[idCol])
-			}
-		}
-	}
-	return out
 }

@@ -4,6 +4,6 @@ package sandbox
 
 // ForRun: elsewhere a kit never runs its launcher as another user (see LauncherIdentity), so a
 // run has no uid of its own.
-func ForRun() (Identity, func() (leaks, left []string), error) {
-	return BuildIdentity(), func() ([]string, []string) { return nil, nil }, CheckLauncherIdentity()
+func ForRun() (Identity, func() (leaks, left, failed []string), error) {
+	return BuildIdentity(), func() ([]string, []string, []string) { return nil, nil, nil }, CheckLauncherIdentity()
 }

@@ -1,0 +1,350 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/classproof/classproof/helpers/base/actas"
+	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/files"
+)
+
+// sharedRoots are the folders every user may write on a Linux machine (1777), whose trees the
+// sweep of a run's uid walks: what a launcher with no write sandbox (CLASSPROOF_SANDBOX=off, a
+// kernel without Landlock) may leave where the next holder of its uid, or anyone, finds it.
+var sharedRoots = func() []string {
+	return []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/run/lock"}
+}
+
+// walkBudget bounds the entries one walk of sharedRoots looks at: past it the sweep cannot say
+// the uid left nothing, and the run fails saying so.
+const walkBudget = 1 << 20
+
+// swept is what sweepLeft found of a run's uid.
+type swept struct {
+	left   []string // what it found and removed, named (LEFT BEHIND)
+	failed []string // each a reason the run fails: a setuid or setgid file of the uid, what stays
+	keep   bool     // something of the uid may still be there: it stays out of the pool
+}
+
+// sweepLeft removes, as id's user in a process of its own, what it owns in the shared folders'
+// trees and its System V IPC objects (memory, for as long as the machine runs), and names them:
+// each of the first few, then how many more. A run uid is free again only when nothing it owns
+// is left: what could not be removed fails the run and keeps the uid out of the pool (keep), and
+// a setuid or setgid file of the uid fails it whether or not it was removed (issue 68: a
+// setuid+setgid copy of a binary in a 0555 folder of /dev/shm was named and passed, and whoever
+// ran it later became that uid). A correct launcher makes no such file.
+func sweepLeft(id Identity) (swept, error) {
+	found, err := ownedIn(id.Uid, sharedRoots())
+	if err != nil {
+		return swept{}, err
+	}
+	var s swept
+	s.failed, s.keep = doors(found, id.Uid)
+	var tops []string
+	for _, o := range found {
+		if o.top {
+			tops = append(tops, o.path)
+		}
+	}
+	if len(tops) > 0 {
+		if _, err := actas.Child(id.Uid, id.Gid, sweepBound(), actas.RemoveAll, tops...); err != nil {
+			return s, err
+		}
+		// What is there now is what the uid could not remove as itself: the truth, whatever the
+		// child said.
+		still, err := ownedIn(id.Uid, sharedRoots())
+		if err != nil {
+			still = append(still, owned{path: err.Error()})
+		}
+		there := map[string]bool{}
+		for _, o := range still {
+			there[o.path] = true
+			s.failed = append(s.failed, fmt.Sprintf("not removed, of the run's uid %d: %s", id.Uid, o))
+		}
+		s.left = named(slices.DeleteFunc(tops, func(p string) bool { return there[p] }), nil, id.Uid)
+		s.keep = s.keep || len(still) > 0
+	}
+	if ipc := ipcOf(id.Uid); len(ipc) > 0 {
+		failed, err := actas.Child(id.Uid, id.Gid, sweepBound(), actas.RemoveIPC, ipc...)
+		if err != nil {
+			return s, err
+		}
+		s.left = append(s.left, named(ipc, nil, id.Uid)...)
+		for _, f := range failed {
+			s.failed = append(s.failed, fmt.Sprintf("not removed, of the run's uid %d: %s", id.Uid, f))
+		}
+		s.keep = s.keep || len(failed) > 0
+	}
+	return s, nil
+}
+
+// owned is a file or folder of a uid that a walk found.
+type owned struct {
+	path     string
+	mode     uint32 // st_mode
+	nlink    uint64
+	dev, ino uint64
+	top      bool // no folder of the uid's above it: what the sweep removes
+}
+
+func (o owned) String() string {
+	if o.mode == 0 { // a walk's error
+		return o.path
+	}
+	return fmt.Sprintf("%q (%s, mode %04o)", o.path, kindOf(o.mode), o.mode&0o7777)
+}
+
+// door says whether o is a file that makes whoever runs it its owner or group.
+func (o owned) door() bool {
+	return o.mode&unix.S_IFMT == unix.S_IFREG && o.mode&(unix.S_ISUID|unix.S_ISGID) != 0
+}
+
+func kindOf(mode uint32) string {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return "folder"
+	case unix.S_IFLNK:
+		return "symlink"
+	case unix.S_IFREG:
+		switch {
+		case mode&unix.S_ISUID != 0 && mode&unix.S_ISGID != 0:
+			return "setuid+setgid file"
+		case mode&unix.S_ISUID != 0:
+			return "setuid file"
+		case mode&unix.S_ISGID != 0:
+			return "setgid file"
+		}
+		return "file"
+	}
+	return "special file"
+}
+
+// doors names each setuid or setgid file in found, with its mode and, where it has links the walk
+// did not find (a hard link in a folder outside the shared ones), how many: then elsewhere says
+// a door may be left where no sweep looks.
+func doors(found []owned, uid int) (out []string, elsewhere bool) {
+	links := map[[2]uint64]uint64{}
+	for _, o := range found {
+		links[[2]uint64{o.dev, o.ino}]++
+	}
+	for _, o := range found {
+		if !o.door() {
+			continue
+		}
+		line := fmt.Sprintf("a %s of the run's uid %d, which makes whoever runs it that uid: %s", kindOf(o.mode), uid, o)
+		if n := links[[2]uint64{o.dev, o.ino}]; o.nlink > n {
+			line += fmt.Sprintf("; it has %d links, %d of them outside the folders swept (%s)", o.nlink, o.nlink-n, strings.Join(sharedRoots(), ", "))
+			elsewhere = true
+		}
+		out = append(out, line)
+	}
+	return out, elsewhere
+}
+
+// ownedIn walks the trees at roots as root and lists what uid owns there, never following a
+// symlink nor resolving a name the launcher may change: each folder is opened by its one name in
+// its parent's descriptor (O_NOFOLLOW) and each entry is read there (AT_SYMLINK_NOFOLLOW). It
+// goes into a folder only where uid owns it or may pass through it by its mode bits (ACLs are not
+// read): below any other, uid can have made nothing. A root reached twice (TMPDIR is /tmp) is
+// walked once.
+func ownedIn(uid int, roots []string) ([]owned, error) {
+	w := walker{uid: uid, seen: map[[2]uint64]bool{}}
+	for _, r := range roots {
+		fd, err := unix.Open(r, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // no such folder here
+		}
+		err = w.walk(fd, r, false, 0)
+		unix.Close(fd)
+		if err != nil {
+			return w.found, err
+		}
+	}
+	return w.found, nil
+}
+
+type walker struct {
+	uid     int
+	seen    map[[2]uint64]bool // folders walked (dev, ino)
+	entries int
+	found   []owned
+}
+
+// walk lists the folder open as fd (at path, for names), then walks each folder below it it may.
+// under says a folder of uid's is above it.
+func (w *walker) walk(fd int, path string, under bool, depth int) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	if key := [2]uint64{st.Dev, st.Ino}; w.seen[key] {
+		return nil
+	} else {
+		w.seen[key] = true
+	}
+	if depth > 64 {
+		return fmt.Errorf("the sweep of uid %d stopped at %s, 64 folders deep: it cannot say the uid left nothing below", w.uid, path)
+	}
+	names, err := readNames(fd, walkBudget-w.entries)
+	if err != nil {
+		return fmt.Errorf("listing %s: %w", path, err)
+	}
+	w.entries += len(names)
+	if w.entries >= walkBudget {
+		return fmt.Errorf("the sweep of uid %d looked at %d entries in %s and stopped at %s: it cannot say the uid left nothing; clear those folders, or set %s to one uid for every run", w.uid, walkBudget, strings.Join(sharedRoots(), ", "), path, contract.LauncherUIDEnv)
+	}
+	for _, name := range names {
+		var est unix.Stat_t
+		if err := unix.Fstatat(fd, name, &est, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			continue // gone since the listing
+		}
+		p := filepath.Join(path, name)
+		mine := int(est.Uid) == w.uid
+		if mine {
+			w.found = append(w.found, owned{path: p, mode: est.Mode, nlink: uint64(est.Nlink), dev: est.Dev, ino: est.Ino, top: !under})
+		}
+		if est.Mode&unix.S_IFMT != unix.S_IFDIR || !(mine || passable(est, w.uid)) {
+			continue
+		}
+		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // swapped or gone since
+		}
+		err = w.walk(sub, p, under || mine, depth+1)
+		unix.Close(sub)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// passable says whether the mode bits of a folder let uid (with gid uid, no other group) pass.
+func passable(st unix.Stat_t, uid int) bool {
+	switch {
+	case int(st.Uid) == uid:
+		return st.Mode&0o100 != 0
+	case int(st.Gid) == uid:
+		return st.Mode&0o010 != 0
+	}
+	return st.Mode&0o001 != 0
+}
+
+// readNames lists the folder open as fd (from its start; fd is not closed), at most max names.
+func readNames(fd int, max int) ([]string, error) {
+	dup, err := unix.Dup(fd)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(dup), "")
+	defer f.Close()
+	var names []string
+	for len(names) <= max {
+		batch, err := f.Readdirnames(1024)
+		names = append(names, batch...)
+		if errors.Is(err, io.EOF) || (err == nil && len(batch) == 0) {
+			break
+		}
+		if err != nil {
+			return names, err
+		}
+	}
+	return names, nil
+}
+
+// readyToTake sweeps what an earlier holder of id's uid left in the shared folders, unless that
+// run let go of it clean (its sweep found nothing to fail on, and no process of the uid can have
+// run since: it had none, and no door into it was left). A run that crashed before its sweep
+// left no such mark. false: something was left that cannot be removed, and the uid is now kept
+// out of the runs' uids.
+func readyToTake(id Identity) (bool, error) {
+	if os.Remove(cleanFile(id.Uid)) == nil {
+		return true, nil
+	}
+	s, err := sweepLeft(id)
+	if err != nil {
+		return false, err
+	}
+	if s.keep {
+		return false, keepOut(id.Uid, s.failed)
+	}
+	return true, nil
+}
+
+// cleanFile marks a uid its last run let go of clean (readyToTake).
+func cleanFile(uid int) string { return filepath.Join(runUIDLocks, strconv.Itoa(uid)+".clean") }
+
+// markClean marks uid let go of clean; a mark not written costs the next run a sweep, no more.
+func markClean(uid int) { _ = files.WriteFile(cleanFile(uid), nil, 0o600) }
+
+// keptFile is where a uid the sweep could not clear is kept out of the runs' uids, with why: no
+// run takes it (take) until an operator has removed what it left and this file.
+func keptFile(uid int) string { return filepath.Join(runUIDLocks, strconv.Itoa(uid)+".kept") }
+
+// kept says whether uid is kept out of the runs' uids.
+func kept(uid int) bool {
+	_, err := os.Lstat(keptFile(uid))
+	return err == nil
+}
+
+// keepOut keeps uid out of the runs' uids, writing why.
+func keepOut(uid int, why []string) error {
+	if err := files.WriteFile(keptFile(uid), []byte(strings.Join(why, "\n")+"\n"), 0o600); err != nil {
+		return fmt.Errorf("keeping uid %d, which left what the sweep could not remove, out of the runs' uids: %w", uid, err)
+	}
+	return nil
+}
+
+// named says what a sweep found of uid's, the first ten by name (quoted: a file name is the
+// launcher's to choose) and how many more, and what it could not remove.
+func named(found, failed []string, uid int) []string {
+	const most = 10
+	var out []string
+	for i, f := range found {
+		if i == most {
+			out = append(out, fmt.Sprintf("and %d more of uid %d's (removed)", len(found)-most, uid))
+			break
+		}
+		out = append(out, fmt.Sprintf("%q (uid %d's; removed)", f, uid))
+	}
+	for _, f := range failed {
+		out = append(out, fmt.Sprintf("not removed, of uid %d's: %s", uid, f))
+	}
+	return out
+}
+
+// ipcOf lists the System V IPC objects (/proc/sysvipc/{shm,msg,sem}) uid owns or made, as
+// actas.RemoveIPC takes them ("shm:ID"): an owner may hand one to another uid, its creator
+// still may remove it, and a segment outlives every process, as a file in /dev/shm does.
+func ipcOf(uid int) []string {
+	var out []string
+	for _, kind := range []string{"shm", "msg", "sem"} {
+		b, err := files.ReadClaim("/proc/sysvipc/"+kind, 16<<20)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(string(b), "\n")
+		head := strings.Fields(lines[0])
+		idCol, uidCol, cuidCol := slices.Index(head, map[string]string{"shm": "shmid", "msg": "msqid", "sem": "semid"}[kind]), slices.Index(head, "uid"), slices.Index(head, "cuid")
+		if idCol < 0 || uidCol < 0 || cuidCol < 0 {
+			continue
+		}
+		want := strconv.Itoa(uid)
+		for _, line := range lines[1:] {
+			f := strings.Fields(line)
+			if len(f) > max(idCol, uidCol, cuidCol) && (f[uidCol] == want || f[cuidCol] == want) {
+				out = append(out, kind+":"+f[idCol])
+			}
+		}
+	}
+	return out
+}

@@ -35,11 +35,14 @@ func TestASetuidFileOfTheRunsUidFailsTheRunAndKeepsTheUid(t *testing.T) {
 	folder := filepath.Join("/dev/shm", fmt.Sprintf("classproof-door-%d", os.Getpid()))
 	door := filepath.Join(folder, "door")
 	t.Cleanup(func() { os.Chmod(folder, 0o700); os.RemoveAll(folder) })
-	asUserSh(t, id, `mkdir "$1" && cp /bin/true "$1/door" && chmod 6755 "$1/door" && chmod 0555 "$1"`, folder)
+	// And one the uid can remove: named all the same.
+	removable := filepath.Join("/dev/shm", fmt.Sprintf("classproof-door2-%d", os.Getpid()))
+	t.Cleanup(func() { os.Remove(removable) })
+	asUserSh(t, id, `mkdir "$1" && cp /bin/true "$1/door" && chmod 6755 "$1/door" && chmod 0555 "$1" && cp /bin/true "$2" && chmod 6755 "$2"`, folder, removable)
 	leaks, left, failed := release()
 	said := strings.Join(failed, "\n")
-	if len(leaks) != 0 || !strings.Contains(said, fmt.Sprintf("setuid+setgid file of the run's uid %d", id.Uid)) || !strings.Contains(said, fmt.Sprintf("%q (setuid+setgid file, mode 6755)", door)) || !strings.Contains(said, keptFile(id.Uid)) {
-		t.Errorf("release: leaks %q, left %q, failed %q; want a failure naming %s, mode 6755, and the uid kept (%s)", leaks, left, failed, door, keptFile(id.Uid))
+	if len(leaks) != 0 || !strings.Contains(said, fmt.Sprintf("setuid+setgid file of the run's uid %d", id.Uid)) || !strings.Contains(said, fmt.Sprintf("%q (setuid+setgid file, mode 6755), not removed", door)) || !strings.Contains(said, keptFile(id.Uid)) || !strings.Contains(said, fmt.Sprintf("%q (setuid+setgid file, mode 6755), removed", removable)) {
+		t.Errorf("release: leaks %q, left %q, failed %q; want failures naming %s (mode 6755, not removed) and %s (removed), and the uid kept (%s)", leaks, left, failed, door, removable, keptFile(id.Uid))
 	}
 	if again, releaseAgain, err := ForRun(); err == nil {
 		releaseAgain()

@@ -48,7 +48,6 @@ func sweepLeft(id Identity) (swept, error) {
 		return swept{}, err
 	}
 	var s swept
-	s.failed, s.keep = doors(found, id.Uid)
 	var tops []string
 	for _, o := range found {
 		if o.top {
@@ -68,10 +67,17 @@ func sweepLeft(id Identity) (swept, error) {
 		there := map[string]bool{}
 		for _, o := range still {
 			there[o.path] = true
-			s.failed = append(s.failed, fmt.Sprintf("not removed, of the run's uid %d: %s", id.Uid, o))
+		}
+		// Each door first (said once, removed or not), then the rest still there.
+		var elsewhere bool
+		s.failed, elsewhere = doors(found, id.Uid, there)
+		for _, o := range still {
+			if !o.door() {
+				s.failed = append(s.failed, fmt.Sprintf("not removed, of the run's uid %d: %s", id.Uid, o))
+			}
 		}
 		s.left = named(slices.DeleteFunc(tops, func(p string) bool { return there[p] }), nil, id.Uid)
-		s.keep = s.keep || len(still) > 0
+		s.keep = elsewhere || len(still) > 0
 	}
 	if ipc := ipcOf(id.Uid); len(ipc) > 0 {
 		failed, err := actas.Child(id.Uid, id.Gid, sweepBound(), actas.RemoveIPC, ipc...)
@@ -128,10 +134,10 @@ func kindOf(mode uint32) string {
 	return "special file"
 }
 
-// doors names each setuid or setgid file in found, with its mode and, where it has links the walk
-// did not find (a hard link in a folder outside the shared ones), how many: then elsewhere says
-// a door may be left where no sweep looks.
-func doors(found []owned, uid int) (out []string, elsewhere bool) {
+// doors names each setuid or setgid file in found, with its mode, whether it is still there, and,
+// where it has links the walk did not find (a hard link in a folder outside the shared ones), how
+// many: then elsewhere says a door may be left where no sweep looks.
+func doors(found []owned, uid int, there map[string]bool) (out []string, elsewhere bool) {
 	links := map[[2]uint64]uint64{}
 	for _, o := range found {
 		links[[2]uint64{o.dev, o.ino}]++
@@ -140,7 +146,10 @@ func doors(found []owned, uid int) (out []string, elsewhere bool) {
 		if !o.door() {
 			continue
 		}
-		line := fmt.Sprintf("a %s of the run's uid %d, which makes whoever runs it that uid: %s", kindOf(o.mode), uid, o)
+		line := fmt.Sprintf("a %s of the run's uid %d, which makes whoever runs it that uid: %s, removed", kindOf(o.mode), uid, o)
+		if there[o.path] {
+			line = strings.TrimSuffix(line, "removed") + "not removed"
+		}
 		if n := links[[2]uint64{o.dev, o.ino}]; o.nlink > n {
 			line += fmt.Sprintf("; it has %d links, %d of them outside the folders swept (%s)", o.nlink, o.nlink-n, strings.Join(sharedRoots(), ", "))
 			elsewhere = true

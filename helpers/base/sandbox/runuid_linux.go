@@ -79,34 +79,39 @@ func ForRun() (id Identity, release func() (leaks, left, failed []string), err e
 			}
 			continue
 		}
-		return id, func() (leaks, left, failed []string) {
-			defer unlock()
-			if systemdHas(id.Uid) {
-				// systemd gave the uid to a service while the run held it: what has it now is
-				// not the run's alone, and a system service is not the kit's to kill.
-				return []string{fmt.Sprintf("uid %d, the run's own, was given by systemd to a DynamicUser= service during the run (/run/systemd/dynamic-uid/%d): what still has it was not killed, and the run cannot say its launcher left nothing", id.Uid, id.Uid)}, nil, nil
-			}
-			// What the run's own sweep did not end escaped it: each is a leak.
-			for _, l := range killAll(id) {
-				leaks = append(leaks, fmt.Sprintf("of the run's uid %d after the sweep: %s", id.Uid, l))
-			}
-			s, err := sweepLeft(id)
-			if err != nil {
-				s.failed, s.keep = append(s.failed, err.Error()), true
-			}
-			if s.keep {
-				if err := keepOut(id.Uid, s.failed); err != nil {
-					s.failed = append(s.failed, err.Error())
-				}
-				s.failed = append(s.failed, fmt.Sprintf("uid %d is kept out of the runs' uids until what it left is removed and %s with it (docs/containment.md, \"A run uid kept out\")", id.Uid, keptFile(id.Uid)))
-			} else if len(s.failed) == 0 {
-				markClean(id.Uid)
-			}
-			return leaks, s.left, s.failed
-		}, nil
+		return id, releaser(id, unlock), nil
 	}
 	return base, nil, fmt.Errorf("no uid in %d-%d is free for this run's launcher (each is held by another run, systemd or an account, or a process has it); end a run, or set %s to one uid for every run",
 		runUIDs[0], runUIDs[1], contract.LauncherUIDEnv)
+}
+
+// releaser is ForRun's release for id, which the run holds until unlock.
+func releaser(id Identity, unlock func()) func() (leaks, left, failed []string) {
+	return func() (leaks, left, failed []string) {
+		defer unlock()
+		if systemdHas(id.Uid) {
+			// systemd gave the uid to a service while the run held it: what has it now is
+			// not the run's alone, and a system service is not the kit's to kill.
+			return []string{fmt.Sprintf("uid %d, the run's own, was given by systemd to a DynamicUser= service during the run (/run/systemd/dynamic-uid/%d): what still has it was not killed, and the run cannot say its launcher left nothing", id.Uid, id.Uid)}, nil, nil
+		}
+		// What the run's own sweep did not end escaped it: each is a leak.
+		for _, l := range killAll(id) {
+			leaks = append(leaks, fmt.Sprintf("of the run's uid %d after the sweep: %s", id.Uid, l))
+		}
+		s, err := sweepLeft(id)
+		if err != nil {
+			s.failed, s.keep = append(s.failed, err.Error()), true
+		}
+		if s.keep {
+			if err := keepOut(id.Uid, s.failed); err != nil {
+				s.failed = append(s.failed, err.Error())
+			}
+			s.failed = append(s.failed, fmt.Sprintf("uid %d is kept out of the runs' uids until what it left is removed and %s with it (docs/containment.md, \"A run uid kept out\")", id.Uid, keptFile(id.Uid)))
+		} else if len(s.failed) == 0 {
+			markClean(id.Uid)
+		}
+		return leaks, s.left, s.failed
+	}
 }
 
 // take holds uid for this run if no one has it: not systemd, no other run (its lock), no process.

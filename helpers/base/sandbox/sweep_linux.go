@@ -195,11 +195,11 @@ func (w *walker) walk(fd int, path string, under bool, depth int) error {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
-	if key := [2]uint64{st.Dev, st.Ino}; w.seen[key] {
+	key := [2]uint64{st.Dev, st.Ino}
+	if w.seen[key] {
 		return nil
-	} else {
-		w.seen[key] = true
 	}
+	w.seen[key] = true
 	if depth > 64 {
 		return fmt.Errorf("the sweep of uid %d stopped at %s, 64 folders deep: it cannot say the uid left nothing below", w.uid, path)
 	}
@@ -224,7 +224,7 @@ func (w *walker) walk(fd int, path string, under bool, depth int) error {
 		if est.Mode&unix.S_IFMT != unix.S_IFDIR || !(mine || passable(est, w.uid)) {
 			continue
 		}
-		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 		if err != nil {
 			continue // swapped or gone since
 		}

@@ -31,7 +31,8 @@ type Manifest struct {
 	// SpawnSpecTranslate, with spawn_spec, turns a spawn spec the kit writes ({spec}) into the
 	// host's own bytes, printed on its stdout; spawn_spec then hands the host bytes as they are:
 	// each spawn spec translated, and each one a host must refuse built from translated good
-	// bytes, so that only the defect under test is wrong (spawnspec.go).
+	// bytes, so that only the defect under test is wrong (spawnspec.go). Each translation is read
+	// back by the kit and must mean what the spec means (specmeaning.go).
 	SpawnSpecTranslate []string `yaml:"spawn_spec_translate"`
 	// Writes are folders the launcher's processes (daemon, host, sessions, client commands and all
 	// they start) may write beyond their own private folder {dir}; nothing else (helpers/base/sandbox).

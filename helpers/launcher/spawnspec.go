@@ -3,10 +3,10 @@ package launcher
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
 
@@ -38,68 +38,14 @@ func (l *Instance) renderAt(tmpl []byte, report string) []byte {
 
 // SendSpawnSpec hands the agent host a spec the kit wrote, through the manifest's translator when it
 // has one (hostBytes). A refusal comes back as *CommandError with the host's words; a translator
-// that fails, or erases what the spec means (Unlike), is an error of another kind, never taken for
-// the host's refusal.
-func (l *Instance) SendSpawnSpec(spec []byte, unlike ...Unlike) (string, error) {
+// that fails, or changes what the spec means (specChanges), is an error of another kind, never
+// taken for the host's refusal.
+func (l *Instance) SendSpawnSpec(spec []byte) (string, error) {
 	b, err := l.hostBytes(spec)
 	if err != nil {
 		return "", err
 	}
-	if len(unlike) > 0 && len(l.d.Manifest.SpawnSpecTranslate) > 0 {
-		// A translator that gives one spec other bytes each time (a nonce, a clock) would make
-		// every comparison differ: the kit cannot tell what it keeps.
-		again, err := l.hostBytes(spec)
-		if err != nil {
-			return "", err
-		}
-		if !sameSpec(b, again) {
-			return "", fmt.Errorf("target manifest %s: spawn_spec_translate %q gives the same spec other bytes each time (%.120q, then %.120q): the kit cannot tell whether it keeps what each spec means; a translator must be a function of the spec",
-				l.d.Manifest.Source, strings.Join(l.d.Manifest.SpawnSpecTranslate, " "), bytes.TrimSpace(b), bytes.TrimSpace(again))
-		}
-	}
-	for _, u := range unlike {
-		if err := l.keepsMeaning(b, u); err != nil {
-			return "", err
-		}
-	}
 	return l.SendBytes(b)
-}
-
-// Unlike is a spec the one sent differs from in meaning (a spec with cpu_class normal, say, for one
-// with none), rendered with the same report path: through a translator the two must not become the
-// same spec.
-type Unlike struct {
-	Name   string // its fixture's name
-	Tmpl   []byte
-	Report string // the sent spec's report path
-}
-
-// keepsMeaning fails when the translator gives the spec sent (translated) and u the same spec: it
-// erased the difference the spec tests, and a host that mishandles it would pass (a translator that
-// defaulted cpu_class to normal and dropped unknown fields passed two known-bad hosts).
-func (l *Instance) keepsMeaning(translated []byte, u Unlike) error {
-	if len(l.d.Manifest.SpawnSpecTranslate) == 0 {
-		return nil // the kit's own bytes, which differ as the fixtures do
-	}
-	other, err := l.hostBytes(l.renderAt(u.Tmpl, u.Report))
-	if err != nil {
-		return err
-	}
-	if !sameSpec(translated, other) {
-		return nil
-	}
-	return fmt.Errorf("target manifest %s: spawn_spec_translate %q gives this spec and %s, which means something else, the same spec (%.200q): a translator may change a spec's format, never what it means (a cpu_class or none, normal, an unknown field or class, an argv or none), or the host is never tested on the difference",
-		l.d.Manifest.Source, strings.Join(l.d.Manifest.SpawnSpecTranslate, " "), u.Name, bytes.TrimSpace(translated))
-}
-
-// sameSpec compares two translations as JSON values where both are JSON (key order and spacing
-// mean nothing), else as bytes.
-func sameSpec(a, b []byte) bool {
-	var va, vb any
-	if json.Unmarshal(a, &va) == nil && json.Unmarshal(b, &vb) == nil {
-		return reflect.DeepEqual(va, vb)
-	}
-	return bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b))
 }
 
 // SendBytes hands the agent host bytes as they are through the manifest's spawn_spec command.
@@ -119,13 +65,10 @@ func (l *Instance) SendBytes(b []byte) (string, error) {
 }
 
 // SpawnFromSpawnSpec renders and sends a spec that should start a harness, and waits for its
-// report. others are the specs, by name, it must not be translated into (Unlike).
-func (l *Instance) SpawnFromSpawnSpec(name string, tmpl []byte, others ...Unlike) (*Session, error) {
+// report.
+func (l *Instance) SpawnFromSpawnSpec(name string, tmpl []byte) (*Session, error) {
 	spec, report := l.RenderSpawnSpec(tmpl)
-	for i := range others {
-		others[i].Report = report
-	}
-	out, err := l.SendSpawnSpec(spec, others...)
+	out, err := l.SendSpawnSpec(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +104,9 @@ const maxHostSpec = 1 << 20
 
 // hostBytes is spec as the agent host takes it: the stdout of the manifest's
 // spawn_spec_translate, read back from a file of the instance's (the kit's own shell words send
-// it there, so what the translator prints on stderr stays out of it), or spec as it is.
+// it there, so what the translator prints on stderr stays out of it), or spec as it is. A
+// translation is one JSON object that means what spec means (specmeaning.go), or an error naming
+// each field it changed: the bytes checked are the bytes sent.
 func (l *Instance) hostBytes(spec []byte) ([]byte, error) {
 	t := l.d.Manifest.SpawnSpecTranslate
 	if len(t) == 0 {
@@ -180,7 +125,28 @@ func (l *Instance) hostBytes(spec []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("target manifest %s: spawn_spec_translate's output: %w", l.d.Manifest.Source, err)
 	}
-	return b, nil
+	return b, l.keepsMeaning(spec, b)
+}
+
+// keepsMeaning fails when a translation (host) is not one JSON object the kit can read, or means
+// other than the kit's spec: a host is tested on what its bytes say, and a translator that
+// changed cpu_class, dropped a newer daemon's fields or added its own would test it on
+// something else.
+func (l *Instance) keepsMeaning(spec, host []byte) error {
+	t := strings.Join(l.d.Manifest.SpawnSpecTranslate, " ")
+	changes, err := SpawnSpecChanges(spec, host)
+	var unreadable *unreadableError
+	switch {
+	case errors.As(err, &unreadable):
+		return fmt.Errorf("target manifest %s: spawn_spec_translate %q printed what the kit cannot read back as one JSON object (%v): %.200q; the kit judges each translation by reading it back, so a host's format must be a JSON spawn spec (docs/manifest.md)",
+			l.d.Manifest.Source, t, unreadable.error, bytes.TrimSpace(host))
+	case err != nil:
+		return err
+	case len(changes) > 0:
+		return fmt.Errorf("target manifest %s: spawn_spec_translate %q changed what a spawn spec means, not only its format: %s; a translator may change key order, spacing and env's shape (NAME=VALUE strings or an object), nothing a host reads, or the host is never tested on it. The kit's spec: %.200q; the translation: %.200q",
+			l.d.Manifest.Source, t, strings.Join(changes, "; "), bytes.TrimSpace(spec), bytes.TrimSpace(host))
+	}
+	return nil
 }
 
 // BadSpawnSpec is bytes of the given kind (Bad*) for the host to refuse, and the report path the
@@ -203,10 +169,7 @@ func (l *Instance) BadSpawnSpec(kind string, good, fixture []byte) ([]byte, stri
 	if err != nil {
 		return nil, report, err
 	}
-	t = bytes.TrimRight(t, " \t\r\n")
-	if kind != BadAfterObject && kind != BadCutShort && !bytes.HasSuffix(t, []byte("}")) {
-		return nil, report, fmt.Errorf("target manifest %s: spawn_spec_translate printed no JSON object (%.80q): the kit cannot make %s from it", l.d.Manifest.Source, t, kind)
-	}
+	t = bytes.TrimRight(t, " \t\r\n") // one JSON object (hostBytes): it ends with its brace
 	switch kind {
 	case BadMalformed:
 		return append(t[:len(t)-1:len(t)-1], ",}\n"...), report, nil // a trailing comma

@@ -3,7 +3,6 @@ package compat_test
 import (
 	"errors"
 	"io/fs"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -23,44 +22,18 @@ func spec(name string) []byte {
 	return b
 }
 
-// meanings are the specs that each mean something else to a host: a cpu_class of background or
-// normal, none (an older daemon's), fields it does not know (a newer one's), a class it does not
-// know, no argv, an empty one. Through a translator no two may become the same spec, or the host
-// is never tested on what tells them apart (launcher.Unlike).
-var meanings = []string{"daemon-cpu-class-background.json", "daemon-cpu-class-normal.json", "older-daemon-no-cpu-class.json",
-	"newer-daemon-extra-fields.json", "bad-unknown-cpu-class.json", "bad-missing-argv.json", "bad-empty-argv.json"}
-
-// unlike are the meanings other than name's, for a spec sent with the report path report ("":
-// SpawnFromSpawnSpec fills it in).
-func unlike(name, report string) []launcher.Unlike {
-	GinkgoHelper()
-	var out []launcher.Unlike
-	for _, m := range meanings {
-		// No argv and an empty one must both be refused, alike, and a format with no "missing"
-		// (proto3's repeated field) cannot tell them apart: the one pair a translator may merge.
-		if strings.HasSuffix(m, "-argv.json") && strings.HasSuffix(name, "-argv.json") {
-			continue
-		}
-		if m != name {
-			out = append(out, launcher.Unlike{Name: m, Tmpl: spec(m), Report: report})
-		}
-	}
-	return out
-}
-
-// spawn sends the named spec, which must start a harness, as unlike every other meaning.
+// spawn sends the named spec, which must start a harness. Through a translator, each spec sent
+// must mean, read back by the kit, what the kit wrote (launcher.SendSpawnSpec).
 func spawn(l *launcher.Instance, name string) (*launcher.Session, error) {
 	GinkgoHelper()
-	return l.SpawnFromSpawnSpec(name, spec(name), unlike(name, "")...)
+	return l.SpawnFromSpawnSpec(name, spec(name))
 }
 
-// sendUnlike sends a spec the host must refuse, rendered from the named fixture, as unlike every
-// other meaning.
-func sendUnlike(l *launcher.Instance, name string) (send func([]byte) (string, error), bad []byte, report string) {
+// rendered is the named spec for the host to refuse, rendered, and how it is sent.
+func rendered(l *launcher.Instance, name string) (send func([]byte) (string, error), bad []byte, report string) {
 	GinkgoHelper()
 	bad, report = l.RenderSpawnSpec(spec(name))
-	others := unlike(name, report)
-	return func(b []byte) (string, error) { return l.SendSpawnSpec(b, others...) }, bad, report
+	return l.SendSpawnSpec, bad, report
 }
 
 // Spawn specs handed straight to the agent host, as daemons of each generation write them.
@@ -123,11 +96,11 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 	}
 
 	It("refuses an unknown cpu_class and keeps serving", Label(label.RefusesClass), func() {
-		expectRefusedAndServing(sendUnlike(l, "bad-unknown-cpu-class.json"))
+		expectRefusedAndServing(rendered(l, "bad-unknown-cpu-class.json"))
 	})
 
 	It("refuses an unknown cpu_class, naming it, and keeps serving", suite.RefusalNames(launcher.MentionValue), Label(label.RefusesClass), func() {
-		send, bad, report := sendUnlike(l, "bad-unknown-cpu-class.json")
+		send, bad, report := rendered(l, "bad-unknown-cpu-class.json")
 		expectRefusedAndServing(send, bad, report, "turbo")
 	})
 
@@ -151,7 +124,7 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 				refuseBytes(kind, name)
 				return
 			}
-			expectRefusedAndServing(sendUnlike(l, name))
+			expectRefusedAndServing(rendered(l, name))
 		},
 		Entry("malformed JSON", Label(label.NeedsRawSpawnSpec), "bad-malformed-json.json", launcher.BadMalformed),
 		Entry("data after the object, on the next line", Label(label.NeedsRawSpawnSpec), "bad-data-after-object.json", launcher.BadAfterObject),

@@ -69,28 +69,33 @@ exec sh "$front" "$refmux" "$sock" "$spec.host"`,
 	}
 }
 
-// A translator that normalises (cpu_class defaulted to normal, unknown fields dropped) erased the
-// defects two known-bad hosts have: missing-as-background (a spec with no cpu_class started at
-// background) and strict-fields (a newer daemon's spec refused) each passed compat through it
-// (issue 54). The kit now translates each spec that means something else than another, and the
-// spec fails naming the translator where the two come out the same.
-func TestANormalisingTranslatorCannotPassAKnownBadHost(t *testing.T) {
+// hostileTranslator is issue 68's: it writes an older daemon's spec (no cpu_class) as normal,
+// drops the fields a newer daemon adds, and tags the env of every spec with a cpu_class with one
+// harmless entry naming what it dropped, so that no two specs come out the same. Each spec then
+// stays distinct (what the kit checked before), and two known-bad hosts passed compat through it:
+// missing-as-background and strict-fields, each 13 of 13, exit 0 (12 passed, 1 failed without it).
+const hostileTranslator = `spawn_spec_translate: [jq, -c, '(keys - ["argv", "env", "cwd", "cpu_class"]) as $x | if has("cpu_class") then .env += ["CLASSPROOF_NOTE=" + ($x | join(","))] else .cpu_class = "normal" end | with_entries(select(.key | IN("argv", "env", "cwd", "cpu_class")))', "{spec}"]`
+
+// A translator is judged by what each spec means, read back: through the hostile translator, the
+// spec each known-bad host breaks fails, naming the translator and the field it changed (issue 68;
+// the normalising translator of issue 54, cpu_class defaulted and unknown fields dropped, is its
+// first half).
+func TestATranslatorThatErasesMeaningCannotPassAKnownBadHost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the CLI and starts runs")
 	}
 	old := `spawn_spec: ["{bin}/refmux", spawn-spec, --socket, "{host_socket}", --file, "{spec}"]`
-	normalise := `spawn_spec_translate: [jq, -c, '{{argv, env, cpu_class: (.cpu_class // "normal")} | with_entries(select(.value != null))', "{spec}"]`
-	m := hostile(t, old, normalise+"\n"+old)
-	erased := regexp.MustCompile(`spawn_spec_translate \\"jq -c .{0,120}? gives this spec and \S+\.json, which means something else, the same spec`)
-	for variant, spec := range map[string]string{
-		"missing-as-background": "an older daemon's spec",
-		"strict-fields":         "ignores the fields a newer daemon adds",
+	m := hostile(t, old, hostileTranslator+"\n"+old)
+	for variant, c := range map[string]struct{ spec, change string }{
+		"missing-as-background": {"an older daemon's spec", `cpu_class: the kit's spec has none, the translation \\"normal\\"`},
+		"strict-fields":         {"ignores the fields a newer daemon adds", `cpu_budget: the kit's spec has \{.{0,80}\}, the translation none`},
 	} {
+		changed := regexp.MustCompile(`spawn_spec_translate \\"jq -c .{0,600}? changed what a spawn spec means, not only its format: ` + c.change)
 		out := t.TempDir()
 		code, log, _ := runCLI(t, nil, "run", "--target", m, "--var", "variant="+variant, "--suite", "./suites/compat", "--out", out)
 		rep, _ := os.ReadFile(filepath.Join(out, "report.json"))
-		if code != 1 || !strings.Contains(log, spec) || !erased.Match(rep) {
-			t.Errorf("%s through a normalising translator: exit %d, want 1 with the spec %q failed naming the translator:\n%s", variant, code, spec, log)
+		if code != 1 || !strings.Contains(log, c.spec) || !changed.Match(rep) {
+			t.Errorf("%s through a translator that erases meaning: exit %d, want 1 with the spec %q failed naming the translator and %s:\n%s", variant, code, c.spec, c.change, log)
 		}
 	}
 }

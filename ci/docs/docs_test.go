@@ -435,7 +435,8 @@ func spawnSpecAdapter(t *testing.T, dir string, b block) {
 }
 
 // spawnSpecTranslator loads the translator's manifest lines and runs the translator, as the kit
-// would, on specs the kit writes: env strings become an object, a value's own = kept.
+// would, on specs the kit writes: env strings become an object, a value's own = kept, and the
+// kit, reading each translation back, finds it means what it was given.
 func spawnSpecTranslator(t *testing.T, dir string, b block) {
 	base := "name: myl\nclass_env: MYL_CLASS\nbackground: {darwin: darwinbg, linux: idle}\n" +
 		"daemon: {run: [\"{bin}/myl\", daemon]}\nsession: {direct: [\"{bin}/myl\", session, \"{profile}\"]}\n" +
@@ -447,6 +448,7 @@ func spawnSpecTranslator(t *testing.T, dir string, b block) {
 	for in, want := range map[string]string{
 		`{"argv":["h"],"env":["PATH=/usr/bin","X=a=b"],"cpu_class":"background"}`: `{"argv":["h"],"env":{"PATH":"/usr/bin","X":"a=b"},"cpu_class":"background"}`,
 		`{"argv":["h"]}`: `{"argv":["h"],"env":{}}`,
+		`{"argv":["h"],"env":["A=1"],"spec_version":3,"cpu_budget":{"seconds":600}}`: `{"argv":["h"],"env":{"A":"1"},"spec_version":3,"cpu_budget":{"seconds":600}}`,
 	} {
 		f := filepath.Join(t.TempDir(), "spec.json")
 		os.WriteFile(f, []byte(in), 0o600)
@@ -457,6 +459,10 @@ func spawnSpecTranslator(t *testing.T, dir string, b block) {
 		out, err := exec.Command(argv[0], argv[1:]...).Output()
 		if err != nil || strings.TrimSpace(string(out)) != want {
 			t.Errorf("%s: the translator printed %s (%v), want %s", b, out, err, want)
+		}
+		// The kit reads every translation back (issue 68): the docs' own must mean what it was given.
+		if changes, err := launcher.SpawnSpecChanges([]byte(in), out); err != nil || len(changes) > 0 {
+			t.Errorf("%s: the kit reads the translation of %s back as changed: %q (%v)", b, in, changes, err)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -303,47 +302,6 @@ func (c *capped) Write(p []byte) (int, error) {
 		_, _ = fmt.Fprintf(c.w, "\n[classproof: %s printed more than %d bytes; the rest is not shown here (its last %d bytes are kept for messages)]\n", c.whose, c.max, TailBytes)
 	}
 	return len(p), nil
-}
-
-// run runs one of the target's client commands with extra placeholder values and env. prefix, the
-// kit's own words (helpers/base/fsize), goes before the expanded command and is never expanded itself.
-func (l *Instance) run(at At, c Command, extra map[string]string, prefix ...string) (argv []string, out string, err error) {
-	vals := map[string]string{}
-	for k, v := range l.vals {
-		vals[k] = v
-	}
-	for k, v := range extra {
-		vals[k] = v
-	}
-	x, err := l.d.Manifest.Expand(at, c, vals)
-	if err != nil {
-		return nil, "", err
-	}
-	ctx, done, bound := l.askBound()
-	defer done()
-	argv = append(append([]string(nil), prefix...), x.Argv...)
-	var said TailWriter // a client that prints without end costs a tail
-	cmd, err := l.d.start(ctx, l.set, x.Field, argv, l.Dir, l.d.env(l.set.Token(), l.tmpdir(), x.Env, l.sitesEnv()), &said, l.c)
-	if err != nil {
-		return argv, "", err
-	}
-	err = cmd.Wait()
-	// What it forked and left running (a session command's `sleep &`) is the spec's to kill.
-	l.set.TrackGroup(l.d.Manifest.Name+" "+x.Field+" (left running)", cmd.Process.Pid)
-	if errors.Is(err, exec.ErrWaitDelay) {
-		err = nil // it exited; something it forked held its output open
-	}
-	if err != nil {
-		if hint := l.d.refused(said.String(), l.c, "writes"); hint != "" {
-			err = fmt.Errorf("%w%s", err, hint)
-		}
-	}
-	if ctx.Err() != nil && err != nil {
-		// Killed at the timeout. A command that exited by itself is its own answer, however late
-		// Wait saw it (the soak had a session answer, then be called a timeout with a nil error).
-		err = fmt.Errorf("no answer within %v (killed, with its process group): %w", bound(), err)
-	}
-	return argv, said.String(), err
 }
 
 // Roots are the launcher's own processes, below which its sessions run.

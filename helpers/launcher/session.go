@@ -153,27 +153,11 @@ func (l *Instance) StartSessionAs(mode Mode, name string, profileEnv map[string]
 }
 
 func (l *Instance) startSession(mode Mode, name string, profileEnv map[string]string, harnessArgs ...string) (*Session, error) {
-	profile, name, report, err := l.writeProfile(name, profileEnv, harnessArgs...)
+	p, err := l.prepareSession(mode, name, profileEnv, harnessArgs...)
 	if err != nil {
 		return nil, err
 	}
-	tmpl := l.d.Manifest.Session.Direct
-	if mode == Hosted {
-		tmpl = l.d.Manifest.Session.Hosted
-	}
-	argv, out, err := l.run(At{Run: "session." + string(mode)}, Command{Run: tmpl}, map[string]string{"profile": profile})
-	if err != nil {
-		return nil, &SessionError{Mode: mode, Profile: name, Report: report, Argv: argv, Output: out, Err: err}
-	}
-	s := &Session{Mode: mode, Profile: name, Output: out, report: report, l: l}
-	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > 0 }); err != nil {
-		return nil, err
-	}
-	if err := s.verify(0); err != nil {
-		return nil, err
-	}
-	s.track()
-	return s, nil
+	return p.finish(p.start(nil))
 }
 
 // verify checks what the report claims before the kit tracks or judges any of it: its harness is

@@ -32,7 +32,7 @@ import (
 // It starts inside the sandbox (helpers/base/sandbox): the process and everything it starts may write
 // only below may's folders, made before it starts; the kit's cache, source and the run's verdict
 // files are never among them.
-func (d *Driver) start(ctx context.Context, set *proc.Set, role string, argv []string, dir string, env []string, out io.Writer, c *confined) (*exec.Cmd, error) {
+func (d *Driver) start(ctx context.Context, set *proc.Set, role string, argv []string, dir string, env []string, out io.Writer, c *confined, files ...*os.File) (*exec.Cmd, error) {
 	// A bare name is found as launcher processes find it, not as the kit would (a root kit's PATH
 	// may lead into root's home first); argv[0] stays as the manifest wrote it.
 	bin := argv[0]
@@ -44,8 +44,8 @@ func (d *Driver) start(ctx context.Context, set *proc.Set, role string, argv []s
 	}
 	cmd := exec.CommandContext(ctx, bin, argv[1:]...)
 	cmd.Args[0] = argv[0]
-	cmd.Dir, cmd.Env = dir, env
-	proc.Command(cmd) // ctx's end kills the group; Wait gives up on a pipe held after the exit
+	cmd.Dir, cmd.Env, cmd.ExtraFiles = dir, env, files // files: fd 3 on (a burst's held clients)
+	proc.Command(cmd)                                  // ctx's end kills the group; Wait gives up on a pipe held after the exit
 	if err := set.Contain(cmd); err != nil {
 		return nil, err
 	}

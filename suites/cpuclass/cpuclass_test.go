@@ -3,7 +3,6 @@ package cpuclass_test
 import (
 	"fmt"
 	"os"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -75,32 +74,14 @@ var _ = Describe("cpuclass", func() {
 
 			Describe("many sessions at once", Label(label.LoadArea, label.DirectArea, label.HostedArea, label.NeedsHosted), func() {
 				It("starts 8 sessions asked for at once, half direct and half hosted, all at "+p.Class, suite.Long, func() {
-					var (
-						wg       sync.WaitGroup
-						mu       sync.Mutex
-						sessions []*launcher.Session
-						errs     []string
-					)
-					for i := 0; i < 8; i++ {
-						mode := launcher.Direct
+					asks := make([]launcher.Ask, 8)
+					for i := range asks {
+						asks[i] = launcher.Ask{L: l, Mode: launcher.Direct}
 						if i%2 == 1 {
-							mode = launcher.Hosted
+							asks[i].Mode = launcher.Hosted
 						}
-						wg.Add(1)
-						go func() {
-							defer wg.Done()
-							s, err := l.StartSession(mode, nil)
-							mu.Lock()
-							defer mu.Unlock()
-							if err != nil {
-								errs = append(errs, err.Error()) // the receipt, not the error's struct
-								return
-							}
-							sessions = append(sessions, s)
-						}()
 					}
-					wg.Wait()
-					Expect(errs).To(BeEmpty(), "every one of the 8 sessions starts (each line: one that did not)")
+					sessions := env.Together(asks...)
 					var subjects []oracle.Subject
 					for _, s := range sessions {
 						subjects = append(subjects, s.Subjects()...)

@@ -93,6 +93,21 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		expectResolved(l, control, nil, "background", fromDefault)
 	})
 
+	// A launcher that keeps the parsed file while its timestamp is the one it read misses a --set
+	// made within one tick of that timestamp (a second, on a file system whose times tick once a
+	// second): the second set here is made to look so, its times put back to the first's.
+	It("applies a --set made at once after a session to the next session, though the file's timestamp is the one of the --set before", Label(label.ReadsResolved), func() {
+		_, err := l.ConfigSet(cfg.Key, "normal")
+		suite.Must(err, "the first config --set")
+		tick, err := l.FileTime(file)
+		suite.Must(err, "reading the time of the config file the first --set wrote")
+		expectResolved(l, control, nil, "normal", fromConfig)
+		_, err = l.ConfigSet(cfg.Key, "background")
+		suite.Must(err, "the second config --set")
+		suite.Must(l.SetFileTime(file, tick), "putting the config file's time back to the first --set's")
+		expectResolved(l, control, nil, "background", fromConfig)
+	})
+
 	It("takes every spelling of the key the target documents", Label(label.ConvKeySpellings), func() {
 		for _, alt := range cfg.KeyAlt {
 			_, err := l.ConfigSet(alt, "normal")

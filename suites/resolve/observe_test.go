@@ -1,6 +1,7 @@
 package resolve_test
 
 import (
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -32,6 +33,13 @@ func expectResolved(l *launcher.Instance, control oracle.Observation, profileEnv
 // expectResolvedOn is expectResolved through a session on the given path.
 func expectResolvedOn(l *launcher.Instance, control oracle.Observation, mode launcher.Mode, profileEnv map[string]string, want, source string) {
 	GinkgoHelper()
+	expectResolvedAs(l, control, mode, "", profileEnv, want, source)
+}
+
+// expectResolvedAs is expectResolvedOn for a profile of the given name ("": one of its own), which
+// a spec may reuse (launcher.Instance.StartSessionAs).
+func expectResolvedAs(l *launcher.Instance, control oracle.Observation, mode launcher.Mode, name string, profileEnv map[string]string, want, source string) {
+	GinkgoHelper()
 	if env.Driver.Manifest.Explain != nil {
 		start := time.Now()
 		x, err := l.Explain(profileEnv)
@@ -46,7 +54,14 @@ func expectResolvedOn(l *launcher.Instance, control oracle.Observation, mode lau
 		Fail("this target ignores the class on this OS and declares no explain: nothing can show what it resolved (this spec is labelled " + label.ReadsResolved + ", which its lane should have left out)")
 	}
 	start := time.Now()
-	s := env.Session(l, mode, profileEnv)
+	var s *launcher.Session
+	if name == "" {
+		s = env.Session(l, mode, profileEnv)
+	} else {
+		var err error
+		s, err = l.StartSessionAs(mode, name, profileEnv)
+		suite.Must(err, fmt.Sprintf("starting a %s session of profile %s", mode, name))
+	}
 	obs := suite.Observe(s.Subjects()...)
 	AddReportEntry("through the class", time.Since(start), ReportEntryVisibilityNever)
 	if want == "background" {

@@ -21,22 +21,23 @@ var _ = Describe("resolve: sessions one after another in one daemon", Label(labe
 	BeforeEach(func() { control = env.Control() })
 
 	type sequence struct {
+		mode      launcher.Mode
 		daemonEnv string // the daemon's env's class ("": unset)
 		profile   string // what the first profile sets
 		rest      string // what the daemon's sources give a profile that sets nothing
 		from      string // where that comes from
 	}
+	// One row per path, each the other way round: a value that leaks shows on either path, as
+	// the class that should have come from the daemon's own sources, whichever class it is.
 	var rows []TableEntry
-	for _, mode := range []launcher.Mode{launcher.Direct, launcher.Hosted} {
-		for _, q := range []sequence{
-			{profile: "normal", rest: "background", from: fromDefault},
-			{daemonEnv: "normal", profile: "background", rest: "normal", from: fromDaemon},
-		} {
-			rows = append(rows, Entry(fmt.Sprintf("%s sessions, a profile that says %s, then one that sets nothing (%s from the %s), then the first again", mode, q.profile, q.rest, q.from),
-				suite.ForMode(mode), mode, q))
-		}
+	for _, q := range []sequence{
+		{mode: launcher.Direct, profile: "normal", rest: "background", from: fromDefault},
+		{mode: launcher.Hosted, daemonEnv: "normal", profile: "background", rest: "normal", from: fromDaemon},
+	} {
+		rows = append(rows, Entry(fmt.Sprintf("%s sessions, a profile that says %s, then one that sets nothing (%s from the %s), then the first again", q.mode, q.profile, q.rest, q.from),
+			suite.ForMode(q.mode), q))
 	}
-	DescribeTable("gives each session the class its own sources say, whatever the session before it set", func(mode launcher.Mode, q sequence) {
+	DescribeTable("gives each session the class its own sources say, whatever the session before it set", func(q sequence) {
 		m := env.Driver.Manifest
 		opts := launcher.LaunchOptions{}
 		if q.daemonEnv != "" {
@@ -44,8 +45,8 @@ var _ = Describe("resolve: sessions one after another in one daemon", Label(labe
 		}
 		l := env.Launch(opts)
 		sets := map[string]string{m.ClassEnv: q.profile}
-		expectResolvedAs(l, control, mode, "classproof-sets", sets, q.profile, fromProfile)
-		expectResolvedAs(l, control, mode, "classproof-unset", nil, q.rest, q.from)
-		expectResolvedAs(l, control, mode, "classproof-sets", sets, q.profile, fromProfile)
+		expectResolvedAs(l, control, q.mode, "classproof-sets", sets, q.profile, fromProfile)
+		expectResolvedAs(l, control, q.mode, "classproof-unset", nil, q.rest, q.from)
+		expectResolvedAs(l, control, q.mode, "classproof-sets", sets, q.profile, fromProfile)
 	}, rows)
 })

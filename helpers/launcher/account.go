@@ -18,11 +18,25 @@ import (
 )
 
 // hand records a report path the kit hands out (a session's profile, a spawn spec): the one
-// harness each may start (Account).
-func (l *Instance) hand(report string) {
+// harness each may start (Account); with the harness command it was handed in (a profile's), for
+// ArgvAsHanded.
+func (l *Instance) hand(report string, command ...string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.handed = append(l.handed, report)
+	if len(command) > 0 {
+		if l.commands == nil {
+			l.commands = map[string][]string{}
+		}
+		l.commands[report] = slices.Clone(command)
+	}
+}
+
+// commandFor is the harness command handed out with report; nil for none.
+func (l *Instance) commandFor(report string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.commands[report]
 }
 
 // Account checks, from the kernel, every process of this instance that runs the kit's harness

@@ -38,8 +38,9 @@ type Instance struct {
 	asked     atomic.Int64 // client commands asked for so far (askBound)
 	c         *confined
 	mu        sync.Mutex
-	handed    []string     // report paths handed out (hand)
-	sessions  map[int]bool // sessions its processes made (setsid), kept once seen (candidates)
+	handed    []string            // report paths handed out (hand)
+	commands  map[string][]string // the harness command handed with a report path (hand)
+	sessions  map[int]bool        // sessions its processes made (setsid), kept once seen (candidates)
 	seen      map[int]bool
 	evidence  []string // the launcher's other processes, with their class (note)
 	started   []Started

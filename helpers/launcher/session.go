@@ -98,7 +98,7 @@ func (l *Instance) writeProfile(name string, profileEnv map[string]string, harne
 		p.Command = append(p.Command, "--run", token)
 	}
 	p.Command = append(p.Command, harnessArgs...)
-	l.hand(report)
+	l.hand(report, p.Command...)
 	if p.Env == nil {
 		p.Env = map[string]string{}
 	}

@@ -78,11 +78,17 @@ type Explained struct {
 
 // Explain asks the target which class a profile with this env would get, and why.
 func (l *Instance) Explain(profileEnv map[string]string) (Explained, error) {
+	return l.ExplainAs("", profileEnv)
+}
+
+// ExplainAs is Explain for a profile of the given name, as StartSessionAs: where the launcher
+// ignores the class, explain is the one place a class it keeps by a profile's name shows.
+func (l *Instance) ExplainAs(name string, profileEnv map[string]string) (Explained, error) {
 	e := l.d.Manifest.Explain
 	if e == nil {
 		return Explained{}, fmt.Errorf("explain: %w", ErrNotDeclared)
 	}
-	profile, _, _, err := l.writeProfile("", profileEnv)
+	profile, _, _, err := l.writeProfile(name, profileEnv)
 	if err != nil {
 		return Explained{}, err
 	}

@@ -164,12 +164,11 @@ var _ = Describe("resolve: near misses and rules on every path", Label(label.Res
 
 // Real profiles live long: a launcher that keeps a profile's class after its first session
 // (a cache by name) never lets a config --set or an edited profile reach it again. Each row
-// starts two sessions of one profile name on one daemon, the second after the change.
+// starts two sessions of one profile name on one daemon, the second after the change. Where the
+// class is ignored nothing a process shows tells the classes apart: there the launcher's own
+// explain, asked about the same profile name after its second session, says what it read.
 var _ = Describe("resolve: a reused profile", Label(label.ResolveArea), func() {
 	for _, p := range lane.Platforms {
-		if p.Meaning == oracle.Ignored {
-			continue // seen through the class: where it takes effect
-		}
 		Describe(p.Title, Label(p.Label), func() {
 			var control oracle.Observation
 			BeforeEach(func() {
@@ -178,9 +177,13 @@ var _ = Describe("resolve: a reused profile", Label(label.ResolveArea), func() {
 			})
 			var rows []TableEntry
 			for _, mode := range []launcher.Mode{launcher.Direct, launcher.Hosted} {
+				needs := suite.ForMode(mode)
+				if p.Meaning == oracle.Ignored {
+					needs = append(needs, label.ReadsResolved)
+				}
 				rows = append(rows,
-					Entry(fmt.Sprintf("%s session, after a config --set normal", mode), append(suite.ForMode(mode), label.NeedsConfig), mode, fromConfig),
-					Entry(fmt.Sprintf("%s session, after its env changes to normal", mode), suite.ForMode(mode), mode, fromProfile))
+					Entry(fmt.Sprintf("%s session, after a config --set normal", mode), append(needs, label.NeedsConfig), mode, fromConfig),
+					Entry(fmt.Sprintf("%s session, after its env changes to normal", mode), needs, mode, fromProfile))
 			}
 			DescribeTable("gives a profile's second session the class its sources say then, not what they said at its first", func(mode launcher.Mode, change string) {
 				m := env.Driver.Manifest
@@ -199,6 +202,14 @@ var _ = Describe("resolve: a reused profile", Label(label.ResolveArea), func() {
 				second, err := l.StartSessionAs(mode, name, profileEnv)
 				suite.Must(err, "the second session of profile "+name)
 				Expect(suite.Observe(second.Subjects()...)).To(suite.HaveControlClass(control), "the second session of profile %s, after the %s said normal", name, change)
+				if p.Meaning == oracle.Ignored {
+					x, err := l.ExplainAs(name, profileEnv)
+					suite.Must(err, "explain for profile "+name+" after its second session")
+					Expect(x.Class).To(Equal("normal"), "explain for profile %s, asked after its second session (the %s has said normal since before that session), said %q: the class its first session read", name, change, x.Output)
+					if pattern := env.Driver.SourcePattern(change); pattern != "" {
+						Expect(x.Source).To(MatchRegexp(pattern), "explain for profile %s names where the class came from; expected the %s", name, change)
+					}
+				}
 			}, rows)
 		})
 	}

@@ -144,8 +144,8 @@ func readableAddr(pid int) uint64 {
 }
 
 // stormed runs a victim for 2 s under a storm of how ("prlimit" or "stop") and returns what the
-// victim printed, how it ended, and what the storm reached.
-func stormed(t *testing.T, how string) (victimSaid string, ended error, reached string) {
+// victim printed, what the storm reached, and how the victim ended.
+func stormed(t *testing.T, how string) (victimSaid, reached string, ended error) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skipf("acting as a launcher's uid needs a root kit; this test runs as uid %d", os.Geteuid())
@@ -186,7 +186,7 @@ func stormed(t *testing.T, how string) (victimSaid string, ended error, reached 
 	}
 	_ = s.Process.Kill()
 	_ = s.Wait()
-	return rest.String(), ended, firstOf(stormOut.String())
+	return rest.String(), firstOf(stormOut.String()), ended
 }
 
 // firstOf says how many threads a storm's output names, and the first three.
@@ -202,7 +202,7 @@ func firstOf(out string) string {
 // process, which starts every launcher process and answers their class calls, keeps its own
 // while one storms it during the work a fault listener does as the caller (issue 68, item 3).
 func TestALaunchersPrlimitStormLeavesTheSuitesLimits(t *testing.T) {
-	said, ended, reached := stormed(t, "prlimit")
+	said, reached, ended := stormed(t, "prlimit")
 	if ended != nil {
 		t.Fatalf("the suite process died during a prlimit storm of uid %d's (%v); the storm's prlimit64 succeeded on: %s; it said: %s", stormUID, ended, reached, said)
 	}
@@ -224,7 +224,7 @@ func TestALaunchersPrlimitStormLeavesTheSuitesLimits(t *testing.T) {
 // A launcher process may stop a process whose thread holds its ids (SIGSTOP stops every thread):
 // the suite process runs on while one storms it and every process of the launcher's uid.
 func TestALaunchersStopStormLeavesTheSuiteRunning(t *testing.T) {
-	said, ended, reached := stormed(t, "stop")
+	said, reached, ended := stormed(t, "stop")
 	if ended != nil || !strings.Contains(said, "calls ") {
 		t.Fatalf("the suite process did not finish its work during a SIGSTOP storm of uid %d's (%v); the storm's tgkill succeeded on: %s; it said: %s", stormUID, ended, reached, said)
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -63,11 +62,12 @@ func (l *Instance) Account() error {
 	byReport := map[string][]int{}
 	var wrong []string
 	var harnesses, others []int
+	named := map[int]bool{}
 	for _, pid := range pids {
 		args, harness, cantTell := harnessArgs(im, pid, uncertain[pid], deadline)
 		switch {
 		case cantTell != "":
-			wrong = append(wrong, harnessLine(pid, args, cantTell))
+			wrong, named[pid] = append(wrong, harnessLine(pid, args, cantTell)), true
 			continue
 		case !harness:
 			others = append(others, pid) // gone, or not the harness
@@ -76,7 +76,7 @@ func (l *Instance) Account() error {
 		harnesses = append(harnesses, pid)
 		report := reportOf(args)
 		if !slices.Contains(handed, report) {
-			wrong = append(wrong, harnessLine(pid, args, "its --report "+quoteOr(report)+" is no path the kit handed out"))
+			wrong, named[pid] = append(wrong, harnessLine(pid, args, "its --report "+quoteOr(report)+" is no path the kit handed out")), true
 			continue
 		}
 		byReport[report] = append(byReport[report], pid)
@@ -85,42 +85,53 @@ func (l *Instance) Account() error {
 		if len(ps) > 1 {
 			for _, pid := range ps {
 				args, _ := proctable.Args(pid)
-				wrong = append(wrong, harnessLine(pid, args, fmt.Sprintf("one of %d harnesses for the one report %s", len(ps), report)))
+				wrong, named[pid] = append(wrong, harnessLine(pid, args, fmt.Sprintf("one of %d harnesses for the one report %s", len(ps), report))), true
 			}
 		}
 	}
 	l.note(others, harnesses)
-	if len(wrong) == 0 {
-		return nil
+	var errs []error
+	if len(wrong) > 0 {
+		slices.Sort(wrong)
+		errs = append(errs, fmt.Errorf("every harness accounted for: %s started the kit's harness where the kit handed out no session for it, and the kit judges only the one a report names:\n  %s",
+			l.d.Manifest.Name, strings.Join(wrong, "\n  ")))
 	}
-	slices.Sort(wrong)
-	return fmt.Errorf("every harness accounted for: %s started the kit's harness where the kit handed out no session for it, and the kit judges only the one a report names:\n  %s",
-		l.d.Manifest.Name, strings.Join(wrong, "\n  "))
+	return errors.Join(errs...)
 }
 
 // harnessArgs says whether pid runs the harness's code, with the arguments it runs it with: its own,
 // or, where the dynamic loader runs it (ld.so HARNESS --report ...), those from the harness's path
-// on. cantTell says why the kit cannot tell, for a live process it cannot read; a process that
-// may be a stranger's (uncertain: found by a group or session id, or among launchd's children)
-// and a process whose executable is gone (a leader thread that exited) are not harnesses then.
+// on. cantTell says why the kit cannot tell, for a live process it cannot read: a process whose
+// executable reads as gone while its threads run (its leader thread exited: /proc/PID/exe is
+// ENOENT, its other threads run on) is one, never "gone". A process that may be a stranger's
+// (uncertain: found by a group or session id, or among launchd's children), one that ended and
+// one on its way out are not harnesses then.
 func harnessArgs(im proctable.Image, pid int, uncertain bool, deadline time.Time) (args []string, harness bool, cantTell string) {
 	runs, err := im.RunBy(pid)
-	switch {
-	case err != nil && !uncertain && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ESRCH) && proctable.Alive(pid):
+	if err != nil {
+		if uncertain {
+			return nil, false, ""
+		}
+		switch alive, aerr := proctable.Alive(pid); {
+		case aerr != nil:
+			return nil, false, fmt.Sprintf("the kit cannot read its executable (%v) nor tell whether it runs (%v), so cannot tell whether it runs the harness", err, aerr)
+		case !alive || proctable.Exiting(pid):
+			return nil, false, ""
+		}
 		args, _ := proctable.Args(pid)
-		return args, false, fmt.Sprintf("the kit cannot read its executable (%v), so cannot tell whether it runs the harness", err)
-	case err != nil:
-		return nil, false, ""
+		return args, false, fmt.Sprintf("it runs, yet the kit cannot read its executable (%v; a process whose main thread ended while its others run shows none), so cannot tell whether it runs the harness", err)
+	}
+	switch {
 	case runs:
 		// A harness the launcher is starting may be in the middle of exec: which report it
 		// has is known once the kernel shows its arguments.
 		args, err := proctable.ArgsAfterExec(pid, execWait, deadline)
-		harness, cantTell = argsRead(true, err, func() bool { return proctable.Alive(pid) }, "it runs the harness's code")
+		harness, cantTell = argsRead(true, err, func() (bool, error) { return proctable.Alive(pid) }, "it runs the harness's code")
 		return args, harness, cantTell
 	}
 	// The arguments are read only where the loader runs; one in the middle of exec shows them late.
 	args, loaded, err := im.LoadedBy(pid, func(pid int) ([]string, error) { return proctable.ArgsAfterExec(pid, execWait, deadline) })
-	harness, cantTell = argsRead(loaded, err, func() bool { return proctable.Alive(pid) }, "the dynamic loader runs in it")
+	harness, cantTell = argsRead(loaded, err, func() (bool, error) { return proctable.Alive(pid) }, "the dynamic loader runs in it")
 	return args, harness, cantTell
 }
 
@@ -130,12 +141,16 @@ func harnessArgs(im proctable.Image, pid int, uncertain bool, deadline time.Time
 // read a harness's arguments never calls it "not a harness": macOS answers EINVAL for the
 // arguments of another uid's process (XNU bsd/kern/kern_sysctl.c sysctl_procargsx), so a second
 // harness a launcher started as another user (sudo -u) would pass for none. A process that ended
-// since is none.
-func argsRead(runs bool, err error, alive func() bool, what string) (harness bool, cantTell string) {
-	switch {
-	case err == nil:
+// since is none; one the kit cannot tell ended is not.
+func argsRead(runs bool, err error, alive func() (bool, error), what string) (harness bool, cantTell string) {
+	if err == nil {
 		return runs, ""
-	case !alive():
+	}
+	live, aerr := alive()
+	switch {
+	case aerr != nil:
+		return false, fmt.Sprintf("%s but the kit can neither read its arguments (%v) nor tell whether it runs (%v)", what, err, aerr)
+	case !live:
 		return false, ""
 	case errors.Is(err, proctable.ErrNoArgs):
 		return false, fmt.Sprintf("%s but shows no arguments (%v), so the kit cannot tell which report it has", what, err)
@@ -222,12 +237,18 @@ func (l *Instance) candidates(im proctable.Image, deadline time.Time) (pids []in
 			continue
 		}
 		// Whose it is is asked of what runs the harness only: it may wait on one in exec.
-		if runs, err := im.RunBy(pid); (runs || err != nil && proctable.Alive(pid)) && !theirs(pid) &&
+		if runs, err := im.RunBy(pid); (runs || err != nil && mayRun(pid)) && !theirs(pid) &&
 			(isBelow[pid] || !sibling(reportOf(readArgs(pid, deadline)))) {
 			add(pid) // Account names it, or says it cannot tell
 		}
 	}
 	return mine, uncertain, nil
+}
+
+// mayRun says pid runs, or the kit cannot tell that it does not.
+func mayRun(pid int) bool {
+	alive, err := proctable.Alive(pid)
+	return alive || err != nil
 }
 
 // readArgs is pid's arguments, nil when they cannot be read (which no folder of another process's

@@ -21,8 +21,8 @@ func (s *Session) ArgvAsHanded() error {
 	}
 	// Read, then checked: the pid still runs the harness the report named (a pid reused in
 	// between would lend its arguments).
-	if in, ok := proctable.Lookup(pid); !ok || in.Start != s.Report.HarnessStart {
-		return fmt.Errorf("%s harness pid %d: no longer the harness started at %d (it %s), so its arguments say nothing", s.Mode, pid, s.Report.HarnessStart, describePid(in, ok))
+	if in, lerr := proctable.Lookup(pid); lerr != nil || in.Start != s.Report.HarnessStart {
+		return fmt.Errorf("%s harness pid %d: no longer the harness started at %d (it %s), so its arguments say nothing", s.Mode, pid, s.Report.HarnessStart, describePid(in, lerr))
 	}
 	handed := s.l.commandFor(s.report)
 	if len(handed) == 0 {

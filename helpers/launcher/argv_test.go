@@ -41,8 +41,8 @@ func TestArgvAsHandedReadsTheKernelsArgv(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { in.Close(); _ = cmd.Wait() }()
-	row, ok := proctable.Lookup(cmd.Process.Pid)
-	if !ok {
+	row, lerr := proctable.Lookup(cmd.Process.Pid)
+	if lerr != nil {
 		t.Fatal("the child is not in the process table")
 	}
 	l := &Instance{}

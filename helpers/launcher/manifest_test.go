@@ -278,7 +278,7 @@ config:
 			left = append(left, e.Pid)
 		}
 	}
-	if len(left) != 1 || !proctable.Alive(left[0]) {
+	if len(left) != 1 || !alive(left[0]) {
 		t.Fatalf("the sleep the command forked is not tracked alive: %v in %+v", left, set.Entries())
 	}
 
@@ -289,7 +289,7 @@ config:
 	if err := set.KillAll(5 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if proctable.Alive(left[0]) {
+	if alive(left[0]) {
 		t.Errorf("the forked sleep pid %d outlived the cleanup", left[0])
 	}
 }
@@ -597,4 +597,13 @@ func TestASpawnSpecTranslatorIsChecked(t *testing.T) {
 	if _, err := Parse("m.yaml", []byte(good+host+"spawn_spec_translate: [jq, -c, ., \"{spec}\"]\nspawn_spec: [\"{bin}/t\", send, \"{spec}\"]\n")); err != nil {
 		t.Errorf("a translator and its sender: %v", err)
 	}
+}
+
+// alive is proctable.Alive for a test: a process the test cannot read fails it loudly.
+func alive(pid int) bool {
+	a, err := proctable.Alive(pid)
+	if err != nil {
+		panic(err)
+	}
+	return a
 }

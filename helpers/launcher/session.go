@@ -169,23 +169,26 @@ func (s *Session) verify(first int) error {
 	if err := s.isTheHarness(); err != nil {
 		return err
 	}
-	if in, ok := proctable.Lookup(s.Report.HarnessPid); !ok || in.Start != s.Report.HarnessStart {
-		return fmt.Errorf("%s harness report %s names pid %d started at %d as the harness; that pid %s", s.Mode, s.report, s.Report.HarnessPid, s.Report.HarnessStart, describePid(in, ok))
+	if in, err := proctable.Lookup(s.Report.HarnessPid); err != nil || in.Start != s.Report.HarnessStart {
+		return fmt.Errorf("%s harness report %s names pid %d started at %d as the harness; that pid %s", s.Mode, s.report, s.Report.HarnessPid, s.Report.HarnessStart, describePid(in, err))
 	}
 	for i, t := range s.Report.Tools[first:] {
-		in, ok := proctable.Lookup(t.Pid)
-		if !ok || in.Ppid != s.Report.HarnessPid || in.Start != t.Start {
+		in, err := proctable.Lookup(t.Pid)
+		if err != nil || in.Ppid != s.Report.HarnessPid || in.Start != t.Start {
 			return fmt.Errorf("%s harness report %s names pid %d (started at %d) as tool sleep #%d; that pid %s, not a child of the harness pid %d started then",
-				s.Mode, s.report, t.Pid, t.Start, first+i+1, describePid(in, ok), s.Report.HarnessPid)
+				s.Mode, s.report, t.Pid, t.Start, first+i+1, describePid(in, err), s.Report.HarnessPid)
 		}
 	}
 	return nil
 }
 
-// describePid says what the kernel shows of a pid a report names.
-func describePid(in proctable.Info, ok bool) string {
-	if !ok {
+// describePid says what the kernel shows of a pid a report names (err: Lookup's).
+func describePid(in proctable.Info, err error) string {
+	switch {
+	case proctable.Gone(err):
 		return "runs nothing"
+	case err != nil:
+		return fmt.Sprintf("cannot be read (%v)", err)
 	}
 	return fmt.Sprintf("has parent %d and started at %d", in.Ppid, in.Start)
 }
@@ -307,8 +310,11 @@ func namedPids(output, report string) string {
 			continue
 		}
 		args, aerr := proctable.Args(pid)
+		alive, lerr := proctable.Alive(pid)
 		switch {
-		case aerr != nil && !proctable.Alive(pid):
+		case aerr != nil && lerr != nil:
+			out = append(out, fmt.Sprintf("the launcher named pid %d, which the kit cannot read (%v)", pid, errors.Join(aerr, lerr)))
+		case aerr != nil && !alive:
 			out = append(out, fmt.Sprintf("the launcher named pid %d, which is not running: it exited before it became the harness", pid))
 		case aerr != nil:
 			out = append(out, fmt.Sprintf("the launcher named pid %d, whose arguments the kit cannot read (%v)", pid, aerr))

@@ -117,15 +117,16 @@ func TestTheReportIsReadAsTheHarnessParsesIt(t *testing.T) {
 // harness": macOS refuses another uid's arguments with EINVAL (XNU sysctl_procargsx), and a second
 // harness started as another user passed Account so (issue 67). A process that ended is none.
 func TestAnArgumentsErrorIsNeverNotAHarness(t *testing.T) {
-	alive := func() bool { return true }
-	gone := func() bool { return false }
+	alive := func() (bool, error) { return true, nil }
+	gone := func() (bool, error) { return false, nil }
+	emfile := func() (bool, error) { return false, fmt.Errorf("pid 4242: %w", syscall.EMFILE) }
 	einval := fmt.Errorf("sysctl kern.procargs2 4242: %w", syscall.EINVAL)
 	noArgs := fmt.Errorf("pid 4242: %w", proctable.ErrNoArgs)
 	for _, c := range []struct {
 		what     string
 		runs     bool
 		err      error
-		alive    func() bool
+		alive    func() (bool, error)
 		harness  bool
 		cantTell string
 	}{
@@ -135,6 +136,8 @@ func TestAnArgumentsErrorIsNeverNotAHarness(t *testing.T) {
 		{"a loader whose arguments cannot be read", false, einval, alive, false, "cannot read its arguments"},
 		{"a harness in the middle of exec", true, noArgs, alive, false, "shows no arguments"},
 		{"a harness that ended", true, einval, gone, false, ""},
+		// A read error of the process table is no "ended" (issue 68).
+		{"a harness the kit cannot tell ended (EMFILE)", true, einval, emfile, false, "nor tell whether it runs (pid 4242: too many open files)"},
 	} {
 		harness, cantTell := argsRead(c.runs, c.err, c.alive, "it runs the harness's code")
 		if harness != c.harness || (c.cantTell == "") != (cantTell == "") || !strings.Contains(cantTell, c.cantTell) {

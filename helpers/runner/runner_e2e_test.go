@@ -185,7 +185,7 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, pid := range below {
-		if in, ok := proctable.Lookup(pid); ok {
+		if in, lerr := proctable.Lookup(pid); lerr == nil {
 			run = append(run, in)
 		}
 	}
@@ -204,7 +204,7 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 	left := func() []int {
 		var pids []int
 		for _, in := range run {
-			if now, ok := proctable.Lookup(in.Pid); ok && now.Start == in.Start && !now.Zombie {
+			if now, lerr := proctable.Lookup(in.Pid); lerr == nil && now.Start == in.Start && !now.Zombie {
 				pids = append(pids, in.Pid)
 			}
 		}
@@ -212,7 +212,7 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 		for _, line := range strings.Split(string(b), "\n") {
 			var e proc.Entry
 			if json.Unmarshal([]byte(line), &e) == nil && e.Start != 0 {
-				if now, ok := proctable.Lookup(e.Pid); ok && now.Start == e.Start && !now.Zombie {
+				if now, lerr := proctable.Lookup(e.Pid); lerr == nil && now.Start == e.Start && !now.Zombie {
 					pids = append(pids, e.Pid)
 				}
 			}
@@ -303,8 +303,8 @@ func TestAHostileLauncherCannotKillOrCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = stranger.Process.Kill(); _ = stranger.Wait() }()
-	in, ok := proctable.Lookup(stranger.Process.Pid)
-	if !ok {
+	in, lerr := proctable.Lookup(stranger.Process.Pid)
+	if lerr != nil {
 		t.Fatal("cannot read the stranger")
 	}
 	forged := fmt.Sprintf(`{"role":"harness (self-recorded)","pid":%d,"start":%d,"leader":true,"exe":"sleep"}`, in.Pid, in.Start)
@@ -340,7 +340,7 @@ func TestAHostileLauncherCannotKillOrCommand(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("exit %v, want 1 (the hosted sessions fail, a ledger line was refused):\n%s\n%s", err, log, stderr.String())
 	}
-	if !proctable.Alive(in.Pid) {
+	if !alive(in.Pid) {
 		t.Fatalf("the stranger pid %d was killed by the run's sweep:\n%s", in.Pid, log)
 	}
 	// Either reason refuses it: the stranger carries no token of the run, and here, a child of
@@ -458,7 +458,7 @@ func TestAnInterruptOrTimeoutStopsTheBuild(t *testing.T) {
 				t.Errorf("the CLI took %v after Ctrl-C, want under 5 s", time.Since(began))
 			}
 			for _, pid := range build {
-				if proctable.Alive(pid) {
+				if alive(pid) {
 					t.Errorf("the build step pid %d outlived the CLI", pid)
 				}
 			}
@@ -624,4 +624,13 @@ func failedInSpec(r *report.Run) bool {
 		}
 	}
 	return false
+}
+
+// alive is proctable.Alive for a test: a process the test cannot read fails it loudly.
+func alive(pid int) bool {
+	a, err := proctable.Alive(pid)
+	if err != nil {
+		panic(err)
+	}
+	return a
 }

@@ -41,7 +41,7 @@ type watched struct {
 	first   oracle.Reading
 	firstAt time.Time
 	reads   int
-	readErr string // readings that failed twice in a row while the process still ran
+	readErr string // readings that failed twice in a row while the process still ran, or may have
 	fails   int
 	change  string
 	told    bool // change is in a failure already
@@ -84,22 +84,22 @@ func (p *watched) look() {
 	if p.done {
 		return
 	}
-	if !p.running() {
-		p.done = true // it ended: nothing running is left to renice
+	if running, err := p.running(); err != nil || !running {
+		p.unread(err) // it ended: nothing running is left to renice; or the kit cannot tell
 		return
 	}
 	r, err := oracle.Read(p.Pid)
 	// Read again by start time: a pid that ended and was reused during the read is another
 	// process, whose class is no change of this one's.
-	if !p.running() {
-		p.done = true
+	if running, rerr := p.running(); rerr != nil || !running {
+		p.unread(rerr)
 		return
 	}
 	if err != nil {
 		// And it still runs: a watch that cannot read it is no watch. Once may be a process
 		// on its way out; twice in a row, of one that is not dying, is not.
 		if p.fails++; p.fails >= 2 && !proctable.Exiting(p.Pid) {
-			p.readErr = err.Error()
+			p.readErr = "its class: " + err.Error()
 		}
 		return
 	}
@@ -117,11 +117,30 @@ func (p *watched) look() {
 	}
 }
 
+// unread ends the watch of a process that ended (err nil), or counts a look at one the kit cannot
+// tell runs (err: a read that failed, EMFILE say): that is never "ended", and the watch goes on
+// looking; twice in a row is a failure of the watch, as a class it cannot read is.
+func (p *watched) unread(err error) {
+	if err == nil {
+		p.done = true
+		return
+	}
+	if p.fails++; p.fails >= 2 {
+		p.readErr = "whether it still runs: " + err.Error()
+	}
+}
+
 // running says the process p names still runs: its pid not ended, not reused, not a zombie with
-// no thread left (proctable.Stat.Dead).
-func (p *watched) running() bool {
-	in, ok := proctable.Lookup(p.Pid)
-	return ok && in.Start == p.Start && !in.Zombie
+// no thread left (proctable.Stat.Dead); an error when the kit cannot tell.
+func (p *watched) running() (bool, error) {
+	in, err := proctable.Lookup(p.Pid)
+	switch {
+	case proctable.Gone(err):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return in.Start == p.Start && !in.Zombie, nil
 }
 
 // confirm is how r, a reading of p, differs from the first, as a second reading taken at once
@@ -135,7 +154,7 @@ func (p *watched) confirm(r oracle.Reading) string {
 		return ""
 	}
 	again, err := oracle.Read(p.Pid)
-	if err != nil || !p.running() || proctable.Exiting(p.Pid) {
+	if running, rerr := p.running(); err != nil || rerr != nil || !running || proctable.Exiting(p.Pid) {
 		return ""
 	}
 	return oracle.Confirmed(p.first, r, again)
@@ -157,7 +176,7 @@ func (w *watcher) changes(started []launcher.Started) []string {
 		case p.change != "":
 			out = append(out, p.change)
 		case p.readErr != "":
-			out = append(out, fmt.Sprintf("%s pid %d (profile %s): the watch could not read its class while it ran: %s", p.Role, p.Pid, p.Session, p.readErr))
+			out = append(out, fmt.Sprintf("%s pid %d (profile %s): the watch could not read, while it ran, %s", p.Role, p.Pid, p.Session, p.readErr))
 		default:
 			continue
 		}

@@ -74,7 +74,7 @@ func TestOnlyAProvablyGoneOwnersCgroupIsSwept(t *testing.T) {
 	sweepStale(mount, parent)
 	for name, swept := range names {
 		_, err := os.Stat(mount + parent + "/" + name)
-		alive := proctable.Alive(sleeps[name].Process.Pid)
+		alive := alive(sleeps[name].Process.Pid)
 		if swept && (err == nil || alive) {
 			t.Errorf("%s: owner gone in this namespace, yet the cgroup is still there (stat: %v) or its sleep alive (%v)", name, err, alive)
 		}
@@ -168,4 +168,13 @@ func listing(reads [][]int) func() ([]int, error) {
 		i++
 		return r, nil
 	}
+}
+
+// alive is proctable.Alive for a test: a process the test cannot read fails it loudly.
+func alive(pid int) bool {
+	a, err := proctable.Alive(pid)
+	if err != nil {
+		panic(err)
+	}
+	return a
 }

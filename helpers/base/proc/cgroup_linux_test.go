@@ -46,7 +46,7 @@ func TestADoubleForkedSetsidChildIsALeak(t *testing.T) {
 		pp, err := proctable.ParentOf(pid)
 		args, aerr := proctable.Args(pid)
 		return err == nil && aerr == nil && pp != cmd.Process.Pid && strings.Join(args, " ") == "sleep 600", nil
-	}); err != nil || !proctable.Alive(pid) {
+	}); err != nil || !alive(pid) {
 		t.Fatalf("the daemon child %d did not outlive its parent: %v", pid, err)
 	}
 	err = s.KillAll(5 * time.Second)
@@ -54,7 +54,7 @@ func TestADoubleForkedSetsidChildIsALeak(t *testing.T) {
 		!strings.Contains(err.Error(), "pid "+strconv.Itoa(pid)+` ["sleep" "600"], policy 0 SCHED_OTHER, nice 0`) {
 		t.Errorf("the cleanup did not name the escaped daemon child %d: %v", pid, err)
 	}
-	if err := Until(time.Now().Add(5*time.Second), 5*time.Millisecond, func() (bool, error) { return !proctable.Alive(pid), nil }); err != nil {
+	if err := Until(time.Now().Add(5*time.Second), 5*time.Millisecond, func() (bool, error) { return !alive(pid), nil }); err != nil {
 		t.Errorf("the escaped daemon child %d is alive after the cleanup", pid)
 	}
 }

@@ -81,7 +81,10 @@ func Sweep(path, token string, scope *cgroup.Cgroup, handedTo int) (leaks, refus
 			continue
 		}
 		seen[key{e.Pid, e.Start}] = true
-		if e.live() {
+		switch alive, err := e.state(); {
+		case err != nil:
+			refused = append(refused, fmt.Sprintf("%s pid %d (%s): the kit cannot tell whether it still runs, so it is not swept: %v", e.Role, e.Pid, e.Exe, err))
+		case alive:
 			live = append(live, e)
 		}
 	}

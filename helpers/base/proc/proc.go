@@ -17,46 +17,12 @@ import (
 	"syscall"
 	"time"
 
-	gops "github.com/mitchellh/go-ps"
 	"golang.org/x/sys/unix"
 
 	"github.com/classproof/classproof/helpers/base/cgroup"
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/proctable"
 )
-
-// Entry is one tracked process.
-type Entry struct {
-	Role string `json:"role"`
-	Pid  int    `json:"pid"`
-	// Leader is true when the process leads its own group at the time it is tracked: the group
-	// is then killed as a whole, which takes the tools it started along.
-	Leader bool `json:"leader"`
-	// Exe is go-ps's (truncated) executable name, for the sweep's report.
-	Exe string `json:"exe"`
-	// Owned is true for a process the kit started with os/exec: its own Wait reaps it.
-	Owned bool `json:"-"`
-	// Start is the process's start time (see Info.Start), read when it is tracked or reported by
-	// the process itself. Every alive, kill and reap decision compares it: a pid with another
-	// start time is someone else's and is never waited for or signalled. 0 means the process was
-	// gone before it could be tracked, so nothing is ever done to its pid.
-	Start uint64 `json:"start,omitempty"`
-}
-
-// ours says whether the process this entry names, and not a later one with its pid, still exists
-// (a zombie included: it is ours to reap); live adds that it is not a zombie.
-func (e Entry) ours() (proctable.Info, bool) {
-	if e.Start == 0 {
-		return proctable.Info{}, false
-	}
-	in, ok := proctable.Lookup(e.Pid)
-	return in, ok && in.Start == e.Start
-}
-
-func (e Entry) live() bool {
-	in, ok := e.ours()
-	return ok && !in.Zombie
-}
 
 // Set is the processes of one spec (or one suite).
 type Set struct {
@@ -148,29 +114,6 @@ func (s *Set) track(e Entry) {
 	}
 }
 
-// identify fills in the start time, group leadership and name of e's process, as it is now.
-func identify(e Entry) Entry {
-	in, ok := proctable.Lookup(e.Pid)
-	switch {
-	case !ok:
-		e.Start = 0
-	case e.Start == 0:
-		e.Start = in.Start
-	case e.Start != in.Start:
-		e.Start = 0 // the process that reported this pid is gone, and a stranger has it
-	}
-	if e.Start == 0 {
-		return e
-	}
-	if pgid, err := unix.Getpgid(e.Pid); err == nil && pgid == e.Pid && pgid != unix.Getpgrp() {
-		e.Leader = true
-	}
-	if p, err := gops.FindProcess(e.Pid); err == nil && p != nil {
-		e.Exe = p.Executable()
-	}
-	return e
-}
-
 // Entries returns what the set tracks.
 func (s *Set) Entries() []Entry {
 	s.mu.Lock()
@@ -200,8 +143,10 @@ func (s *Set) KillAll(timeout time.Duration) error {
 		// churn: all seen in the soak). So it is waited for up to proctable.StarvedFactor times the
 		// timeout, and only one still there then is an error.
 		outlived := false
-		for e.live() {
-			if time.Now().After(starvedStop) {
+		var unread error
+		// One the kit cannot read is waited for too: it is not known to have ended.
+		for live, err := e.state(); live || err != nil; live, err = e.state() {
+			if unread = err; time.Now().After(starvedStop) {
 				outlived = true
 				break
 			}
@@ -213,7 +158,10 @@ func (s *Set) KillAll(timeout time.Duration) error {
 		}
 		// Only a wait that ran out is an error: a second look right after the loop can catch a
 		// dying multi-threaded process in an in-between state and call it alive.
-		if outlived {
+		switch {
+		case outlived && unread != nil:
+			left = append(left, fmt.Sprintf("%s pid %d (the kit cannot tell whether it ended: %v)", e.Role, e.Pid, unread))
+		case outlived:
 			left = append(left, fmt.Sprintf("%s pid %d (%s)", e.Role, e.Pid, proctable.DescribeState(e.Pid)))
 		}
 	}
@@ -293,7 +241,12 @@ func (s *Set) table() (map[int]proctable.Info, error) {
 	}
 	all := make(map[int]proctable.Info, len(pids))
 	for _, pid := range pids {
-		if in, ok := proctable.Lookup(pid); ok {
+		in, err := proctable.Lookup(pid)
+		switch {
+		case proctable.Gone(err):
+		case err != nil:
+			return nil, fmt.Errorf("reading the processes of cgroup %s: %w", cg.Path, err)
+		default:
 			all[pid] = in
 		}
 	}
@@ -361,9 +314,9 @@ func untied(es []Entry, token string, scope *cgroup.Cgroup) (keep []Entry, refus
 func reap(e Entry, deadline time.Time) {
 	me := unix.Getpid()
 	for {
-		in, ok := e.ours()
-		if !ok {
-			return // reaped, or the pid is someone else's now
+		in, ok, err := e.ours()
+		if !ok || err != nil {
+			return // reaped, or the pid is someone else's now; or unread: KillAll waited and said so
 		}
 		if in.Zombie && in.Ppid == me {
 			var ws unix.WaitStatus
@@ -372,7 +325,7 @@ func reap(e Entry, deadline time.Time) {
 			}
 			return
 		}
-		if (in.Ppid != me && proctable.Alive(in.Ppid)) || time.Now().After(deadline) {
+		if alive, err := proctable.Alive(in.Ppid); (in.Ppid != me && (alive || err != nil)) || time.Now().After(deadline) {
 			return
 		}
 		time.Sleep(2 * time.Millisecond)

@@ -49,13 +49,13 @@ func TestKillAllKillsTheGroup(t *testing.T) {
 		child = child*10 + int(c-'0')
 	}
 	s.TrackOwned("sh", cmd.Process.Pid)
-	if !proctable.Alive(child) {
+	if !alive(child) {
 		t.Fatalf("child %d not alive before the kill", child)
 	}
 	if err := s.KillAll(5 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if proctable.Alive(child) {
+	if alive(child) {
 		t.Errorf("untracked child %d of the group survived", child)
 	}
 }
@@ -75,10 +75,10 @@ func TestSweepKillsWhatTheLedgerNamesAndSaysSo(t *testing.T) {
 		t.Fatalf("leaks %v refused %v err %v", leaks, refused, err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for proctable.Alive(cmd.Process.Pid) && time.Now().Before(deadline) {
+	for alive(cmd.Process.Pid) && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	if proctable.Alive(cmd.Process.Pid) {
+	if alive(cmd.Process.Pid) {
 		t.Fatal("swept process still alive")
 	}
 	if leaks, _, _ := Sweep(ledger, "", nil, -1); len(leaks) != 0 {
@@ -170,7 +170,7 @@ func TestCleanupLeavesAStrangerOnATrackedPid(t *testing.T) {
 			if took := time.Since(began); took > 2*time.Second {
 				t.Errorf("cleanup took %v with nothing of its own alive", took)
 			}
-			if err := stranger.Process.Signal(syscall.Signal(0)); err != nil || !proctable.Alive(pid) {
+			if err := stranger.Process.Signal(syscall.Signal(0)); err != nil || !alive(pid) {
 				t.Errorf("the stranger on pid %d was killed by a cleanup that never started it", pid)
 			}
 		})
@@ -191,7 +191,7 @@ func TestSweepLeavesAStrangerOnARecordedPid(t *testing.T) {
 	if err != nil || len(leaks) != 0 {
 		t.Errorf("sweep reported %v (err %v) for a stranger", leaks, err)
 	}
-	if err := stranger.Process.Signal(syscall.Signal(0)); err != nil || !proctable.Alive(pid) {
+	if err := stranger.Process.Signal(syscall.Signal(0)); err != nil || !alive(pid) {
 		t.Errorf("the sweep killed the stranger on pid %d", pid)
 	}
 }
@@ -244,4 +244,13 @@ func TestNewLedgerMakesAnEmptyLedgerOnlyWhereNoneIs(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "elsewhere")); err == nil {
 		t.Error("NewLedger followed a planted symlink and made its target")
 	}
+}
+
+// alive is proctable.Alive for a test: a process the test cannot read fails it loudly.
+func alive(pid int) bool {
+	a, err := proctable.Alive(pid)
+	if err != nil {
+		panic(err)
+	}
+	return a
 }

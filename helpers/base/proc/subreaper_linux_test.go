@@ -31,13 +31,13 @@ func TestCleanupReapsOrphanZombies(t *testing.T) {
 	orphan, _ := strconv.Atoi(strings.TrimSpace(string(out)))
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		if in, ok := proctable.Lookup(orphan); ok && in.Zombie && in.Ppid == os.Getpid() {
+		if in, lerr := proctable.Lookup(orphan); lerr == nil && in.Zombie && in.Ppid == os.Getpid() {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if in, ok := proctable.Lookup(orphan); !ok || !in.Zombie {
-		t.Fatalf("pid %d did not become our orphan zombie: %+v %v", orphan, in, ok)
+	if in, lerr := proctable.Lookup(orphan); lerr != nil || !in.Zombie {
+		t.Fatalf("pid %d did not become our orphan zombie: %+v %v", orphan, in, lerr)
 	}
 	kept := exec.Command("sleep", "0.01")
 	if err := kept.Start(); err != nil {
@@ -46,7 +46,7 @@ func TestCleanupReapsOrphanZombies(t *testing.T) {
 	s := &Set{}
 	s.TrackOwned("owned sleep", kept.Process.Pid)
 	for i := 0; i < 500; i++ { // until the owned sleep has exited and waits for its own Wait
-		if in, ok := proctable.Lookup(kept.Process.Pid); ok && in.Zombie {
+		if in, lerr := proctable.Lookup(kept.Process.Pid); lerr == nil && in.Zombie {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -54,7 +54,7 @@ func TestCleanupReapsOrphanZombies(t *testing.T) {
 	if err := (&Set{}).KillAll(time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := proctable.Lookup(orphan); ok {
+	if _, lerr := proctable.Lookup(orphan); lerr == nil {
 		t.Errorf("the orphan zombie %d is still there after a cleanup", orphan)
 	}
 	if err := kept.Wait(); err != nil {

@@ -119,8 +119,8 @@ func TestACousinSuiteIsNeverTied(t *testing.T) {
 func TestSweepRefusesWhatItCannotTie(t *testing.T) {
 	ledger := filepath.Join(t.TempDir(), "ledger")
 	parent := os.Getppid()
-	in, ok := proctable.Lookup(parent)
-	if !ok {
+	in, lerr := proctable.Lookup(parent)
+	if lerr != nil {
 		t.Skip("cannot read the test's parent")
 	}
 	lines := fmt.Sprintf("{\"role\":\"forged\",\"pid\":%d,\"start\":%d,\"leader\":true}\n{\"role\":\"init\",\"pid\":1,\"leader\":true,\"start\":%d}\nnot json\n",
@@ -139,14 +139,14 @@ func TestSweepRefusesWhatItCannotTie(t *testing.T) {
 			t.Errorf("refused lines lack %q:\n%s", w, all)
 		}
 	}
-	if !proctable.Alive(parent) {
+	if !alive(parent) {
 		t.Fatal("the sweep killed the test's parent")
 	}
 }
 
 func initStart(t *testing.T) uint64 {
-	in, ok := proctable.Lookup(1)
-	if !ok {
+	in, lerr := proctable.Lookup(1)
+	if lerr != nil {
 		t.Skip("cannot read pid 1")
 	}
 	return in.Start
@@ -218,8 +218,8 @@ func TestASignalGoesOnlyToTheReportedProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
-	in, ok := proctable.Lookup(child.Process.Pid)
-	if !ok {
+	in, lerr := proctable.Lookup(child.Process.Pid)
+	if lerr != nil {
 		t.Fatal("the child is not in the process table")
 	}
 	if err := s.Signal("harness", child.Process.Pid, in.Start+1, syscall.SIGCONT); err == nil || !strings.Contains(err.Error(), "no live process with that pid started at") {

@@ -20,7 +20,12 @@ func ClassOf(pid int) string {
 // process's pending signals in kinfo_proc (bsd/kern/kern_sysctl.c fill_user64_externproc leaves
 // p_siglist zero), and a killed thread runs at once, its throttles shot down before it exits
 // (bsd/kern/kern_sig.c psignal_internal: TASK_POLICY_TERMINATED on the signalled thread).
+// A read that fails for another reason than the process being gone says nothing of it: not
+// dying, as on Linux.
 func Exiting(pid int) bool {
-	k, ok := lookupKinfo(pid)
-	return !ok || k.Stat == sZomb || k.exiting()
+	k, err := readKinfo(pid)
+	if err != nil {
+		return Gone(err)
+	}
+	return k.Stat == sZomb || k.exiting()
 }

@@ -109,8 +109,11 @@ func killPending(status []byte) (own, shared bool) {
 // ClassOf is what the kernel says of pid's class, for a leak's line.
 func ClassOf(pid int) string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
+	switch {
+	case gone(err):
 		return "class unreadable: gone"
+	case err != nil:
+		return "class unreadable: " + err.Error()
 	}
 	st, err := ParseStat(b)
 	if err != nil {

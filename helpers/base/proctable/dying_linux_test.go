@@ -108,7 +108,7 @@ func TestExitingOfLiveDeadAndGone(t *testing.T) {
 	}
 	_ = cmd.Process.Kill()
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); {
-		if in, ok := Lookup(pid); !ok || in.Zombie {
+		if in, lerr := Lookup(pid); lerr != nil || in.Zombie {
 			break
 		}
 	}

@@ -35,8 +35,11 @@ func ArgsAfterExec(pid int, wait time.Duration, deadline time.Time) ([]string, e
 	start := time.Now()
 	for {
 		args, err := Args(pid)
-		if !errors.Is(err, ErrNoArgs) || !Alive(pid) {
+		if !errors.Is(err, ErrNoArgs) {
 			return args, err
+		}
+		if alive, aerr := Alive(pid); aerr != nil || !alive {
+			return args, errors.Join(err, aerr) // ended (ErrNoArgs), or the kit cannot tell
 		}
 		waited := time.Since(start)
 		if waited > StarvedFactor*wait || (waited > wait && starved(pid) == "") || time.Now().After(deadline) {

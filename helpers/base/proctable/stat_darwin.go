@@ -10,23 +10,29 @@ import (
 )
 
 // Lookup asks the kernel for one process (sysctl kern.proc.pid, XNU bsd/kern/kern_sysctl.c
-// sysctl_prochandle); ok is false when no process has that pid. One syscall, no ps.
-func Lookup(pid int) (Info, bool) {
-	k, ok := lookupKinfo(pid)
-	return k.info(), ok
+// sysctl_prochandle): ErrNoProcess when no process has that pid, another error when the kit
+// cannot tell (see ErrNoProcess). One syscall, no ps.
+func Lookup(pid int) (Info, error) {
+	k, err := readKinfo(pid)
+	if err != nil {
+		return Info{}, err
+	}
+	return k.info(), nil
 }
 
-func lookupKinfo(pid int) (kinfo, bool) {
+func readKinfo(pid int) (kinfo, error) {
 	b, err := unix.SysctlRaw("kern.proc.pid", pid)
-	// A pid with no process answers with zero bytes.
-	if err != nil || len(b) == 0 {
-		return kinfo{}, false
+	switch {
+	case err != nil:
+		return kinfo{}, fmt.Errorf("pid %d: the kit cannot tell whether it runs: sysctl kern.proc.pid: %w", pid, err)
+	case len(b) == 0: // a pid with no process answers with zero bytes
+		return kinfo{}, fmt.Errorf("pid %d: %w", pid, ErrNoProcess)
 	}
 	k, err := decodeKinfo(b)
 	if err != nil || int(k.Pid) != pid {
-		return kinfo{}, false
+		return kinfo{}, fmt.Errorf("pid %d: the kit cannot tell whether it runs: sysctl kern.proc.pid answered for pid %d (%v)", pid, k.Pid, err)
 	}
-	return k, true
+	return k, nil
 }
 
 // Table lists every process in one sysctl (kern.proc.all), read again while the table outgrows
@@ -124,8 +130,8 @@ func TaskInfoOf(pid int) (TaskInfo, error) {
 // XNU sets SRUN at fork (bsd/kern/kern_fork.c) and never assigns SSLEEP in bsd/, so every live,
 // unstopped process reads SRUN, asleep or not.
 func stateOf(pid int) string {
-	k, ok := lookupKinfo(pid)
-	if !ok {
+	k, err := readKinfo(pid)
+	if err != nil {
 		return "state unknown"
 	}
 	s := fmt.Sprintf("p_stat %d", k.Stat)

@@ -11,20 +11,32 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Lookup reads one process from /proc; ok is false when no process has that pid.
-func Lookup(pid int) (Info, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return Info{}, false
+// Lookup reads one process from /proc: ErrNoProcess when no process has that pid (its /proc
+// entry is gone, or the read met ESRCH), another error when the kit cannot tell (see ErrNoProcess).
+func Lookup(pid int) (Info, error) {
+	return lookupBy(pid, os.ReadFile)
+}
+
+// lookupBy is Lookup on what read reads.
+func lookupBy(pid int, read func(string) ([]byte, error)) (Info, error) {
+	path := fmt.Sprintf("/proc/%d/stat", pid)
+	b, err := read(path)
+	switch {
+	case gone(err):
+		return Info{}, fmt.Errorf("pid %d: %w", pid, ErrNoProcess)
+	case err != nil:
+		return Info{}, fmt.Errorf("pid %d: the kit cannot tell whether it runs: %w", pid, err)
 	}
 	st, err := ParseStat(b)
 	if err != nil {
-		return Info{}, false
+		return Info{}, fmt.Errorf("pid %d: the kit cannot tell whether it runs: %s: %w", pid, path, err)
 	}
-	return Info{Pid: pid, Ppid: st.Ppid, Pgid: st.Pgrp, Sid: st.Session, Start: st.Start, Zombie: st.Dead()}, true
+	return Info{Pid: pid, Ppid: st.Ppid, Pgid: st.Pgrp, Sid: st.Session, Start: st.Start, Zombie: st.Dead()}, nil
 }
 
-// Table lists every process (not thread) in /proc, one stat read each.
+// Table lists every process (not thread) in /proc, one stat read each. A process that ended
+// while the table was read is left out; one that cannot be read fails the whole table: a table
+// missing it would say "none" where the kit cannot tell.
 func Table() (map[int]Info, error) {
 	d, err := os.ReadDir("/proc")
 	if err != nil {
@@ -36,7 +48,12 @@ func Table() (map[int]Info, error) {
 		if err != nil {
 			continue
 		}
-		if in, ok := Lookup(pid); ok {
+		in, err := Lookup(pid)
+		switch {
+		case Gone(err):
+		case err != nil:
+			return nil, fmt.Errorf("reading the process table: %w", err)
+		default:
 			all[pid] = in
 		}
 	}
@@ -59,15 +76,23 @@ func ChildrenTable() (map[int]Info, error) {
 	for _, t := range tasks {
 		// A child belongs to the thread that forked it (another of ours once that thread ends).
 		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
-		if err != nil {
+		switch {
+		case gone(err):
 			continue // a thread that ended while the list was read
+		case err != nil:
+			return nil, fmt.Errorf("reading this process's children: %w", err)
 		}
 		for _, f := range strings.Fields(string(b)) {
 			pid, err := strconv.Atoi(f)
 			if err != nil {
 				continue
 			}
-			if in, ok := Lookup(pid); ok {
+			in, err := Lookup(pid)
+			switch {
+			case Gone(err):
+			case err != nil:
+				return nil, fmt.Errorf("reading this process's children: %w", err)
+			default:
 				all[pid] = in
 			}
 		}

@@ -7,8 +7,20 @@ package proctable
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"syscall"
 )
+
+// ErrNoProcess is Lookup's and Alive's "no process has that pid", and only what the kernel says
+// so with (Linux: no /proc entry, ESRCH; macOS: an empty answer). Any other error of theirs says
+// the kit could not read the process (EMFILE, a permission, a line it could not parse): the kit
+// cannot tell then, and never reads that as "gone": a watch that took an unreadable process for an
+// ended one would stop watching it for good, and a harness the kit cannot read is no harness that
+// ended. It is fs.ErrNotExist too.
+var ErrNoProcess = fmt.Errorf("no such process (%w)", fs.ErrNotExist)
+
+// Gone says whether err is Lookup's or Alive's ErrNoProcess.
+func Gone(err error) bool { return errors.Is(err, ErrNoProcess) }
 
 // Info is one process as the kernel lists it, read in one look.
 type Info struct {

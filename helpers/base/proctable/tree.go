@@ -19,9 +19,12 @@ func DescribeAll(pids []int) string {
 
 // DescribeState says what a process that would not die is doing, for the cleanup's message.
 func DescribeState(pid int) string {
-	in, ok := Lookup(pid)
-	if !ok {
+	in, err := Lookup(pid)
+	switch {
+	case Gone(err):
 		return "gone"
+	case err != nil:
+		return err.Error()
 	}
 	return fmt.Sprintf("%s, parent %d", stateOf(pid), in.Ppid)
 }
@@ -86,17 +89,24 @@ func Walk(all map[int]Info, roots []int, visit func(parent int, child Info)) {
 }
 
 // Alive says whether pid is a live process; a zombie is dead (it runs nothing, it only waits to
-// be reaped by a parent that may not be ours).
-func Alive(pid int) bool {
-	in, ok := Lookup(pid)
-	return ok && !in.Zombie
+// be reaped by a parent that may not be ours). An error says the kit cannot tell (Lookup's,
+// never ErrNoProcess: a process with no pid is simply not alive).
+func Alive(pid int) (bool, error) {
+	in, err := Lookup(pid)
+	switch {
+	case Gone(err):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return !in.Zombie, nil
 }
 
 // ParentOf returns pid's parent as the kernel lists it.
 func ParentOf(pid int) (int, error) {
-	in, ok := Lookup(pid)
-	if !ok {
-		return 0, fmt.Errorf("pid %d: no such process", pid)
+	in, err := Lookup(pid)
+	if err != nil {
+		return 0, err
 	}
 	return in.Ppid, nil
 }

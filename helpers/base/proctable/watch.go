@@ -14,7 +14,7 @@ import (
 // namespace (the inode of /proc/self/ns/pid, 0 where there is none), for contract.SupervisorEnv
 // and for what the kit leaves behind while it runs (a build folder in the cache, a run's cgroup).
 func Supervisor() string {
-	in, _ := Lookup(os.Getpid())
+	in, _ := Lookup(os.Getpid()) // this process runs: unread, its start is 0 and no owner matches it
 	return fmt.Sprintf("%d %d %d", os.Getpid(), in.Start, PidNS())
 }
 
@@ -78,10 +78,15 @@ type owner struct {
 	Start uint64
 }
 
-// live says whether that process, and not a later one with its pid, runs (a zombie is gone).
+// live says whether that process, and not a later one with its pid, runs (a zombie is gone). A
+// process the kit cannot read may run: only the kernel's "no such process" (or another start,
+// or a zombie) ends an owner, never a read that failed (EMFILE would end a supervised run).
 func (o owner) live() bool {
-	in, ok := Lookup(o.Pid)
-	return ok && in.Start == o.Start && !in.Zombie
+	in, err := Lookup(o.Pid)
+	if err != nil {
+		return !Gone(err)
+	}
+	return in.Start == o.Start && !in.Zombie
 }
 
 func parseSupervisor(value string) (owner, bool) {

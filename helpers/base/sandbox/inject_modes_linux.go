@@ -90,9 +90,9 @@ func callerOf(req *notif) (caller, bool) {
 	case !uok || !gok:
 		return caller{}, false
 	case who == 0 && pgrp:
-		in, ok := proctable.Lookup(tid)
+		in, err := proctable.Lookup(tid)
 		c.target = in.Pgid
-		return c, ok
+		return c, err == nil
 	case who == 0:
 		c.target = tid
 	case nestedPidNS(string(status)):

@@ -286,7 +286,7 @@ func costRun(ctx context.Context, d *launcher.Driver, c Class, probe string, uni
 		b, err := os.ReadFile(out)
 		if err != nil {
 			// A job that ended without its result will not write it: say so now, not in 5 minutes.
-			if in, ok := proctable.Lookup(pid); !ok || in.Zombie {
+			if alive, lerr := proctable.Alive(pid); lerr == nil && !alive {
 				if _, err := os.Stat(out); err != nil {
 					return false, fmt.Errorf("the job (pid %d) ended without writing %s", pid, out)
 				}

@@ -96,6 +96,10 @@ func (l *Instance) Account() error {
 		errs = append(errs, fmt.Errorf("every harness accounted for: %s started the kit's harness where the kit handed out no session for it, and the kit judges only the one a report names:\n  %s",
 			l.d.Manifest.Name, strings.Join(wrong, "\n  ")))
 	}
+	if gone := l.unjudged(handed, im, named); len(gone) > 0 {
+		errs = append(errs, fmt.Errorf("every harness judged: %s started the harness the kit handed out, and it ended, or can no longer be told apart, before the kit judged it:\n  %s",
+			l.d.Manifest.Name, strings.Join(gone, "\n  ")))
+	}
 	return errors.Join(errs...)
 }
 
@@ -340,7 +344,7 @@ func quoteOr(s string) string {
 func harnessLine(pid int, args []string, why string) string {
 	o, err := oracle.ObserveOne("harness", pid)
 	if err != nil {
-		return fmt.Sprintf("harness pid %d (class unread: %v) %q: %s", pid, err, args, why)
+		return fmt.Sprintf("harness pid %d (class unread: %v; as the kernel says: %s) %q: %s", pid, err, proctable.ThreadsClass(pid), args, why)
 	}
 	return fmt.Sprintf("%s; %q: %s", o, args, why)
 }

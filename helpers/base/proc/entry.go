@@ -23,6 +23,11 @@ type Entry struct {
 	// start time is someone else's and is never waited for or signalled. 0 means the process was
 	// gone before it could be tracked, so nothing is ever done to its pid.
 	Start uint64 `json:"start,omitempty"`
+	// Parent is the process's parent when it was recorded; Report, on a line the harness wrote of
+	// itself or of a tool (Record), the --report path it was started with: the kit ties a harness
+	// that ended before it was judged, and the tools it left, to the session it was handed for.
+	Parent int    `json:"parent,omitempty"`
+	Report string `json:"report,omitempty"`
 }
 
 // ours says whether the process this entry names, and not a later one with its pid, still exists
@@ -67,6 +72,7 @@ func identify(e Entry) Entry {
 	if e.Start == 0 {
 		return e
 	}
+	e.Parent = in.Ppid
 	if pgid, err := unix.Getpgid(e.Pid); err == nil && pgid == e.Pid && pgid != unix.Getpgrp() {
 		e.Leader = true
 	}

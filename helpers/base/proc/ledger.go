@@ -14,11 +14,21 @@ import (
 	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
-// Record appends pid to the ledger at path as it is now (start time, group, name), for a process
-// that no Set of the kit's tracks yet: the harness records itself and its tools this way.
-func Record(path, role string, pid int) {
+// The roles the harness records itself and its tools under (Record): the kit finds them in the
+// ledger by these (HarnessLines).
+const (
+	HarnessRole = "harness (self-recorded)"
+	ToolRole    = "tool sleep (recorded by the harness)"
+)
+
+// Record appends pid to the ledger at path as it is now (start time, parent, group, name), for a
+// process that no Set of the kit's tracks yet: the harness records itself and its tools this way,
+// each with report, the --report path the harness was started with.
+func Record(path, role string, pid int, report string) {
 	if path != "" {
-		appendLedger(path, identify(Entry{Role: role, Pid: pid}))
+		e := identify(Entry{Role: role, Pid: pid})
+		e.Report = report
+		appendLedger(path, e)
 	}
 }
 
@@ -97,6 +107,27 @@ func Sweep(path, token string, scope *cgroup.Cgroup, handedTo int) (leaks, refus
 	refused = append(refused, untiedLines...)
 	sort.Strings(leaks)
 	return leaks, refused, nil
+}
+
+// Claims reads the ledger at path as the claims it holds: one Entry per line that parses (Sweep
+// names the others); none, and no error, where there is no ledger. Every line is a claim: a
+// launcher's process can append to the ledger.
+func Claims(path string) ([]Entry, error) {
+	b, err := files.ReadClaim(path, maxLedger)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("pid ledger: %w", err)
+	}
+	var out []Entry
+	for _, line := range strings.Split(string(b), "\n") {
+		var e Entry
+		if line != "" && json.Unmarshal([]byte(line), &e) == nil {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 // maxLedger bounds what a sweep reads of a ledger: a run writes a few hundred lines.

@@ -29,3 +29,6 @@ func Exiting(pid int) bool {
 	}
 	return k.Stat == sZomb || k.exiting()
 }
+
+// ThreadsClass is ClassOf: a process's class is its task's here.
+func ThreadsClass(pid int) string { return ClassOf(pid) }

@@ -127,6 +127,32 @@ func ClassOf(pid int) string {
 	return fmt.Sprintf("policy %d%s, nice %d", st.Policy, policyName(st.Policy), 20-nice)
 }
 
+// ThreadsClass is ClassOf each thread of pid that has not ended, for a receipt: a process whose
+// leader thread ended alone reads as a zombie, while its other threads run on at their class.
+func ThreadsClass(pid int) string {
+	d, err := os.Open(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return "threads unreadable: " + err.Error()
+	}
+	tids, err := d.Readdirnames(MaxThreads)
+	d.Close()
+	if err != nil {
+		return "threads unreadable: " + err.Error()
+	}
+	var out []string
+	for _, tid := range tids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, tid))
+		if st, perr := ParseStat(b); err == nil && perr == nil && !st.Exiting() {
+			n, _ := strconv.Atoi(tid)
+			out = append(out, fmt.Sprintf("thread %s: %s", tid, ClassOf(n)))
+		}
+	}
+	if len(out) == 0 {
+		return "no thread running"
+	}
+	return strings.Join(out, "; ")
+}
+
 func policyName(p int) string {
 	switch p {
 	case 0:

@@ -19,3 +19,6 @@ func ClassOf(pid int) string {
 
 // Exiting is Linux's; elsewhere a process being killed is not told apart.
 func Exiting(int) bool { return false }
+
+// ThreadsClass is ClassOf: a process's class is its task's here.
+func ThreadsClass(pid int) string { return ClassOf(pid) }

@@ -67,7 +67,7 @@ func (l *Instance) Account() error {
 		args, harness, cantTell := harnessArgs(im, pid, uncertain[pid], deadline)
 		switch {
 		case cantTell != "":
-			wrong, named[pid] = append(wrong, harnessLine(pid, args, cantTell)), true
+			wrong, named[pid] = append(wrong, harnessLine(pid, args, cantTell)+below(pid)), true
 			continue
 		case !harness:
 			others = append(others, pid) // gone, or not the harness

@@ -115,3 +115,17 @@ func classRead(role string, pid int) string {
 	}
 	return o.String()
 }
+
+// below names what still runs below pid, each with its class: what a process the kit cannot
+// identify started (a harness's tools) is judged for class all the same.
+func below(pid int) string {
+	pids, err := proctable.Descendants(pid)
+	if err != nil {
+		return fmt.Sprintf("; what runs below it cannot be read: %v", err)
+	}
+	var out string
+	for _, p := range pids {
+		out += "; below it: " + classRead("process", p)
+	}
+	return out
+}

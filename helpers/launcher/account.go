@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -121,6 +122,12 @@ func harnessArgs(im proctable.Image, pid int, uncertain bool, deadline time.Time
 			return nil, false, fmt.Sprintf("the kit cannot read its executable (%v) nor tell whether it runs (%v), so cannot tell whether it runs the harness", err, aerr)
 		case !alive || proctable.Exiting(pid):
 			return nil, false, ""
+		case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH):
+			// No executable: its memory is gone. A process on its way out (between exit_mm
+			// and its zombie) is none; one whose leader ended while its threads run is.
+			if exited, lerr := proctable.LeaderExited(pid); lerr == nil && !exited {
+				return nil, false, ""
+			}
 		}
 		args, _ := proctable.Args(pid)
 		return args, false, fmt.Sprintf("it runs, yet the kit cannot read its executable (%v; a process whose main thread ended while its others run shows none), so cannot tell whether it runs the harness", err)

@@ -3,6 +3,7 @@ package proctable
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strconv"
@@ -53,7 +54,10 @@ func exiting(pid int) (dying, vanished bool) {
 	}
 	tids, err := d.Readdirnames(MaxThreads)
 	d.Close()
-	if err != nil {
+	switch {
+	case errors.Is(err, io.EOF):
+		return true, false // no thread left to list: the process is being released
+	case err != nil:
 		return false, false
 	}
 	for _, tid := range tids {
@@ -70,6 +74,18 @@ func exiting(pid int) (dying, vanished bool) {
 		}
 	}
 	return true, vanished
+}
+
+// LeaderExited says pid's main thread ended on its own while its other threads run on: its stat
+// shows Z with more than one thread. Such a process runs, yet has no executable to read
+// (/proc/PID/exe reads ENOENT: the leader's memory is gone).
+func LeaderExited(pid int) (bool, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false, err
+	}
+	st, err := ParseStat(b)
+	return err == nil && st.State == 'Z' && st.Threads > 1, err
 }
 
 // gone says whether a read's error means the process or thread is no more.

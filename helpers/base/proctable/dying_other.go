@@ -22,3 +22,6 @@ func Exiting(int) bool { return false }
 
 // ThreadsClass is ClassOf: a process's class is its task's here.
 func ThreadsClass(pid int) string { return ClassOf(pid) }
+
+// LeaderExited is Linux's: a thread's exit does not leave a process without its executable here.
+func LeaderExited(int) (bool, error) { return false, nil }

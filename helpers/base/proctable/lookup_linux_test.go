@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -101,5 +103,49 @@ func exhaustDescriptors(t *testing.T) (release func()) {
 			unix.Close(fd)
 		}
 		_ = unix.Setrlimit(unix.RLIMIT_NOFILE, &was)
+	}
+}
+
+// leaderExitEnv makes this test binary a process whose main thread ends alone, at init (the
+// runtime keeps the main goroutine on the main thread while inits run), while another thread runs
+// on: what a hostile launcher made of a harness (issue 68).
+const leaderExitEnv = "CP_LEADER_EXIT"
+
+func init() {
+	if os.Getenv(leaderExitEnv) == "" {
+		return
+	}
+	up := make(chan struct{})
+	go func() { runtime.LockOSThread(); close(up); select {} }()
+	<-up // another thread runs: the process outlives its main thread
+	syscall.Syscall(syscall.SYS_EXIT, 0, 0, 0)
+}
+
+// A process whose main thread ended alone runs on: it is alive, not dying, its leader ended
+// (LeaderExited), and its executable reads ENOENT. A process on its way out, whose executable
+// reads the same, is none of this: Account tells the two apart so (issue 68).
+func TestALeaderThatEndedAloneRunsOn(t *testing.T) {
+	if self, err := LeaderExited(os.Getpid()); err != nil || self {
+		t.Fatalf("LeaderExited of this test process: %v, %v", self, err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), leaderExitEnv+"=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	pid := cmd.Process.Pid
+	var exited bool
+	var err error
+	for end := time.Now().Add(10 * time.Second); !exited && time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		exited, err = LeaderExited(pid)
+	}
+	if !exited || err != nil {
+		t.Fatalf("pid %d: its leader never read as ended alone: %v (%s)", pid, err, stateOf(pid))
+	}
+	alive, aerr := Alive(pid)
+	_, xerr := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if !alive || aerr != nil || Exiting(pid) || !errors.Is(xerr, fs.ErrNotExist) {
+		t.Errorf("pid %d, its leader ended alone: Alive %v (%v), Exiting %v, its executable %v; want alive, not exiting, ENOENT", pid, alive, aerr, Exiting(pid), xerr)
 	}
 }

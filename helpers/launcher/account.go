@@ -122,10 +122,16 @@ func harnessArgs(im proctable.Image, pid int, uncertain bool, deadline time.Time
 			return nil, false, fmt.Sprintf("the kit cannot read its executable (%v) nor tell whether it runs (%v), so cannot tell whether it runs the harness", err, aerr)
 		case !alive || proctable.Exiting(pid):
 			return nil, false, ""
-		case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH):
+		case gone(err):
 			// No executable: its memory is gone. A process on its way out (between exit_mm
-			// and its zombie) is none; one whose leader ended while its threads run is.
-			if exited, lerr := proctable.LeaderExited(pid); lerr == nil && !exited {
+			// and its zombie; in exit_group its leader may be a zombie first) is none; one whose
+			// leader ended while its threads run on is. Exiting is read after LeaderExited, so
+			// a process that was on its way out when either was read is seen so.
+			exited, lerr := proctable.LeaderExited(pid)
+			switch {
+			case lerr != nil && !gone(lerr):
+				return nil, false, fmt.Sprintf("it runs, yet the kit cannot read its executable (%v) nor its state (%v), so cannot tell whether it runs the harness", err, lerr)
+			case lerr != nil || !exited || proctable.Exiting(pid):
 				return nil, false, ""
 			}
 		}
@@ -255,6 +261,9 @@ func (l *Instance) candidates(im proctable.Image, deadline time.Time) (pids []in
 	}
 	return mine, uncertain, nil
 }
+
+// gone says a read of a process's file failed because the process, or its memory, is no more.
+func gone(err error) bool { return errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH) }
 
 // mayRun says pid runs, or the kit cannot tell that it does not.
 func mayRun(pid int) bool {

@@ -43,11 +43,17 @@ type swept struct {
 // setuid+setgid copy of a binary in a 0555 folder of /dev/shm was named and passed, and whoever
 // ran it later became that uid). A correct launcher makes no such file.
 func sweepLeft(id Identity) (swept, error) {
-	found, err := ownedIn(id.Uid, sharedRoots())
+	found, unwalked, err := ownedIn(id.Uid, sharedRoots())
 	if err != nil {
 		return swept{}, err
 	}
 	var s swept
+	// A folder the walk could not look in may hold anything of the uid's: the run fails saying
+	// which, and the uid stays out.
+	for _, u := range unwalked {
+		s.failed = append(s.failed, fmt.Sprintf("the sweep of the run's uid %d could not look in %v: it cannot say the uid left nothing there", id.Uid, u))
+	}
+	s.keep = len(unwalked) > 0
 	var tops []string
 	for _, o := range found {
 		if o.top {
@@ -60,9 +66,12 @@ func sweepLeft(id Identity) (swept, error) {
 		}
 		// What is there now is what the uid could not remove as itself: the truth, whatever the
 		// child said.
-		still, err := ownedIn(id.Uid, sharedRoots())
+		still, unwalked, err := ownedIn(id.Uid, sharedRoots())
 		if err != nil {
 			still = append(still, owned{path: err.Error()})
+		}
+		for _, u := range unwalked {
+			still = append(still, owned{path: fmt.Sprintf("%v (could not look in it)", u)})
 		}
 		there := map[string]bool{}
 		for _, o := range still {
@@ -77,7 +86,7 @@ func sweepLeft(id Identity) (swept, error) {
 			}
 		}
 		s.left = named(slices.DeleteFunc(tops, func(p string) bool { return there[p] }), nil, id.Uid)
-		s.keep = elsewhere || len(still) > 0
+		s.keep = s.keep || elsewhere || len(still) > 0
 	}
 	if ipc := ipcOf(id.Uid); len(ipc) > 0 {
 		failed, err := actas.Child(id.Uid, id.Gid, sweepBound(), actas.RemoveIPC, ipc...)
@@ -164,28 +173,40 @@ func doors(found []owned, uid int, there map[string]bool) (out []string, elsewhe
 // its parent's descriptor (O_NOFOLLOW) and each entry is read there (AT_SYMLINK_NOFOLLOW). It
 // goes into a folder only where uid owns it or may pass through it by its mode bits (ACLs are not
 // read): below any other, uid can have made nothing. A root reached twice (TMPDIR is /tmp) is
-// walked once.
-func ownedIn(uid int, roots []string) ([]owned, error) {
+// walked once. unwalked are the entries it could not look at for a reason other than their being
+// gone (EACCES, EMFILE, ENOTCONN from a FUSE mount the uid made): each may hide anything; err is
+// a walk that stopped (its bounds).
+func ownedIn(uid int, roots []string) (found []owned, unwalked []error, err error) {
 	w := walker{uid: uid, seen: map[[2]uint64]bool{}}
 	for _, r := range roots {
 		fd, err := unix.Open(r, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
+		if gone(err) {
 			continue // no such folder here
+		} else if err != nil {
+			w.unwalked = append(w.unwalked, fmt.Errorf("%s: %w", r, err))
+			continue
 		}
 		err = w.walk(fd, r, false, 0)
 		unix.Close(fd)
 		if err != nil {
-			return w.found, err
+			return w.found, w.unwalked, err
 		}
 	}
-	return w.found, nil
+	return w.found, w.unwalked, nil
+}
+
+// gone says whether err says a name is no longer a folder there: removed, or swapped for a
+// symlink (ELOOP under O_NOFOLLOW) or a file.
+func gone(err error) bool {
+	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR)
 }
 
 type walker struct {
-	uid     int
-	seen    map[[2]uint64]bool // folders walked (dev, ino)
-	entries int
-	found   []owned
+	uid      int
+	seen     map[[2]uint64]bool // folders walked (dev, ino)
+	entries  int
+	found    []owned
+	unwalked []error
 }
 
 // walk lists the folder open as fd (at path, for names), then walks each folder below it it may.
@@ -213,10 +234,13 @@ func (w *walker) walk(fd int, path string, under bool, depth int) error {
 	}
 	for _, name := range names {
 		var est unix.Stat_t
-		if err := unix.Fstatat(fd, name, &est, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			continue // gone since the listing
-		}
 		p := filepath.Join(path, name)
+		if err := unix.Fstatat(fd, name, &est, unix.AT_SYMLINK_NOFOLLOW); errors.Is(err, unix.ENOENT) {
+			continue // gone since the listing
+		} else if err != nil {
+			w.unwalked = append(w.unwalked, fmt.Errorf("%q: %w", p, err))
+			continue
+		}
 		mine := int(est.Uid) == w.uid
 		if mine {
 			w.found = append(w.found, owned{path: p, mode: est.Mode, nlink: uint64(est.Nlink), dev: est.Dev, ino: est.Ino, top: !under})
@@ -225,8 +249,11 @@ func (w *walker) walk(fd int, path string, under bool, depth int) error {
 			continue
 		}
 		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-		if err != nil {
+		if gone(err) {
 			continue // swapped or gone since
+		} else if err != nil {
+			w.unwalked = append(w.unwalked, fmt.Errorf("%q: %w", p, err))
+			continue
 		}
 		err = w.walk(sub, p, under || mine, depth+1)
 		unix.Close(sub)

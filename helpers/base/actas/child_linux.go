@@ -20,7 +20,7 @@ const childMarker = "classproof-actas-child"
 // What Child may do, as the user, in a process of its own.
 const (
 	KillAll     = "kill-all"     // kill(2) with pid -1: every process the user may signal
-	RemoveAll   = "remove-all"   // os.RemoveAll of each argument
+	RemoveAll   = "remove-all"   // os.RemoveAll of each argument, the user's own folders made u+rwx first
 	RemoveIPC   = "remove-ipc"   // IPC_RMID of each "shm:ID", "msg:ID" or "sem:ID"
 	SchedPolicy = "sched-policy" // TID POLICY: sched_setattr(TID, {policy POLICY}, 0)
 	IOPrio      = "ioprio"       // WHICH WHO PRIO: ioprio_set(WHICH, WHO, PRIO)
@@ -123,7 +123,7 @@ func child(op string, args []string) int {
 		}
 	case RemoveAll:
 		for _, p := range args {
-			if err := os.RemoveAll(p); err != nil {
+			if err := removeAll(p); err != nil {
 				fmt.Printf("%q: %v\n", p, err)
 			}
 		}

@@ -107,7 +107,9 @@ func releaser(id Identity, unlock func()) func() (leaks, left, failed []string) 
 				s.failed = append(s.failed, err.Error())
 			}
 			s.failed = append(s.failed, fmt.Sprintf("uid %d is kept out of the runs' uids until what it left is removed and %s with it (docs/containment.md, \"A run uid kept out\")", id.Uid, keptFile(id.Uid)))
-		} else if len(s.failed) == 0 {
+		} else if survivors, err := uidBusy(id.Uid, true); len(s.failed) == 0 && err == nil && len(survivors) == 0 {
+			// Clean only with nothing of the uid alive: a survivor could write a door after
+			// the sweep, and the next run skips the sweep of a clean uid.
 			markClean(id.Uid)
 		}
 		return leaks, s.left, s.failed

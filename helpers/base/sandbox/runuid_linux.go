@@ -79,10 +79,41 @@ func ForRun() (id Identity, release func() (leaks, left, failed []string), err e
 			}
 			continue
 		}
+		if !writesConfined() {
+			// Kept before the launcher starts, so that a run that crashes keeps it out too.
+			if err := keepOut(uid, []string{unconfined(uid)}); err != nil {
+				unlock()
+				return base, nil, err
+			}
+		}
 		return id, releaser(id, unlock), nil
 	}
-	return base, nil, fmt.Errorf("no uid in %d-%d is free for this run's launcher (each is held by another run, systemd or an account, or a process has it); end a run, or set %s to one uid for every run",
+	return base, nil, poolDry()
+}
+
+// unconfined says why a uid whose launcher's writes no sandbox confined is kept out: it may have
+// left a setuid file anywhere it could write (/var/crash is 1777 on Ubuntu), where no sweep of
+// the shared folders looks, and the kit cannot walk every folder of the machine at each run.
+func unconfined(uid int) string {
+	return fmt.Sprintf("uid %d is kept out of the runs' uids: its launcher's writes were not confined (sandbox: %s), so it may have left a file anywhere it could write, which no sweep of %s sees; release it as docs/containment.md says (\"A run uid kept out\")", uid, Current(), strings.Join(sharedRoots(), ", "))
+}
+
+// poolDry is ForRun's error when no uid of the range is free, naming the ones kept out and the
+// operator's release for them: a pool that ran dry of kept uids never fails in silence.
+func poolDry() error {
+	var keptOut []int
+	for uid := runUIDs[0]; uid <= runUIDs[1]; uid++ {
+		if kept(uid) {
+			keptOut = append(keptOut, uid)
+		}
+	}
+	why := fmt.Sprintf("no uid in %d-%d is free for this run's launcher (each is held by another run, systemd or an account, or a process has it); end a run, or set %s to one uid for every run",
 		runUIDs[0], runUIDs[1], contract.LauncherUIDEnv)
+	if len(keptOut) > 0 {
+		why += fmt.Sprintf("; %d of them are kept out (what a run of theirs left, or a launcher whose writes no sandbox confined): each says why in %s, and an operator releases it by removing what it left and then that file (docs/containment.md, \"A run uid kept out\"), e.g. cat %s; rm %s",
+			len(keptOut), keptFile(keptOut[0]), keptFile(keptOut[0]), keptFile(keptOut[0]))
+	}
+	return errors.New(why)
 }
 
 // releaser is ForRun's release for id, which the run holds until unlock.
@@ -102,11 +133,20 @@ func releaser(id Identity, unlock func()) func() (leaks, left, failed []string) 
 		if err != nil {
 			s.failed, s.keep = append(s.failed, err.Error()), true
 		}
+		confined := writesConfined()
 		if s.keep {
-			if err := keepOut(id.Uid, s.failed); err != nil {
+			why := s.failed
+			if !confined {
+				why = append(why, unconfined(id.Uid))
+			}
+			if err := keepOut(id.Uid, why); err != nil {
 				s.failed = append(s.failed, err.Error())
 			}
 			s.failed = append(s.failed, fmt.Sprintf("uid %d is kept out of the runs' uids until what it left is removed and %s with it (docs/containment.md, \"A run uid kept out\")", id.Uid, keptFile(id.Uid)))
+		} else if !confined {
+			// ForRun kept it out already; said, not failed: a correct launcher run without a
+			// sandbox leaves nothing.
+			s.left = append(s.left, unconfined(id.Uid))
 		} else if survivors, err := uidBusy(id.Uid, true); len(s.failed) == 0 && err == nil && len(survivors) == 0 {
 			// Clean only with nothing of the uid alive: a survivor could write a door after
 			// the sweep, and the next run skips the sweep of a clean uid.
@@ -285,3 +325,7 @@ func killAll(id Identity) []string {
 	sort.Strings(leaks)
 	return leaks
 }
+
+// writesConfined says whether the run's launcher processes wrote only where the kit's sandbox
+// allowed (a test swaps it).
+var writesConfined = func() bool { return Current().On() }

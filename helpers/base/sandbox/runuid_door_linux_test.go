@@ -20,11 +20,12 @@ func asUserSh(t *testing.T, id Identity, script string, args ...string) {
 	}
 }
 
-// A process of the run's uid leaves a setuid+setgid copy of a binary, the uid's, in a 0555 folder
-// at the top of /dev/shm, which the uid cannot remove as it is (issue 68: it was named under
-// LEFT BEHIND, the run passed, the uid went back to the pool, and whoever ran the file later
-// became that uid). Letting go of the uid fails the run naming the file with its mode, and keeps
-// the uid from the next run until an operator removes what it left and its .kept file.
+// A setuid+setgid copy of a binary, the uid's, is left where the uid cannot remove it: in a
+// folder of root's at the top of /dev/shm (issue 68 had it in a 0555 folder of the uid's, which
+// the uid now makes writable and removes; it was named under LEFT BEHIND, the run passed, the uid
+// went back to the pool, and whoever ran the file later became that uid). Letting go of the uid
+// fails the run naming the file with its mode, and keeps the uid from the next run until an
+// operator removes what it left and its .kept file.
 func TestASetuidFileOfTheRunsUidFailsTheRunAndKeepsTheUid(t *testing.T) {
 	first := 63501
 	forRunHere(t, first, first)
@@ -38,7 +39,15 @@ func TestASetuidFileOfTheRunsUidFailsTheRunAndKeepsTheUid(t *testing.T) {
 	// And one the uid can remove: named all the same.
 	removable := filepath.Join("/dev/shm", fmt.Sprintf("classproof-door2-%d", os.Getpid()))
 	t.Cleanup(func() { os.Remove(removable) })
-	asUserSh(t, id, `mkdir "$1" && cp /bin/true "$1/door" && chmod 6755 "$1/door" && chmod 0555 "$1" && cp /bin/true "$2" && chmod 6755 "$2"`, folder, removable)
+	// The uid may make its own 0555 folder writable and remove it (actas.RemoveAll): what it
+	// cannot remove is its file in a folder of another user's (here root's, 0755).
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("sh", "-c", `cp /bin/true "$1" && chown "$2:$2" "$1" && chmod 6755 "$1"`, "sh", door, fmt.Sprint(id.Uid)).CombinedOutput(); err != nil {
+		t.Fatal(err, string(out))
+	}
+	asUserSh(t, id, `cp /bin/true "$1" && chmod 6755 "$1"`, removable)
 	leaks, left, failed := release()
 	said := strings.Join(failed, "\n")
 	if len(leaks) != 0 || !strings.Contains(said, fmt.Sprintf("setuid+setgid file of the run's uid %d", id.Uid)) || !strings.Contains(said, fmt.Sprintf("%q (setuid+setgid file, mode 6755), not removed", door)) || !strings.Contains(said, keptFile(id.Uid)) || !strings.Contains(said, fmt.Sprintf("%q (setuid+setgid file, mode 6755), removed", removable)) {

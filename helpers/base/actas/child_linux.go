@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // childMarker is argv[1] of this binary started again by Child: no test binary, CLI or launcher
@@ -48,6 +50,12 @@ func init() {
 	}
 	if err = errors.Join(err, syscall.Setresgid(gid, gid, gid), syscall.Setresuid(uid, uid, uid)); err != nil || os.Getuid() != uid || os.Geteuid() != uid {
 		fmt.Fprintf(os.Stderr, "becoming uid %d gid %d: %v\n", uid, gid, err)
+		os.Exit(2)
+	}
+	// The id change left the process dumpable where fs.suid_dumpable is 1: the user could then
+	// ptrace it and make it do or say what it likes.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		fmt.Fprintf(os.Stderr, "PR_SET_DUMPABLE 0: %v\n", err)
 		os.Exit(2)
 	}
 	os.Exit(child(os.Args[4], os.Args[5:]))

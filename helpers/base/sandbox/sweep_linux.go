@@ -89,15 +89,21 @@ func sweepLeft(id Identity) (swept, error) {
 		s.keep = s.keep || elsewhere || len(still) > 0
 	}
 	if ipc := ipcOf(id.Uid); len(ipc) > 0 {
-		failed, err := actas.Child(id.Uid, id.Gid, sweepBound(), actas.RemoveIPC, ipc...)
+		said, err := actas.Child(id.Uid, id.Gid, sweepBound(), actas.RemoveIPC, ipc...)
 		if err != nil {
 			return s, err
 		}
-		s.left = append(s.left, named(ipc, nil, id.Uid)...)
-		for _, f := range failed {
-			s.failed = append(s.failed, fmt.Sprintf("not removed, of the run's uid %d: %s", id.Uid, f))
+		// What is there now is what stays, whatever the child (the uid's to stop or trace) said.
+		still := ipcOf(id.Uid)
+		s.left = append(s.left, named(slices.DeleteFunc(ipc, func(o string) bool { return slices.Contains(still, o) }), nil, id.Uid)...)
+		for _, o := range still {
+			why := o + ": still there after its removal"
+			if i := slices.IndexFunc(said, func(l string) bool { return strings.HasPrefix(l, o+":") }); i >= 0 {
+				why = said[i]
+			}
+			s.failed = append(s.failed, fmt.Sprintf("not removed, of the run's uid %d: %s", id.Uid, why))
 		}
-		s.keep = s.keep || len(failed) > 0
+		s.keep = s.keep || len(still) > 0
 	}
 	return s, nil
 }
@@ -354,33 +360,6 @@ func named(found, failed []string, uid int) []string {
 	}
 	for _, f := range failed {
 		out = append(out, fmt.Sprintf("not removed, of uid %d's: %s", uid, f))
-	}
-	return out
-}
-
-// ipcOf lists the System V IPC objects (/proc/sysvipc/{shm,msg,sem}) uid owns or made, as
-// actas.RemoveIPC takes them ("shm:ID"): an owner may hand one to another uid, its creator
-// still may remove it, and a segment outlives every process, as a file in /dev/shm does.
-func ipcOf(uid int) []string {
-	var out []string
-	for _, kind := range []string{"shm", "msg", "sem"} {
-		b, err := files.ReadClaim("/proc/sysvipc/"+kind, 16<<20)
-		if err != nil {
-			continue
-		}
-		lines := strings.Split(string(b), "\n")
-		head := strings.Fields(lines[0])
-		idCol, uidCol, cuidCol := slices.Index(head, map[string]string{"shm": "shmid", "msg": "msqid", "sem": "semid"}[kind]), slices.Index(head, "uid"), slices.Index(head, "cuid")
-		if idCol < 0 || uidCol < 0 || cuidCol < 0 {
-			continue
-		}
-		want := strconv.Itoa(uid)
-		for _, line := range lines[1:] {
-			f := strings.Fields(line)
-			if len(f) > max(idCol, uidCol, cuidCol) && (f[uidCol] == want || f[cuidCol] == want) {
-				out = append(out, kind+":"+f[idCol])
-			}
-		}
 	}
 	return out
 }

@@ -1,0 +1,36 @@
+package sandbox
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/classproof/classproof/helpers/base/files"
+)
+
+// ipcOf lists the System V IPC objects (/proc/sysvipc/{shm,msg,sem}) uid owns or made, as
+// actas.RemoveIPC takes them ("shm:ID"): an owner may hand one to another uid, its creator
+// still may remove it, and a segment outlives every process, as a file in /dev/shm does.
+func ipcOf(uid int) []string {
+	var out []string
+	for _, kind := range []string{"shm", "msg", "sem"} {
+		b, err := files.ReadClaim("/proc/sysvipc/"+kind, 16<<20)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(string(b), "\n")
+		head := strings.Fields(lines[0])
+		idCol, uidCol, cuidCol := slices.Index(head, map[string]string{"shm": "shmid", "msg": "msqid", "sem": "semid"}[kind]), slices.Index(head, "uid"), slices.Index(head, "cuid")
+		if idCol < 0 || uidCol < 0 || cuidCol < 0 {
+			continue
+		}
+		want := strconv.Itoa(uid)
+		for _, line := range lines[1:] {
+			f := strings.Fields(line)
+			if len(f) > max(idCol, uidCol, cuidCol) && (f[uidCol] == want || f[cuidCol] == want) {
+				out = append(out, kind+":"+f[idCol])
+			}
+		}
+	}
+	return out
+}

@@ -147,7 +147,23 @@ func harnessArgs(im proctable.Image, pid int, uncertain bool, deadline time.Time
 		return args, harness, cantTell
 	}
 	// The arguments are read only where the loader runs; one in the middle of exec shows them late.
-	args, loaded, err := im.LoadedBy(pid, func(pid int) ([]string, error) { return proctable.ArgsAfterExec(pid, execWait, deadline) })
+	var argsErr error
+	args, loaded, err := im.LoadedBy(pid, func(pid int) ([]string, error) {
+		a, err := proctable.ArgsAfterExec(pid, execWait, deadline)
+		argsErr = err
+		return a, err
+	})
+	if err != nil && argsErr == nil {
+		// Its arguments read, but a file they name is one the kit cannot open or parse: the
+		// program the loader runs may be the harness.
+		switch alive, aerr := proctable.Alive(pid); {
+		case aerr != nil:
+			return args, false, fmt.Sprintf("the dynamic loader runs in it, and the kit can neither read the program it names (%v) nor tell whether it runs (%v)", err, aerr)
+		case !alive:
+			return nil, false, ""
+		}
+		return args, false, fmt.Sprintf("the dynamic loader runs in it, and the kit cannot read the program it names (%v), so cannot tell whether it runs the harness", err)
+	}
 	harness, cantTell = argsRead(loaded, err, func() (bool, error) { return proctable.Alive(pid) }, "the dynamic loader runs in it")
 	return args, harness, cantTell
 }

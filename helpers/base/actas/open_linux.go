@@ -32,6 +32,10 @@ func Open(uid, gid int, bound time.Duration, path string, flags int) (*os.File, 
 	return nil, err
 }
 
+// ErrNotRegular is Open's refusal of what is no regular file (a folder, a device node, a FIFO):
+// for a caller that asks whether a name is a file at all, an answer, not a failure to read one.
+var ErrNotRegular = errors.New("not a regular file")
+
 // openRegular opens path with flags, a regular file only unless flags has O_PATH.
 func openRegular(path string, flags int) (*os.File, error) {
 	regular := flags&unix.O_PATH == 0
@@ -41,7 +45,7 @@ func openRegular(path string, flags int) (*os.File, error) {
 			return nil, &os.PathError{Op: "stat", Path: path, Err: err}
 		}
 		if st.Mode&unix.S_IFMT != unix.S_IFREG {
-			return nil, fmt.Errorf("%s: not a regular file (mode %#o)", path, st.Mode)
+			return nil, fmt.Errorf("%s: %w (mode %#o)", path, ErrNotRegular, st.Mode)
 		}
 		flags |= unix.O_NONBLOCK
 	}
@@ -55,7 +59,7 @@ func openRegular(path string, flags int) (*os.File, error) {
 		// what it opened is not read.
 		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 			f.Close()
-			return nil, fmt.Errorf("%s: not a regular file once opened", path)
+			return nil, fmt.Errorf("%s: %w once opened", path, ErrNotRegular)
 		}
 	}
 	return f, nil

@@ -2,8 +2,8 @@ package proctable
 
 import (
 	"crypto/sha256"
-	"debug/elf"
 	"debug/macho"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -14,8 +14,9 @@ import (
 )
 
 // Image is an executable's code as the kernel loads it: the bytes of its loadable segments (ELF
-// PT_LOAD; for Mach-O the contents of its sections, below) and their sha256; the whole file for
-// anything else (a script). The harness is what runs the harness's code, whatever path, inode or
+// PT_LOAD, read from the program headers as the kernel reads them, with the header's section-table
+// fields, which it ignores, read as zeros: elfLoads; for Mach-O the contents of its sections,
+// below) and their sha256; the whole file for anything else (a script). The harness is what runs the harness's code, whatever path, inode or
 // memfd it was started from, and whatever trails its segments: a copy of the kit's harness binary,
 // padded or stripped of what is never loaded, is a harness too, and a launcher that runs one beside
 // a decoy must not pass for having started one.
@@ -138,34 +139,59 @@ func imageOf(segs []*io.SectionReader, want func(size int64) bool) (Image, error
 	return im, nil
 }
 
-// segments are the parts of an executable the kernel loads, per image: ELF's PT_LOAD segments; a
-// Mach-O's section contents (see Image), one list per slice of a universal file; else the whole
-// file. The headers are parsed through a budget (maxHeaders): a header that claims gigabytes
-// costs a launcher nothing (a sparse file), and fails the parse, not the kit's memory.
+// segments are the parts of an executable the kernel loads, per image: ELF's PT_LOAD segments
+// (elfLoads); a Mach-O's section contents (see Image), one list per slice of a universal file;
+// else the whole file. A file is an ELF or a Mach-O by its magic, as the kernel knows it: one with
+// that magic the kit cannot parse is an error (it cannot tell what runs), never read as a raw file,
+// which would make a copy of the harness with a broken header "not the harness". The Mach-O
+// headers are parsed through a budget (maxHeaders): a header that claims gigabytes costs a
+// launcher nothing (a sparse file), and fails the parse, not the kit's memory.
 func segments(r *io.SectionReader) ([][]*io.SectionReader, error) {
-	hr := &budget{r: r}
-	hr.left.Store(maxHeaders)
-	if e, err := elf.NewFile(hr); err == nil {
-		var segs []*io.SectionReader
-		for _, p := range e.Progs {
-			if p.Type == elf.PT_LOAD && p.Filesz > 0 {
-				segs = append(segs, io.NewSectionReader(r, int64(p.Off), int64(p.Filesz)))
-			}
+	var magic [8]byte
+	n, _ := r.ReadAt(magic[:], 0)
+	be, le := binary.BigEndian.Uint32(magic[:]), binary.LittleEndian.Uint32(magic[:])
+	switch {
+	case n >= 4 && string(magic[:4]) == elfMagic:
+		segs, err := elfLoads(r)
+		if err != nil {
+			return nil, fmt.Errorf("an ELF the kit cannot read: %w", err)
 		}
-		return [][]*io.SectionReader{segs}, hr.spent()
-	}
-	if m, err := macho.NewFile(hr); err == nil {
-		return [][]*io.SectionReader{machoSections(r, m)}, hr.spent()
-	}
-	if ff, err := macho.NewFatFile(hr); err == nil {
+		return [][]*io.SectionReader{segs}, nil
+	case n >= 4 && (le == macho.Magic32 || le == macho.Magic64 || be == macho.Magic32 || be == macho.Magic64):
+		hr := &budget{r: r}
+		hr.left.Store(maxHeaders)
+		m, err := macho.NewFile(hr)
+		if err == nil {
+			err = hr.spent()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("a Mach-O the kit cannot read: %w", err)
+		}
+		return [][]*io.SectionReader{machoSections(r, m)}, nil
+	case n == 8 && (be == macho.MagicFat || be == magicFat64) && binary.BigEndian.Uint32(magic[4:]) < 45:
+		// 0xcafebabe opens a Java class file too, whose next word (minor, major version) is 45
+		// or more; a universal file's next word is its count of slices, a handful.
+		hr := &budget{r: r}
+		hr.left.Store(maxHeaders)
+		ff, err := macho.NewFatFile(hr)
+		if err == nil {
+			err = hr.spent()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("a universal Mach-O the kit cannot read: %w", err)
+		}
 		var out [][]*io.SectionReader
 		for _, a := range ff.Arches {
 			out = append(out, machoSections(io.NewSectionReader(r, int64(a.Offset), int64(a.Size)), a.File))
 		}
-		return out, hr.spent()
+		return out, nil
 	}
-	return [][]*io.SectionReader{{r}}, hr.spent()
+	return [][]*io.SectionReader{{r}}, nil
 }
+
+// magicFat64 opens a universal file with 64-bit offsets (FAT_MAGIC_64, XNU mach-o/fat.h), which
+// debug/macho does not read: such a file is an error, not a raw file.
+const magicFat64 = 0xcafebabf
 
 // machoSections are the contents of m's sections that identify the program (see Image), read
 // from r, the slice m was parsed from: every section with bytes in the file but those of

@@ -1,13 +1,16 @@
 package proctable
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
 
+	"github.com/classproof/classproof/helpers/base/actas"
 	"golang.org/x/sys/unix"
 )
 
@@ -41,7 +44,10 @@ var loaderRE = regexp.MustCompile(`^ld(-[A-Za-z0-9_.-]+)?\.so(\.[0-9]+)*$`)
 // before its arguments show); argsOf's error is returned, so a loader the kit cannot read is
 // never taken for one that runs something else. Each of the first arguments that names a file is
 // opened as pid's owner (openAsOwner), relative to pid's own folder: a regular file only,
-// without blocking.
+// without blocking. An argument that names no regular file (none there, a folder: an option's
+// value, the program's own arguments) is no program; one that names a file the kit cannot open
+// or parse is an error, returned when no argument runs this image: the kit cannot tell what the
+// loader runs, and never says "not loaded" for it.
 func (im Image) LoadedBy(pid int, argsOf func(pid int) ([]string, error)) (args []string, ok bool, err error) {
 	exe, err := Exe(pid)
 	if err != nil || !loaderRE.MatchString(filepath.Base(exe)) {
@@ -50,6 +56,7 @@ func (im Image) LoadedBy(pid int, argsOf func(pid int) ([]string, error)) (args 
 	if args, err = argsOf(pid); err != nil {
 		return nil, false, err
 	}
+	var errs []error
 	for i := 1; i < len(args) && i <= 8; i++ {
 		if strings.HasPrefix(args[i], "-") || args[i] == "" {
 			continue // the loader's own options (--library-path DIR, --argv0 NAME: one more look)
@@ -58,14 +65,29 @@ func (im Image) LoadedBy(pid int, argsOf func(pid int) ([]string, error)) (args 
 		if !filepath.IsAbs(path) {
 			path = fmt.Sprintf("/proc/%d/cwd/%s", pid, path)
 		}
-		var runs bool
-		if f, err := openAsOwner(pid, path, unix.O_RDONLY); err == nil { // a regular file only, opened without blocking
-			runs, _ = im.runs(f)
-			f.Close()
+		f, err := openAsOwner(pid, path, unix.O_RDONLY) // a regular file only, opened without blocking
+		if noFile(err) {
+			continue
 		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("argument %d of loader pid %d, %q: %w", i, pid, args[i], err))
+			continue
+		}
+		runs, err := im.runs(f)
+		f.Close()
 		if runs {
 			return args[i:], true, nil
 		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("argument %d of loader pid %d, %q: %w", i, pid, args[i], err))
+		}
 	}
-	return nil, false, nil
+	return nil, false, errors.Join(errs...)
+}
+
+// noFile says an open's error means its name holds no regular file: none there (ENOENT, a path
+// through a file: ENOTDIR, a name too long, a symlink loop), or something else (a folder).
+func noFile(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ENAMETOOLONG) ||
+		errors.Is(err, syscall.ELOOP) || errors.Is(err, actas.ErrNotRegular)
 }

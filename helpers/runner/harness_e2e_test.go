@@ -33,6 +33,9 @@ exec {"/proc/self/fd/$fd"} "harness", @ARGV or die "exec: $!";`
 		"a memfd": `first='.command = ["perl", "` + dir + `/memfd.pl"] + .command'`,
 		// a byte past its loaded segments: the same code, another file
 		"a padded copy": `cp "$h" "$(dirname "$profile")/harness-pad" && printf x >>"$(dirname "$profile")/harness-pad" || exit 9; first='.command[0] = ($d + "/harness-pad")'`,
+		// its section table 1 TiB past its end (e_shoff, at 40 of an ELF64 header): the kernel
+		// reads only the program headers and runs it; Go's debug/elf refuses it
+		"a copy with no section table": `c="$(dirname "$profile")/harness-shoff"; cp "$h" "$c" && printf '\000\000\000\000\000\001\000\000' | dd of="$c" bs=1 seek=40 conv=notrunc 2>/dev/null || exit 9; first='.command[0] = ($d + "/harness-shoff")'`,
 		// the dynamic loader running it: /proc/PID/exe is ld.so
 		"the loader": `l=$(ls /lib64/ld-linux-*.so.* /lib/ld-*.so.* 2>/dev/null | head -n 1); [ -n "$l" ] || exit 9; first='.command = ["'"$l"'"] + .command'`,
 		"the real":   `first='.'`, // the control: the kit's own file, as before

@@ -48,15 +48,19 @@ func (l *Instance) SendSpawnSpec(spec []byte) (string, error) {
 	return l.SendBytes(b)
 }
 
-// SendBytes hands the agent host bytes as they are through the manifest's spawn_spec command.
+// SendBytes hands the agent host bytes as they are through the manifest's spawn_spec command,
+// from a file no launcher process may change (sealedSpec): the bytes the kit checked are the
+// bytes handed. spawn_spec is the launcher's transport: the kit trusts it to pass them on as
+// they are (docs/manifest.md).
 func (l *Instance) SendBytes(b []byte) (string, error) {
 	if len(l.d.Manifest.SpawnSpec) == 0 {
 		return "", fmt.Errorf("spawn_spec: %w", ErrNotDeclared)
 	}
-	path := filepath.Join(l.Dir, fmt.Sprintf("spec-%d.json", l.n.Add(1)))
-	if err := l.WriteFile(path, b); err != nil {
+	path, done, err := sealedSpec(b)
+	if err != nil {
 		return "", err
 	}
+	defer done()
 	argv, out, err := l.run(At{Run: "spawn_spec"}, Command{Run: l.d.Manifest.SpawnSpec}, map[string]string{"spec": path})
 	if err != nil {
 		return out, &CommandError{Field: "spawn_spec", Argv: argv, Output: out, Err: err}
@@ -117,7 +121,7 @@ func (l *Instance) hostBytes(spec []byte) ([]byte, error) {
 	if err := l.WriteFile(in, spec); err != nil {
 		return nil, err
 	}
-	argv, said, err := l.run(At{Run: "spawn_spec_translate"}, Command{Run: t}, map[string]string{"spec": in}, "sh", "-c", `exec "$@" >"$0"`, out)
+	argv, said, err := l.translate(t, in, out)
 	if err != nil {
 		return nil, fmt.Errorf("target manifest %s: spawn_spec_translate %q failed on a spec the kit wrote (%v); it said:\n%s", l.d.Manifest.Source, strings.Join(argv, " "), err, said)
 	}
@@ -126,6 +130,20 @@ func (l *Instance) hostBytes(spec []byte) ([]byte, error) {
 		return nil, fmt.Errorf("target manifest %s: spawn_spec_translate's output: %w", l.d.Manifest.Source, err)
 	}
 	return b, l.keepsMeaning(spec, b)
+}
+
+// translate runs the translator on the spec at in, its stdout to out, and once it has exited
+// kills what it left running in its group: nothing it forked may rewrite what is judged and sent.
+func (l *Instance) translate(t []string, in, out string) (argv []string, said string, err error) {
+	a, err := l.begin(At{Run: "spawn_spec_translate"}, Command{Run: t}, map[string]string{"spec": in}, nil, "sh", "-c", `exec "$@" >"$0"`, out)
+	if err != nil {
+		return a.argv, "", err
+	}
+	argv, said, err = a.end()
+	if kerr := l.set.EndGroup(l.d.Manifest.Name+" spawn_spec_translate (left running)", a.cmd.Process.Pid, l.timeout); kerr != nil {
+		return argv, said, errors.Join(err, kerr)
+	}
+	return argv, said, err
 }
 
 // keepsMeaning fails when a translation (host) is not one JSON object the kit can read, or means

@@ -25,22 +25,24 @@ func TestOneDefectPerBadSpecThroughATranslator(t *testing.T) {
 	toRefmux := `.env = ((.env // {}) | if type == "object" then to_entries | map(.key + "=" + .value) else error("env must be an object, not \(type)") end)`
 	scripts := map[string]string{
 		// Our host, front half: env an object; only the first line read.
-		"firstline.sh": `refmux=$1 sock=$2 spec=$3
-head -n 1 "$spec" | jq -c '` + toRefmux + `' >"$spec.refmux" 2>"$spec.err" || { cat "$spec.err"; exit 1; }
-exec "$refmux" spawn-spec --socket "$sock" --file "$spec.refmux"`,
+		// What it writes goes to its TMPDIR: the spec it is handed is in a folder of the kit's
+		// that launcher processes may only read.
+		"firstline.sh": `refmux=$1 sock=$2 spec=$3 t=$(mktemp) || exit 1
+head -n 1 "$spec" | jq -c '` + toRefmux + `' >"$t.refmux" 2>"$t.err" || { cat "$t.err"; exit 1; }
+exec "$refmux" spawn-spec --socket "$sock" --file "$t.refmux"`,
 		// The same host, mended: the whole spec read, one object or a refusal.
-		"whole.sh": `refmux=$1 sock=$2 spec=$3
+		"whole.sh": `refmux=$1 sock=$2 spec=$3 t=$(mktemp) || exit 1
 [ "$(wc -c <"$spec")" -le 1048576 ] || { echo "spec over 1 MiB"; exit 1; }
-jq -cse 'if length != 1 then error("data after the object") else .[0] end | ` + toRefmux + `' "$spec" >"$spec.refmux" 2>"$spec.err" || { cat "$spec.err"; exit 1; }
-exec "$refmux" spawn-spec --socket "$sock" --file "$spec.refmux"`,
+jq -cse 'if length != 1 then error("data after the object") else .[0] end | ` + toRefmux + `' "$spec" >"$t.refmux" 2>"$t.err" || { cat "$t.err"; exit 1; }
+exec "$refmux" spawn-spec --socket "$sock" --file "$t.refmux"`,
 		// The docs' adapter (docs/manifest.md): one object rewritten, anything else passed as is.
-		"adapter.sh": `front=$1 refmux=$2 sock=$3 spec=$4
+		"adapter.sh": `front=$1 refmux=$2 sock=$3 spec=$4 t=$(mktemp) || exit 1
 if [ "$(wc -c <"$spec")" -le 1048576 ] && [ "$(jq -s length "$spec" 2>/dev/null)" = 1 ]; then
-  jq -c '.env = ((.env // []) | map(capture("(?<k>[^=]*)=(?<v>.*)") | {(.k): .v}) | add // {})' "$spec" >"$spec.host"
+  jq -c '.env = ((.env // []) | map(capture("(?<k>[^=]*)=(?<v>.*)") | {(.k): .v}) | add // {})' "$spec" >"$t.host"
 else
-  cp "$spec" "$spec.host"
+  cp "$spec" "$t.host"
 fi
-exec sh "$front" "$refmux" "$sock" "$spec.host"`,
+exec sh "$front" "$refmux" "$sock" "$t.host"`,
 	}
 	for name, body := range scripts {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body+"\n"), 0o644); err != nil {

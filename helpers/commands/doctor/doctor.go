@@ -134,6 +134,7 @@ func examine(r *Report, m *launcher.Manifest, d *launcher.Driver, l *launcher.In
 	} else {
 		r.check(false, "config commands", "not declared: the config specs and config rows are left out")
 	}
+	checkSpawnSpec(r, m)
 	if !r.Drivable {
 		return
 	}

@@ -10,8 +10,9 @@ import (
 // each other command of this instance under way when it was asked for or asked for while it
 // waits, so its bound is a lone command's times one more than those, and grows while it waits (8
 // sessions at once from a serial daemon on a loaded runner once took the last past 10 s). Still a
-// bound: the kit asks for every command, and one alone keeps the one timeout.
-func (l *Instance) askBound() (ctx context.Context, done func(), bound func() time.Duration) {
+// bound: the kit asks for every command, and one alone keeps the one timeout. A command held for a
+// burst (released not nil) is timed from the release: the hold is the kit's, bounded on its own.
+func (l *Instance) askBound(released <-chan struct{}) (ctx context.Context, done func(), bound func() time.Duration) {
 	waiting := int64(l.asking.Add(1))
 	first := l.asked.Add(1)
 	start := time.Now()
@@ -19,6 +20,14 @@ func (l *Instance) askBound() (ctx context.Context, done func(), bound func() ti
 	ctx, cancel := context.WithCancel(l.ctx)
 	stop := make(chan struct{})
 	go func() {
+		if released != nil {
+			select {
+			case <-released:
+				start = time.Now()
+			case <-stop:
+				return
+			}
+		}
 		for {
 			left := time.Until(start.Add(bound()))
 			if left <= 0 {

@@ -31,9 +31,9 @@ type asked struct {
 	bound func() time.Duration
 }
 
-// begin starts a client command as run does, handing it files from fd 3 on; the caller ends it
-// with end, which it must call once begin returned no error.
-func (l *Instance) begin(at At, c Command, extra map[string]string, files []*os.File, prefix ...string) (*asked, error) {
+// begin starts a client command as run does, held for a burst where h is not nil; the caller
+// ends it with end, which it must call once begin returned no error.
+func (l *Instance) begin(at At, c Command, extra map[string]string, h *heldStart, prefix ...string) (*asked, error) {
 	vals := map[string]string{}
 	for k, v := range l.vals {
 		vals[k] = v
@@ -46,8 +46,15 @@ func (l *Instance) begin(at At, c Command, extra map[string]string, files []*os.
 		return &asked{}, err
 	}
 	a := &asked{l: l, field: x.Field, argv: append(append([]string(nil), prefix...), x.Argv...)}
-	a.ctx, a.done, a.bound = l.askBound()
-	a.cmd, err = l.d.start(a.ctx, l.set, x.Field, a.argv, l.Dir, l.d.env(l.set.Token(), l.tmpdir(), x.Env, l.sitesEnv()), &a.said, l.c, files...)
+	env, argv, files, released := l.d.env(l.set.Token(), l.tmpdir(), x.Env, l.sitesEnv()), a.argv, []*os.File(nil), (<-chan struct{})(nil)
+	if h != nil {
+		if argv, err = heldArgv(x.Field, a.argv, env, l.c); err != nil {
+			return a, err
+		}
+		files, released = h.files, h.released
+	}
+	a.ctx, a.done, a.bound = l.askBound(released)
+	a.cmd, err = l.d.start(a.ctx, l.set, x.Field, argv, l.Dir, env, &a.said, l.c, files...)
 	if err != nil {
 		a.done()
 		return a, err

@@ -33,14 +33,9 @@ import (
 // only below may's folders, made before it starts; the kit's cache, source and the run's verdict
 // files are never among them.
 func (d *Driver) start(ctx context.Context, set *proc.Set, role string, argv []string, dir string, env []string, out io.Writer, c *confined, files ...*os.File) (*exec.Cmd, error) {
-	// A bare name is found as launcher processes find it, not as the kit would (a root kit's PATH
-	// may lead into root's home first); argv[0] stays as the manifest wrote it.
-	bin := argv[0]
-	if !strings.Contains(bin, "/") {
-		var err error
-		if bin, err = c.id.LookPath(bin); err != nil {
-			return nil, fmt.Errorf("starting %s %q: %w", role, strings.Join(argv, " "), err)
-		}
+	bin, err := program(role, argv, c)
+	if err != nil {
+		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, bin, argv[1:]...)
 	cmd.Args[0] = argv[0]
@@ -61,6 +56,20 @@ func (d *Driver) start(ctx context.Context, set *proc.Set, role string, argv []s
 	// Tracked while it runs: a cleanup (an interrupt mid-command) kills its group too.
 	set.TrackOwned(d.Manifest.Name+" "+role, cmd.Process.Pid)
 	return cmd, nil
+}
+
+// program is the file start runs for argv. A bare name is found as launcher processes find it,
+// not as the kit would (a root kit's PATH may lead into root's home first); argv[0] stays as the
+// manifest wrote it.
+func program(role string, argv []string, c *confined) (string, error) {
+	bin := argv[0]
+	if !strings.Contains(bin, "/") {
+		var err error
+		if bin, err = c.id.LookPath(bin); err != nil {
+			return "", fmt.Errorf("starting %s %q: %w", role, strings.Join(argv, " "), err)
+		}
+	}
+	return bin, nil
 }
 
 type drained struct{ w io.Writer }

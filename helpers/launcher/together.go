@@ -1,8 +1,11 @@
 package launcher
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"strings"
 	"sync"
 	"time"
 )
@@ -16,9 +19,40 @@ type Ask struct {
 
 // heldPrefix holds a client before it runs the manifest's session command: a shell closes fd 4
 // (the kit reads that as "held"), waits until fd 3 reads end of file (the kit closes the other
-// end: the release), closes it and execs the command as the manifest wrote it. The command starts
-// as it would from the kit, with fd 3 and 4 closed.
+// end: the release), closes it and execs what follows (heldArgv). A shell is there on Linux and
+// macOS alike, and nothing of it reaches the session command: env(1) runs that.
 var heldPrefix = []string{"sh", "-c", `exec 4>&-; read -r held <&3; exec 3<&-; exec "$@"`, "classproof-held"}
+
+// heldArgv is what a burst's client runs for argv: heldPrefix, then env(1), absolute so that no
+// PATH chooses it, which execs the very program a single session runs (start's, never looked up
+// again on the env's PATH, which may hold what the kit's lookup skips) with exactly the env a
+// single session gets (exec's, deduplicated), none of the holding shell's own (dash exports PWD,
+// bash as sh SHLVL and _; macOS's protected sh would also drop DYLD_*). One difference stays: a
+// bare name's argv[0] is the resolved path (no portable sh sets argv[0]).
+func heldArgv(role string, argv, env []string, c *confined) ([]string, error) {
+	bin, err := program(role, argv, c)
+	if err != nil {
+		return nil, err
+	}
+	out := append(append([]string(nil), heldPrefix...), "/usr/bin/env", "-i", "--")
+	for _, kv := range (&exec.Cmd{Env: env}).Environ() {
+		if strings.Index(kv, "=") <= 0 {
+			return nil, fmt.Errorf("holding %s %q for a burst: env entry %q has no NAME=, which env(1) cannot pass on; a single session's env takes only NAME=VALUE", role, strings.Join(argv, " "), kv)
+		}
+		out = append(out, kv)
+	}
+	if strings.Contains(bin, "=") {
+		return nil, fmt.Errorf("holding %s %q for a burst: its program %s holds \"=\", which env(1) takes for a NAME=VALUE; give the program a path without \"=\"", role, strings.Join(argv, " "), bin)
+	}
+	return append(append(out, bin), argv[1:]...), nil
+}
+
+// heldStart is how a burst's client is started (StartTogether): the kit's held pipes, from fd 3 on,
+// and the release, from which the client's time counts.
+type heldStart struct {
+	files    []*os.File
+	released <-chan struct{}
+}
 
 // StartTogether asks for every session at once: a launcher that keeps one session's state where
 // another's can reach it (a class in a field its threads share) meets them side by side, however
@@ -40,11 +74,13 @@ func StartTogether(asks []Ask) ([]*Session, []error) {
 		return sessions, fill(errs, err)
 	}
 	pend, started := make([]*pending, len(asks)), make([]*asked, len(asks))
+	released := make(chan struct{})
+	h := &heldStart{files: []*os.File{release, holding}, released: released}
 	var wait time.Duration
 	for i, a := range asks {
 		wait = max(wait, a.L.timeout)
 		if pend[i], errs[i] = a.L.prepareSession(a.Mode, "", a.ProfileEnv); errs[i] == nil {
-			started[i], errs[i] = pend[i].start([]*os.File{release, holding}, heldPrefix...)
+			started[i], errs[i] = pend[i].start(h)
 		}
 	}
 	// Only the clients hold these ends now: held reads end of file once each has closed its
@@ -55,6 +91,7 @@ func StartTogether(asks []Ask) ([]*Session, []error) {
 	_, _ = io.Copy(io.Discard, held) // past the deadline, they go as they are
 	held.Close()
 	hold.Close() // the release
+	close(released)
 	var wg sync.WaitGroup
 	for i, p := range pend {
 		if p == nil {
@@ -94,14 +131,13 @@ func (l *Instance) prepareSession(mode Mode, name string, profileEnv map[string]
 	return &pending{l: l, mode: mode, name: name, profile: profile, report: report}, nil
 }
 
-// start starts the session command, handing it files from fd 3 on, after prefix (the kit's own
-// words, never expanded).
-func (p *pending) start(files []*os.File, prefix ...string) (*asked, error) {
+// start starts the session command, held for a burst where h is not nil.
+func (p *pending) start(h *heldStart) (*asked, error) {
 	tmpl := p.l.d.Manifest.Session.Direct
 	if p.mode == Hosted {
 		tmpl = p.l.d.Manifest.Session.Hosted
 	}
-	return p.l.begin(At{Run: "session." + string(p.mode)}, Command{Run: tmpl}, map[string]string{"profile": p.profile}, files, prefix...)
+	return p.l.begin(At{Run: "session." + string(p.mode)}, Command{Run: tmpl}, map[string]string{"profile": p.profile}, h)
 }
 
 // finish waits for the session command start started (a refusal comes back as *SessionError),

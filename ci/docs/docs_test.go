@@ -109,7 +109,7 @@ func TestEveryCopyableExampleWorks(t *testing.T) {
 			claimed[b.marker] = true
 		}
 	}
-	for _, m := range []string{"session-adapter", "spawn-spec-adapter", "spawn-spec-adapter-manifest", "spawn-spec-translator-manifest"} {
+	for _, m := range []string{"session-adapter", "spawn-spec-adapter", "spawn-spec-adapter-manifest", "spawn-spec-translator-manifest", "uid-release", "uid-release-unconfined"} {
 		if !claimed[m] {
 			t.Errorf("no block is marked <!-- example: %s -->: the adapter this test runs is gone from the docs", m)
 		}
@@ -335,6 +335,10 @@ func runMarked(t *testing.T, dir string, b block) {
 		spawnSpecTranslator(t, dir, b)
 	case "spec-skeleton":
 		specSkeleton(t, dir, b)
+	case "uid-release":
+		uidRelease(t, b, false)
+	case "uid-release-unconfined":
+		uidRelease(t, b, true)
 	case "spawn-spec-adapter-manifest":
 		base := "name: myl\nclass_env: MYL_CLASS\nbackground: {darwin: darwinbg, linux: idle}\n" +
 			"daemon: {run: [\"{bin}/myl\", daemon]}\nsession: {direct: [\"{bin}/myl\", session, \"{profile}\"]}\n" +

@@ -89,6 +89,10 @@ type Meta struct {
 	// Containment is how the run knew its launcher's processes (cgroup.Containment): a cgroup v2
 	// of the run's own on Linux where one could be written, else what the kit tracks, and why.
 	Containment string `json:"containment"`
+	// LedgerAppendOnly says whether the run's pid ledger, where each harness records itself, was
+	// append-only to the launcher's processes (FS_APPEND_FL on Linux): "yes", or "no (why)": a
+	// launcher could then rewrite it and erase the record of a harness it killed unjudged.
+	LedgerAppendOnly string `json:"ledger_append_only"`
 	// Sandbox is what kept the launcher's processes from writing the kit's files and this folder
 	// (helpers/base/sandbox: Landlock, Seatbelt, or none and why). Sandboxed says every write the
 	// verdict rests on was refused (Landlock from ABI 3, Seatbelt); SandboxLacks names what the

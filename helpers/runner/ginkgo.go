@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -110,7 +111,8 @@ func sweep(res *Result, pl *plan, token string, runCg *cgroup.Cgroup) error {
 	defer func() {
 		// The ledger the harness appended to is the kit's again before the uid's sweep, which
 		// would otherwise find it, the uid's, where the uid cannot remove it.
-		if err := pl.id.Reclaim(pl.ledger); err != nil {
+		// Unsealed first: the kernel refuses chown of an append-only file.
+		if err := errors.Join(proc.UnsealLedger(pl.ledger), pl.id.Reclaim(pl.ledger)); err != nil {
 			res.Problems = append(res.Problems, err.Error())
 		}
 		leaks, left, failed := pl.release()

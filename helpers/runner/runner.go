@@ -105,6 +105,8 @@ type Result struct {
 	Phases   map[string]float64 // see Meta.Phases
 	// Containment is what the run had (see Meta.Containment).
 	Containment string
+	// LedgerAppendOnly says whether the pid ledger was append-only (see Meta.LedgerAppendOnly).
+	LedgerAppendOnly string
 	// Sandbox is what kept its launcher processes from writing the kit and the reports.
 	Sandbox sandbox.State
 	// Identity is who its launcher processes ran as.
@@ -157,7 +159,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	ledger := pl.ledger
-	defer os.RemoveAll(pl.ledgerDir) // "": the ledger is in out, and stays
+	// "": the ledger is in out, and stays. The defer that unseals it below runs first: an
+	// append-only file cannot be removed.
+	defer os.RemoveAll(pl.ledgerDir)
 	// A run that ends before its sweep started none of its launcher's processes as its own uid
 	// (the build runs as sandbox.BuildIdentity): letting go of the uid finds nothing to name.
 	defer func() {
@@ -165,6 +169,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			pl.release()
 		}
 	}()
+	// Runs before the release above (and on every way out): the ledger is the kit's to take
+	// back, and the uid's sweep's to find, only once it is no longer append-only.
+	defer proc.UnsealLedger(pl.ledger)
 	pr, stopped, err := prepare(ctx, o, res, start)
 	defer pr.cleanup()
 	if stopped || err != nil {
@@ -232,6 +239,9 @@ func begin(o Options) (*Result, plan, error) {
 	}
 	// Nothing of an earlier run in this folder may be read as this one's.
 	pl.ledger = filepath.Join(pl.out, "pids.ledger")
+	// An earlier run's ledger that was left append-only (a kit stopped before its sweep) cannot
+	// be removed until the flag is cleared.
+	_ = proc.UnsealLedger(pl.ledger)
 	for _, stale := range append([]string{res.ReportPath, res.JUnitPath, filepath.Join(pl.out, "run.json"), pl.ledger, injectLog(pl.out)}, sandbox.InjectedCounts(injectLog(pl.out))...) {
 		if err := os.Remove(stale); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, pl, fmt.Errorf("removing %s, left by an earlier run: %w", stale, err)
@@ -258,6 +268,7 @@ func begin(o Options) (*Result, plan, error) {
 		pl.release()
 		return nil, pl, err
 	}
+	res.LedgerAppendOnly = sealLedger(pl.ledger, id)
 	return res, pl, nil
 }
 

@@ -170,6 +170,9 @@ func TestAKilledRunDoesNotGoOnAlone(t *testing.T) {
 	}
 	// Wait until a session command is sleeping: the run is well under way.
 	ledger := filepath.Join(out, "pids.ledger")
+	// A kit killed before its sweep leaves its ledger append-only: t.TempDir's RemoveAll, which
+	// runs after this, could not remove it.
+	t.Cleanup(func() { _ = proc.UnsealLedger(ledger) })
 	deadline := time.Now().Add(lane.Scale(60 * time.Second))
 	for started, _ := proctable.Started("sleep 600", cmd.Process.Pid); len(started) == 0; started, _ = proctable.Started("sleep 600", cmd.Process.Pid) {
 		if time.Now().After(deadline) {

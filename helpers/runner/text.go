@@ -39,6 +39,9 @@ func (r *Result) Text(dryRun bool) string {
 	if r.Containment != "" {
 		fmt.Fprintf(&b, "containment: %s\n", r.Containment)
 	}
+	if r.LedgerAppendOnly != "" {
+		fmt.Fprintf(&b, "ledger append-only: %s\n", r.LedgerAppendOnly)
+	}
 	if r.Sandbox.Kind != "" {
 		fmt.Fprintf(&b, "sandbox: %s\n", r.Sandbox)
 		fmt.Fprintf(&b, "launcher identity: %s\n", r.Identity)

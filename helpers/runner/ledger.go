@@ -1,0 +1,21 @@
+package runner
+
+import (
+	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/base/sandbox"
+)
+
+// sealLedger makes the run's pid ledger append-only once it is handed to the launcher's user
+// (proc.SealLedger), and says what the run had: "yes", or "no (why)". Where the flag cannot be
+// set the run goes on, and run.json says that a launcher could have rewritten the ledger, erasing
+// the record of a harness it started and killed. A launcher that runs as the kit's own user holds
+// the power to clear the flag: the ledger is then not called append-only either.
+func sealLedger(path string, id sandbox.Identity) string {
+	if err := proc.SealLedger(path); err != nil {
+		return "no (" + err.Error() + ")"
+	}
+	if !id.Other() {
+		return "no (set, but the launcher's processes run as the kit's own user, which may clear it)"
+	}
+	return "yes"
+}

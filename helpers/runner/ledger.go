@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"os"
+
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/sandbox"
 )
@@ -18,4 +20,18 @@ func sealLedger(path string, id sandbox.Identity) string {
 		return "no (set, but the launcher's processes run as the kit's own user, which may clear it)"
 	}
 	return "yes"
+}
+
+// letGo ends what begin set up, on every way out of Run: the ledger is unsealed first (an
+// append-only file can be neither chowned back nor removed); then the run's uid is let go of (a
+// run that ends before its sweep started none of its launcher's processes as that uid: the build
+// runs as sandbox.BuildIdentity, so the release finds nothing to name; sweep has released it
+// already otherwise); then the ledger's own folder, if it has one, is removed ("": the ledger is
+// in out, and stays).
+func letGo(pl *plan) {
+	_ = proc.UnsealLedger(pl.ledger)
+	if pl.release != nil {
+		pl.release()
+	}
+	os.RemoveAll(pl.ledgerDir)
 }

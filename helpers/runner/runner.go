@@ -159,19 +159,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	ledger := pl.ledger
-	// "": the ledger is in out, and stays. The defer that unseals it below runs first: an
-	// append-only file cannot be removed.
-	defer os.RemoveAll(pl.ledgerDir)
-	// A run that ends before its sweep started none of its launcher's processes as its own uid
-	// (the build runs as sandbox.BuildIdentity): letting go of the uid finds nothing to name.
-	defer func() {
-		if pl.release != nil {
-			pl.release()
-		}
-	}()
-	// Runs before the release above (and on every way out): the ledger is the kit's to take
-	// back, and the uid's sweep's to find, only once it is no longer append-only.
-	defer proc.UnsealLedger(pl.ledger)
+	defer letGo(&pl)
 	pr, stopped, err := prepare(ctx, o, res, start)
 	defer pr.cleanup()
 	if stopped || err != nil {

@@ -20,73 +20,25 @@ const maxProgHeaders = 65536
 // whose program headers cannot be read, or whose segments lie past its end, is an error: the kit
 // cannot tell what it runs. One with no program headers (an object file, never run) loads nothing.
 func elfLoads(r *io.SectionReader) ([]*io.SectionReader, error) {
-	var id [16]byte
-	if _, err := r.ReadAt(id[:], 0); err != nil {
-		return nil, fmt.Errorf("an ELF header cut short: %w", err)
-	}
-	var bo binary.ByteOrder
-	switch id[5] { // EI_DATA
-	case 1:
-		bo = binary.LittleEndian
-	case 2:
-		bo = binary.BigEndian
-	default:
-		return nil, fmt.Errorf("ELF data encoding %d: neither 1 (little-endian) nor 2 (big-endian)", id[5])
-	}
-	// Where e_phoff, e_phentsize and e_phnum sit, and one program header's layout, per class.
-	var phoff uint64
-	var phentsize, phnum uint16
-	var hdr [64]byte
-	switch id[4] { // EI_CLASS
-	case 1:
-		if _, err := r.ReadAt(hdr[:52], 0); err != nil {
-			return nil, fmt.Errorf("a 32-bit ELF header cut short: %w", err)
-		}
-		phoff, phentsize, phnum = uint64(bo.Uint32(hdr[28:])), bo.Uint16(hdr[42:]), bo.Uint16(hdr[44:])
-	case 2:
-		if _, err := r.ReadAt(hdr[:], 0); err != nil {
-			return nil, fmt.Errorf("a 64-bit ELF header cut short: %w", err)
-		}
-		phoff, phentsize, phnum = bo.Uint64(hdr[32:]), bo.Uint16(hdr[54:]), bo.Uint16(hdr[56:])
-	default:
-		return nil, fmt.Errorf("ELF class %d: neither 1 (32-bit) nor 2 (64-bit)", id[4])
-	}
-	if phnum == 0 {
-		return nil, nil
-	}
-	want := uint16(32)
-	if id[4] == 2 {
-		want = 56
-	}
-	if phentsize != want {
-		return nil, fmt.Errorf("program headers of %d bytes each, not the %d of its class", phentsize, want)
-	}
-	size := int64(phnum) * int64(phentsize)
-	if size > maxProgHeaders {
-		return nil, fmt.Errorf("%d program headers (%d bytes): more than the %d bytes the kernel reads", phnum, size, maxProgHeaders)
-	}
-	if phoff > uint64(r.Size()) || int64(phoff) > r.Size()-size {
-		return nil, fmt.Errorf("program headers at %d, %d bytes, past the file's end (%d bytes)", phoff, size, r.Size())
-	}
-	ph := make([]byte, size)
-	if _, err := r.ReadAt(ph, int64(phoff)); err != nil {
-		return nil, fmt.Errorf("reading program headers at %d: %w", phoff, err)
+	h, err := elfProgHeaders(r)
+	if err != nil || h.ph == nil {
+		return nil, err
 	}
 	// The loaded bytes are read with the section-table fields of the ELF header zeroed (the
 	// first PT_LOAD holds the header): the kernel ignores them, so a copy of the harness that
 	// points them elsewhere runs the same code and is the same image.
-	masked := io.NewSectionReader(&shMasked{r: r, class: id[4]}, 0, r.Size())
+	masked := io.NewSectionReader(&shMasked{r: r, class: h.class}, 0, r.Size())
 	var segs []*io.SectionReader
-	for i := range int(phnum) {
-		p := ph[i*int(phentsize):]
-		if bo.Uint32(p) != 1 { // p_type PT_LOAD
+	for i := range len(h.ph) / h.entsize {
+		p := h.ph[i*h.entsize:]
+		if h.bo.Uint32(p) != 1 { // p_type PT_LOAD
 			continue
 		}
 		var off, filesz uint64
-		if id[4] == 1 {
-			off, filesz = uint64(bo.Uint32(p[4:])), uint64(bo.Uint32(p[16:]))
+		if h.class == 1 {
+			off, filesz = uint64(h.bo.Uint32(p[4:])), uint64(h.bo.Uint32(p[16:]))
 		} else {
-			off, filesz = bo.Uint64(p[8:]), bo.Uint64(p[32:])
+			off, filesz = h.bo.Uint64(p[8:]), h.bo.Uint64(p[32:])
 		}
 		if filesz == 0 {
 			continue
@@ -97,6 +49,68 @@ func elfLoads(r *io.SectionReader) ([]*io.SectionReader, error) {
 		segs = append(segs, io.NewSectionReader(masked, int64(off), int64(filesz)))
 	}
 	return segs, nil
+}
+
+// progHeaders is what elfProgHeaders read: the class (1: 32-bit, 2: 64-bit), the byte order, and
+// the program headers' bytes (nil for a file with none), entsize bytes each.
+type progHeaders struct {
+	class   byte
+	bo      binary.ByteOrder
+	ph      []byte
+	entsize int
+}
+
+// elfProgHeaders reads an ELF header and its program headers, bounded as the kernel bounds them.
+func elfProgHeaders(r *io.SectionReader) (progHeaders, error) {
+	var id [16]byte
+	if _, err := r.ReadAt(id[:], 0); err != nil {
+		return progHeaders{}, fmt.Errorf("an ELF header cut short: %w", err)
+	}
+	h := progHeaders{class: id[4]}
+	switch id[5] { // EI_DATA
+	case 1:
+		h.bo = binary.LittleEndian
+	case 2:
+		h.bo = binary.BigEndian
+	default:
+		return h, fmt.Errorf("ELF data encoding %d: neither 1 (little-endian) nor 2 (big-endian)", id[5])
+	}
+	// Where e_phoff, e_phentsize and e_phnum sit, and one program header's size, per class.
+	var phoff uint64
+	var phentsize, phnum, want uint16
+	var hdr [64]byte
+	switch h.class { // EI_CLASS
+	case 1:
+		if _, err := r.ReadAt(hdr[:52], 0); err != nil {
+			return h, fmt.Errorf("a 32-bit ELF header cut short: %w", err)
+		}
+		phoff, phentsize, phnum, want = uint64(h.bo.Uint32(hdr[28:])), h.bo.Uint16(hdr[42:]), h.bo.Uint16(hdr[44:]), 32
+	case 2:
+		if _, err := r.ReadAt(hdr[:], 0); err != nil {
+			return h, fmt.Errorf("a 64-bit ELF header cut short: %w", err)
+		}
+		phoff, phentsize, phnum, want = h.bo.Uint64(hdr[32:]), h.bo.Uint16(hdr[54:]), h.bo.Uint16(hdr[56:]), 56
+	default:
+		return h, fmt.Errorf("ELF class %d: neither 1 (32-bit) nor 2 (64-bit)", id[4])
+	}
+	if phnum == 0 {
+		return h, nil
+	}
+	if phentsize != want {
+		return h, fmt.Errorf("program headers of %d bytes each, not the %d of its class", phentsize, want)
+	}
+	size := int64(phnum) * int64(phentsize)
+	if size > maxProgHeaders {
+		return h, fmt.Errorf("%d program headers (%d bytes): more than the %d bytes the kernel reads", phnum, size, maxProgHeaders)
+	}
+	if phoff > uint64(r.Size()) || int64(phoff) > r.Size()-size {
+		return h, fmt.Errorf("program headers at %d, %d bytes, past the file's end (%d bytes)", phoff, size, r.Size())
+	}
+	h.ph, h.entsize = make([]byte, size), int(phentsize)
+	if _, err := r.ReadAt(h.ph, int64(phoff)); err != nil {
+		return h, fmt.Errorf("reading program headers at %d: %w", phoff, err)
+	}
+	return h, nil
 }
 
 // shMasked reads an ELF with its header's section-table fields read as zeros: e_shoff,

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/classproof/classproof/helpers/base/actas"
 	"golang.org/x/sys/unix"
+
+	"github.com/classproof/classproof/helpers/base/actas"
 )
 
 func keyOf(f *os.File) (fileKey, error) {

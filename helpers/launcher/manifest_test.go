@@ -607,3 +607,27 @@ func alive(pid int) bool {
 	}
 	return a
 }
+
+// An adapter that rewrites specs (spawn_spec_rewrites) sends its host what the kit never reads:
+// every spawn-spec spec is left out for it, the meaning specs too (a second hostile review: a
+// rewriting adapter that turned "no cpu_class" into normal passed 13 of 13 against a host that
+// starts such a spec at background).
+func TestARewritingSpawnSpecLeavesOutEverySpawnSpecSpec(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Host = &Service{Run: []string{"{bin}/h"}}
+	m.SpawnSpec = []string{"{bin}/t", "send", "{spec}"}
+	m.SpawnSpecRewrites = true
+	lo := m.LeftOut(oracle.LinuxIdle)
+	for _, l := range []string{label.NeedsSpawnSpec, label.NeedsRawSpawnSpec} {
+		if !strings.Contains(lo[l], "spawn_spec_rewrites") {
+			t.Errorf("a rewriting spawn_spec: %s left out for %q, want the reason naming spawn_spec_rewrites", l, lo[l])
+		}
+	}
+	m.SpawnSpecRewrites = false
+	if why, out := m.LeftOut(oracle.LinuxIdle)[label.NeedsSpawnSpec]; out {
+		t.Errorf("a spawn_spec that passes bytes through: the spawn-spec specs were left out: %s", why)
+	}
+}

@@ -142,10 +142,6 @@ func (m *Manifest) LeftOut(meaning oracle.Meaning) map[string]string {
 	}
 	if m.SpawnSpecRewrites {
 		no(label.NeedsRawSpawnSpec, "target %s's spawn_spec command rewrites each spawn spec (spawn_spec_rewrites): bytes the host must refuse would be judged by its adapter, not its host", m.Name)
-		// What the host is sent is the adapter's, which the kit never sees: a spec from an older
-		// daemon it rewrote to say normal would pass for the host's. A translator's output is
-		// judged (spawn_spec_translate); an adapter's is not, so none of these specs can judge the
-		// host through it.
 		no(label.NeedsSpawnSpec, "target %s's spawn_spec command rewrites each spawn spec (spawn_spec_rewrites): what its host is sent is the adapter's, which the kit cannot read, so no spawn spec judges the host; declare spawn_spec_translate instead, whose output the kit judges", m.Name)
 	}
 	c := m.Conventions

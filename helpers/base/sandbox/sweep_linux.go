@@ -253,6 +253,8 @@ func (w *walker) walk(fd int, path string, under bool, depth int) error {
 		p := filepath.Join(path, name)
 		if err := unix.Fstatat(fd, name, &est, unix.AT_SYMLINK_NOFOLLOW); errors.Is(err, unix.ENOENT) {
 			continue // gone since the listing
+		} else if errors.Is(err, unix.EACCES) && refusedByOthersFuse(p, w.uid) {
+			continue // refused to uid as well: nothing of its there
 		} else if err != nil {
 			w.unwalked = append(w.unwalked, fmt.Errorf("%q: %w", p, err))
 			continue

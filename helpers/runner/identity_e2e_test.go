@@ -65,7 +65,14 @@ exec "$@"`
 		{"kept root by choice", "CLASSPROOF_LAUNCHER_UID=0", `^uid 0 gid 0`, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			os.Remove(filepath.Join(dir, "said"))
+			// Root's, for the daemon to append to: what the run's uid leaves in a shared folder
+			// its sweep removes once the run ends (issue 68), and this test reads it after.
+			if err := os.WriteFile(filepath.Join(dir, "said"), nil, 0o666); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(filepath.Join(dir, "said"), 0o666); err != nil {
+				t.Fatal(err)
+			}
 			out := t.TempDir()
 			code, log, _ := runCLI(t, strings.Fields(c.env), "run", "--target", m, "--suite", "./suites/cpuclass", "--out", out)
 			said, _ := os.ReadFile(filepath.Join(dir, "said"))

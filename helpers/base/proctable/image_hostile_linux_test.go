@@ -2,9 +2,13 @@ package proctable
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -96,6 +100,7 @@ func TestALoaderRunningABrokenELFIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { c.Process.Kill(); c.Wait() }()
+	waitAsleep(t, c.Process.Pid)
 	afterExec := func(pid int) ([]string, error) { return ArgsAfterExec(pid, 2*time.Second, time.Now().Add(time.Minute)) }
 	if args, ok, err := im.LoadedBy(c.Process.Pid, afterExec); !ok || err != nil || len(args) != 2 || args[0] != cp {
 		t.Errorf("%s %s 30 (pid %d): loaded with %q (%v, %v); want [%s 30], true, nil", loaders[0], cp, c.Process.Pid, args, ok, err, cp)
@@ -104,5 +109,26 @@ func TestALoaderRunningABrokenELFIsAnError(t *testing.T) {
 	patchELF64(t, cp, 0x20, 1<<40) // e_phoff now: the kit cannot read its segments
 	if args, ok, err := im.LoadedBy(c.Process.Pid, afterExec); ok || err == nil {
 		t.Errorf("%s %s 30 (pid %d), its e_phoff now 1<<40: loaded with %q (%v), error %v; want an error", loaders[0], cp, c.Process.Pid, args, ok, err)
+	}
+	if err := c.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the loader, pid %d, ended while the test read it (%v): the reading says nothing", c.Process.Pid, err)
+	}
+}
+
+// waitAsleep waits, up to 10 s, for pid to sleep in nanosleep (x86-64 35 or 230, arm64 101 or
+// 115): a loader reads the program's headers from its mapping while it loads it, so one patched
+// before then reads the broken value and dies (a container rehearsal saw it, a slow start).
+func waitAsleep(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))
+		if f := strings.Fields(string(b)); len(f) > 0 && slices.Contains([]string{"35", "230", "101", "115"}, f[0]) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d was not asleep within 10 s: /proc/%d/syscall says %q", pid, pid, b)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

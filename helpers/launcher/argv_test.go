@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"bufio"
 	"os/exec"
 	"strings"
 	"testing"
@@ -32,8 +33,14 @@ func TestArgvDiffNamesTheFirstArgumentAShellChanged(t *testing.T) {
 func TestArgvAsHandedReadsTheKernelsArgv(t *testing.T) {
 	// A shell that waits on its stdin, holding the odd arguments as its own ($0 on): no child
 	// of its own to leak, and it ends when the pipe closes.
-	cmd := exec.Command("/bin/sh", "-c", "read x", "sh", "", "a\nb", "", `it's "x" $HOME *`)
+	// It says ready once it runs: read before, its arguments may still be in the middle of exec
+	// (a loaded host saw "no arguments").
+	cmd := exec.Command("/bin/sh", "-c", "echo ready; read x", "sh", "", "a\nb", "", `it's "x" $HOME *`)
 	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,13 +48,16 @@ func TestArgvAsHandedReadsTheKernelsArgv(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { in.Close(); _ = cmd.Wait() }()
+	if line, err := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("the shell, pid %d, did not start: %q %v", cmd.Process.Pid, line, err)
+	}
 	row, lerr := proctable.Lookup(cmd.Process.Pid)
 	if lerr != nil {
 		t.Fatal("the child is not in the process table")
 	}
 	l := &Instance{}
 	l.hand("/r-1.json", cmd.Args...)
-	l.hand("/r-2.json", "/bin/sh", "-c", "read x", "sh", "a\nb", "", `it's "x" $HOME *`)
+	l.hand("/r-2.json", "/bin/sh", "-c", "echo ready; read x", "sh", "a\nb", "", `it's "x" $HOME *`)
 	s := &Session{Mode: Direct, Profile: "p", Report: Report{HarnessPid: cmd.Process.Pid, HarnessStart: row.Start}, report: "/r-1.json", l: l}
 	if err := s.ArgvAsHanded(); err != nil {
 		t.Errorf("the arguments it was started with: %v", err)

@@ -2,9 +2,13 @@ package launcher
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,6 +47,19 @@ func TestALoaderRunningAnUnreadableCopyCannotBeTold(t *testing.T) {
 	}
 	defer func() { c.Process.Kill(); c.Wait() }()
 	pid := c.Process.Pid
+	// The loader reads the program's headers from its mapping while it loads it: patched before
+	// then, it reads the broken value and dies (a loaded host saw it). Asleep, it is done.
+	asleep := time.Now().Add(10 * time.Second)
+	for {
+		s, _ := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))
+		if f := strings.Fields(string(s)); len(f) > 0 && slices.Contains([]string{"35", "230", "101", "115"}, f[0]) {
+			break
+		}
+		if time.Now().After(asleep) {
+			t.Fatalf("pid %d was not asleep in nanosleep within 10 s: /proc/%d/syscall says %q", pid, pid, s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	deadline := time.Now().Add(time.Minute)
 	if args, harness, cantTell := harnessArgs(im, pid, false, deadline); !harness || cantTell != "" || len(args) != 2 {
 		t.Errorf("%s %s 30 (pid %d), e_shoff 1<<40: args %q, harness %v, cannot tell %q; want [%s 30], a harness", loaders[0], cp, pid, args, harness, cantTell, cp)
@@ -62,5 +79,8 @@ func TestALoaderRunningAnUnreadableCopyCannotBeTold(t *testing.T) {
 	}
 	if args, harness, cantTell := harnessArgs(im, pid, false, deadline); harness || cantTell == "" {
 		t.Errorf("%s %s 30 (pid %d), its e_phoff now 1<<40: args %q, harness %v, cannot tell %q; want cannot tell", loaders[0], cp, pid, args, harness, cantTell)
+	}
+	if err := c.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the loader, pid %d, ended while the test read it (%v): the reading says nothing", pid, err)
 	}
 }

@@ -63,10 +63,12 @@ type Conventions struct {
 	// RefusesWhenIgnored: where the target reads the class and ignores it (background: ignore),
 	// bad class values are still refused. Where it applies the class that is a promise.
 	RefusesWhenIgnored bool `yaml:"refuses_when_ignored"`
-	// ArgvNewlines: a harness argument that holds a newline reaches the harness whole. Every other
-	// argument arriving whole is a promise (the harness the profile names is what starts); a
-	// launcher whose transport is line-based (bash's mapfile of jq's lines) cannot carry this one.
-	ArgvNewlines bool `yaml:"argv_newlines"`
+	// ArgvControls: a harness argument that holds a control character (a newline, a tab) reaches
+	// the harness whole. Every other argument arriving whole is a promise (the harness the profile
+	// names is what starts); a launcher whose transport is line-based (bash's mapfile of jq's
+	// lines) cannot carry a newline, and one that quotes with bash's printf %q for a host whose
+	// shell is sh passes a tab on as $'...'.
+	ArgvControls bool `yaml:"argv_controls"`
 }
 
 // The accepted values of the conventions that choose between ways.
@@ -157,8 +159,8 @@ func (m *Manifest) LeftOut(meaning oracle.Meaning) map[string]string {
 	if meaning == oracle.Ignored && !c.RefusesWhenIgnored {
 		no(label.RefusesClass, "convention not declared: bad class values refused where the class is ignored (conventions.refuses_when_ignored); the seed's Linux reads the class and ignores it")
 	}
-	if !c.ArgvNewlines {
-		no(label.ConvArgvNewline, "convention not declared: a harness argument that holds a newline arrives whole (conventions.argv_newlines)")
+	if !c.ArgvControls {
+		no(label.ConvArgvControl, "convention not declared: a harness argument that holds a newline or a tab arrives whole (conventions.argv_controls)")
 	}
 	if c.BadDaemonEnv != "refuse-sessions" {
 		no(label.ConvBadDaemonEnvSessions, "convention not declared: a bad class in the daemon's env refuses each session (conventions.bad_daemon_env: refuse-sessions)")

@@ -168,7 +168,7 @@ func TestLeftOutNamesWhatTheTargetLacks(t *testing.T) {
 	}
 	lo := m.LeftOut(oracle.LinuxIdle)
 	for _, l := range []string{label.NeedsHosted, label.NeedsConfig, label.NeedsExplain, label.NeedsEnvRef, label.NeedsSpawnSpec, label.ConvFoldCase, label.ConvEmptyUnset, label.ConvKeySpellings, label.Names(MentionProfile),
-		label.ConvBadDaemonEnvSessions, label.ConvBadDaemonEnvStart, label.ConvMalformedConfigRefuse, label.ConvMalformedConfigAsUnset, label.ConvArgvNewline} {
+		label.ConvBadDaemonEnvSessions, label.ConvBadDaemonEnvStart, label.ConvMalformedConfigRefuse, label.ConvMalformedConfigAsUnset, label.ConvArgvControl} {
 		if lo[l] == "" {
 			t.Errorf("%s not left out: %v", l, lo)
 		}

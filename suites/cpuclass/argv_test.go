@@ -15,7 +15,11 @@ import (
 // every other spec passes a launcher that re-splits argv (an exec helper that joins it with
 // spaces into sh -c). The quotes are balanced, so such a launcher starts a harness with changed
 // arguments, which the receipt shows, rather than one whose shell fails on the syntax. The
-// harness's folder holds the kit's files, so a glob expanded there changes the argument.
+// harness's folder holds the kit's files, so a glob expanded there changes the argument. A control
+// character (a newline, a tab) is a declared convention, not here: bash's printf %q writes one
+// as $'...', which a host whose shell is sh passes on as a literal $ (the foreign shmux under
+// tmux with SHELL=/bin/sh), and a line-based transport splits a newline; the seed says nothing
+// of either.
 var oddArgs = []string{
 	"two words",
 	`'single' and "double" quotes`,
@@ -24,7 +28,6 @@ var oddArgs = []string{
 	"?",
 	"",
 	`back\slash`,
-	"tab\there",
 	"",
 }
 
@@ -41,8 +44,8 @@ var _ = Describe("cpuclass, on every platform: the harness's arguments", func() 
 		It(fmt.Sprintf("starts the %s harness with every argument its profile hands it, byte for byte: a space, quotes, a $, a glob, empty ones", mode), area, suite.ForMode(mode), func() {
 			expectArgvWhole(mode, oddArgs...)
 		})
-		It(fmt.Sprintf("starts the %s harness with an argument that holds a newline, whole", mode), area, suite.ForMode(mode), Label(label.ConvArgvNewline), func() {
-			expectArgvWhole(mode, "line one\nline two", "\n")
+		It(fmt.Sprintf("starts the %s harness with arguments that hold a newline or a tab, whole", mode), area, suite.ForMode(mode), Label(label.ConvArgvControl), func() {
+			expectArgvWhole(mode, "line one\nline two", "\n", "tab\there")
 		})
 	}
 })

@@ -66,8 +66,8 @@ const (
 	// What a session does while the config file does not parse (conventions.malformed_config).
 	ConvMalformedConfigRefuse  = "conv-malformed-config-refuse"   // refuse: it is refused
 	ConvMalformedConfigAsUnset = "conv-malformed-config-as-unset" // as-unset: as if the key were unset
-	// ConvArgvNewline: a harness argument that holds a newline arrives whole (conventions.argv_newlines).
-	ConvArgvNewline = "conv-argv-newline"
+	// ConvArgvControl: a harness argument that holds a newline or a tab arrives whole (conventions.argv_controls).
+	ConvArgvControl = "conv-argv-control"
 	// ConvNamesPrefix + a mention kind: what a refusal names (conventions.refusals_name).
 	ConvNamesPrefix = "conv-names-"
 )

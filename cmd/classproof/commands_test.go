@@ -161,7 +161,7 @@ func TestRepoIsTheManifestsRepository(t *testing.T) {
 // help gives --target, --repo, --var and the other shared run flags the same usage (--out and
 // --timeout say what each command writes and bounds).
 func TestASharedFlagHasOneUsageText(t *testing.T) {
-	shared := []string{runner.FlagTarget, runner.FlagRepo, runner.FlagVar, runner.FlagLane, runner.FlagSuite, runner.FlagProcs, runner.FlagFocus, runner.FlagLabelFilter}
+	shared := []string{"target", "repo", "var", "lane", "suite", "procs", "focus", "label-filter"}
 	seen := map[string]map[string][]string{} // flag -> usage -> commands
 	for _, c := range commands {
 		if c.name == "help" || c.name == "version" {
@@ -178,7 +178,7 @@ func TestASharedFlagHasOneUsageText(t *testing.T) {
 			seen[name][usage] = append(seen[name][usage], c.name)
 		}
 	}
-	for _, name := range []string{runner.FlagTarget, runner.FlagRepo, runner.FlagVar} {
+	for _, name := range []string{"target", "repo", "var"} {
 		if len(seen[name]) == 0 {
 			t.Errorf("no command's help gives --%s", name)
 		}
@@ -189,8 +189,8 @@ func TestASharedFlagHasOneUsageText(t *testing.T) {
 		}
 	}
 	for _, c := range []string{"run", "redgreen", "bisect", "mutants", "doctor", "bench"} {
-		if !slices.ContainsFunc(slices.Collect(maps.Values(seen[runner.FlagRepo])), func(cmds []string) bool { return slices.Contains(cmds, c) }) {
-			t.Errorf("%s has no --repo: %v", c, seen[runner.FlagRepo])
+		if !slices.ContainsFunc(slices.Collect(maps.Values(seen["repo"])), func(cmds []string) bool { return slices.Contains(cmds, c) }) {
+			t.Errorf("%s has no --repo: %v", c, seen["repo"])
 		}
 	}
 }

@@ -28,31 +28,52 @@ func mutantsEntry(ctx context.Context, args []string) int {
 	return needsGo("mutants", "it builds each known-broken variant of the launcher", mutantsCmd)(ctx, args)
 }
 
+// mutantsRunFlags is mutants' share of the run flags: the targets', --procs and --focus, and the
+// bounds.
+var mutantsRunFlags = runner.Share{Takes: runner.TargetFlags | runner.FlagProcs | runner.FlagFocus | runner.BoundFlags,
+	Defaults: runner.RunFlags{Procs: 1, Timeout: 3 * time.Hour, Out: "out/mutants"},
+	Out:      "folder for matrix.md, matrix.json and each run's reports",
+	Bounds:   "the whole matrix: the baseline, every variant's build and runs"}
+
+// mutantsFlags are mutants' flags: the matrix's options, the files and faults that make its rows
+// and cells, and its share of the run flags.
+type mutantsFlags struct {
+	o                                mutants.Options
+	valuesFile, first, shard, inject string
+	runner.RunFlags
+}
+
+func (m *mutantsFlags) table() runner.Table {
+	own := runner.Table{
+		{Name: "build-var", Str: &m.o.Var, Usage: "the manifest var whose value builds each variant of --values-file (NAME; the reference build keeps the manifest's own value)"},
+		{Name: "values-file", Str: &m.valuesFile, Usage: "the variants, one per line: NAME<TAB>what it breaks[<TAB>only=GOOS: why][<TAB>sites=SITE,...] (e.g. from 'go run ./fixtures/refmux variants')"},
+		{Name: "jobs", Num: &m.o.Jobs, Usage: "runs side by side (each a whole run of its lane)"},
+		{Name: "no-probe", On: &m.o.NoProbe, Usage: "run every row's lanes whole, as before the probe (by default the reference runs under a probe that counts each class call (Linux) and records the sites its specs reach (sites_env), and a fault row runs only the specs where its call came, a variant with sites only those where one was reached)"},
+		{Name: "until-caught", On: &m.o.UntilCaught, Usage: "stop each variant's lane at its first spec that fails by its own assertion (a yes/no answer; the full table is the default)"},
+		{Name: "first", Str: &m.first, Usage: "with --until-caught: a full table's first.tsv; each variant tries first, on each lane, the spec it names for it, and the rest only if that misses"},
+		{Name: "shard", Str: &m.shard, Usage: "K/N: run share K of N of the cells and write part-K-of-N.json in --out ('classproof mutants merge' joins the parts)"},
+		{Name: "inject", Str: &m.inject, Usage: "Linux: also a row per injected fault, for any launcher without its source: 'all', or names from sched_setscheduler,sched_setattr,ioprio_set,setpriority (each made a silent success in every launcher process); with it --values-file may be left out"},
+	}
+	return append(own, m.RunFlags.Table(mutantsRunFlags)...)
+}
+
 func mutantsCmd(ctx context.Context, args []string) int {
 	start := time.Now()
 	fs := flag.NewFlagSet("mutants", flag.ContinueOnError)
-	var o mutants.Options
-	f := runner.DefaultsFor("mutants")
-	fs.StringVar(&o.Var, "build-var", "variant", "the manifest var whose value builds each variant of --values-file (NAME; the reference build keeps the manifest's own value)")
-	valuesFile := fs.String("values-file", "", "the variants, one per line: NAME<TAB>what it breaks[<TAB>only=GOOS: why][<TAB>sites=SITE,...] (e.g. from 'go run ./fixtures/refmux variants')")
-	fs.IntVar(&o.Jobs, "jobs", runtime.NumCPU(), "runs side by side (each a whole run of its lane)")
-	fs.BoolVar(&o.NoProbe, "no-probe", false, "run every row's lanes whole, as before the probe (by default the reference runs under a probe that counts each class call (Linux) and records the sites its specs reach (sites_env), and a fault row runs only the specs where its call came, a variant with sites only those where one was reached)")
-	fs.BoolVar(&o.UntilCaught, "until-caught", false, "stop each variant's lane at its first spec that fails by its own assertion (a yes/no answer; the full table is the default)")
-	f.Table("mutants").Define(fs)
-	first := fs.String("first", "", "with --until-caught: a full table's first.tsv; each variant tries first, on each lane, the spec it names for it, and the rest only if that misses")
-	shard := fs.String("shard", "", "K/N: run share K of N of the cells and write part-K-of-N.json in --out ('classproof mutants merge' joins the parts)")
-	inject := fs.String("inject", "", "Linux: also a row per injected fault, for any launcher without its source: 'all', or names from sched_setscheduler,sched_setattr,ioprio_set,setpriority (each made a silent success in every launcher process); with it --values-file may be left out")
+	mf := mutantsFlags{o: mutants.Options{Var: "variant", Jobs: runtime.NumCPU()}, RunFlags: mutantsRunFlags.Defaults}
+	mf.table().Define(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
+	o, f := mf.o, mf.RunFlags
 	o.OutDir, o.Procs, o.Focus, o.Deadline = f.Out, f.Procs, f.Focus, f.Deadline(start)
-	if *shard != "" {
+	if mf.shard != "" {
 		var err error
-		if o.Shard, err = mutants.ParseShard(*shard); err != nil {
+		if o.Shard, err = mutants.ParseShard(mf.shard); err != nil {
 			return fail("mutants", err)
 		}
 	}
-	if err := readFirst(&o, *first); err != nil {
+	if err := readFirst(&o, mf.first); err != nil {
 		return fail("mutants", fmt.Errorf("--first: %w", err))
 	}
 	targetsFlag := f.Targets
@@ -60,7 +81,7 @@ func mutantsCmd(ctx context.Context, args []string) int {
 		targetsFlag = []string{"embedded:refmux.yaml"}
 	}
 	var err error
-	if o.Values, err = values(*valuesFile, *inject); err != nil {
+	if o.Values, err = values(mf.valuesFile, mf.inject); err != nil {
 		return fail("mutants", err)
 	}
 	for _, ref := range targetsFlag {
@@ -149,19 +170,24 @@ var mergeCommand = command{"mutants merge", "join the parts that 'classproof mut
 	"classproof mutants merge --out out/mutants out/part1/part-1-of-3.json out/part2/part-2-of-3.json out/part3/part-3-of-3.json",
 	"0 every variant caught; 1 one was not; 2 the parts do not make one matrix (named), or bad flags", nil}
 
+// mergeRunFlags is mutants merge's share of the run flags: where it writes.
+var mergeRunFlags = runner.Share{Takes: runner.FlagOut, Defaults: runner.RunFlags{Out: "out/mutants"},
+	Out: "folder for the merged matrix.md and matrix.json"}
+
 func mergeCmd(args []string) int {
 	fs := flag.NewFlagSet("mutants merge", flag.ContinueOnError)
-	out := fs.String("out", "out/mutants", "folder for the merged matrix.md and matrix.json")
+	f := mergeRunFlags.Defaults
+	f.Table(mergeRunFlags).Define(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
 	if fs.NArg() == 0 {
 		return fail("mutants merge", errors.New("no parts given: name every part-K-of-N.json that 'classproof mutants --shard K/N' wrote"))
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	if err := os.MkdirAll(f.Out, 0o755); err != nil {
 		return fail("mutants merge", err)
 	}
-	m, err := mutants.Merge(*out, fs.Args())
+	m, err := mutants.Merge(f.Out, fs.Args())
 	if err != nil {
 		return fail("mutants merge", fmt.Errorf("refused: %w", err))
 	}

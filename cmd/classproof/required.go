@@ -19,35 +19,42 @@ import (
 var requiredCommand = command{"required-specs", "make (or --check) ci/required-specs.yaml from a dry run of every lane",
 	"classproof required-specs --check", "0 agrees or written; 1 disagrees; 2 bad flags, or a list, run or suite that cannot be read", requiredCmd}
 
+// requiredFlags is required-specs' share of the run flags: its deadline.
+var requiredFlags = runner.Share{Takes: runner.FlagTimeout, Defaults: runner.RunFlags{Timeout: 10 * time.Minute},
+	Bounds: "the dry runs of every lane"}
+
 func requiredCmd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("required-specs", flag.ContinueOnError)
-	path := fs.String("file", "ci/required-specs.yaml", "the required-spec list")
-	check := fs.Bool("check", false, "do not write: fail if the file and the suites disagree")
-	rehearsal := fs.String("rehearsal", "", "a lane's dry-run report folder (ci/lane LANE --dry-run): fail unless it selected exactly the lane's listed specs")
-	f := runner.DefaultsFor("required-specs")
-	f.Table("required-specs").Define(fs)
+	path, check, rehearsal := "ci/required-specs.yaml", false, ""
+	f := requiredFlags.Defaults
+	own := runner.Table{
+		{Name: "file", Str: &path, Usage: "the required-spec list"},
+		{Name: "check", On: &check, Usage: "do not write: fail if the file and the suites disagree"},
+		{Name: "rehearsal", Str: &rehearsal, Usage: "a lane's dry-run report folder (ci/lane LANE --dry-run): fail unless it selected exactly the lane's listed specs"},
+	}
+	append(own, f.Table(requiredFlags)...).Define(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
 	deadline := f.Deadline(time.Now())
-	if *rehearsal != "" {
-		req, err := gate.LoadRequired(*path)
+	if rehearsal != "" {
+		req, err := gate.LoadRequired(path)
 		if err == nil {
 			var line string
-			if line, err = gate.Rehearse(*rehearsal, req); err == nil {
+			if line, err = gate.Rehearse(rehearsal, req); err == nil {
 				fmt.Println("classproof required-specs:", line)
 				return exitPassed
 			}
 		}
 		return fail("required-specs", err)
 	}
-	if err := writeOrCheck(ctx, *path, *check, deadline); err != nil {
+	if err := writeOrCheck(ctx, path, check, deadline); err != nil {
 		return fail("required-specs", err)
 	}
-	if *check {
-		fmt.Printf("classproof required-specs: %s agrees with the suites\n", *path)
+	if check {
+		fmt.Printf("classproof required-specs: %s agrees with the suites\n", path)
 	} else {
-		fmt.Printf("classproof required-specs: wrote %s\n", *path)
+		fmt.Printf("classproof required-specs: wrote %s\n", path)
 	}
 	return exitPassed
 }

@@ -14,15 +14,23 @@ import (
 var runCommand = command{"run", "run the suites for this machine's lane against a target launcher",
 	"classproof run --target ./classproof.yaml --repo .", "0 passed; 1 a spec failed, a process leaked (or the leak sweep could not finish) or the run was interrupted; 2 bad flags, an unusable manifest or launcher, or reports that could not be written", runCmd}
 
+// runFlags is run's share of the run flags: all of them.
+var runFlags = runner.Share{Takes: runner.AllRunFlags,
+	Defaults: runner.RunFlags{Procs: 1, Timeout: 30 * time.Minute, Out: "out/run"},
+	Out:      "folder for report.json, junit.xml and the pid ledger",
+	Bounds:   "the whole run: the launcher's build, compiling the suites, the suites"}
+
 func runCmd(ctx context.Context, args []string) int {
 	start := time.Now()
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	f := runner.DefaultsFor("run")
+	f := runFlags.Defaults
 	var inject string
 	var dryRun bool
-	f.Table("run").Define(fs)
-	fs.BoolVar(&dryRun, "dry-run", false, "list what the lane would run, running nothing (any OS: a rehearsal of another OS's lane)")
-	fs.StringVar(&inject, "inject", "", "Linux: make one class system call of every launcher process a silent success (sched_setscheduler, sched_setattr, ioprio_set or setpriority): does the lane catch it?")
+	own := runner.Table{
+		{Name: "dry-run", On: &dryRun, Usage: "list what the lane would run, running nothing (any OS: a rehearsal of another OS's lane)"},
+		{Name: "inject", Str: &inject, Usage: "Linux: make one class system call of every launcher process a silent success (sched_setscheduler, sched_setattr, ioprio_set or setpriority): does the lane catch it?"},
+	}
+	append(own, f.Table(runFlags)...).Define(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,9 +12,9 @@ import (
 )
 
 // Flag is one command-line flag of the kit's commands: its name, its help, and the one field it
-// sets (one of the pointers). A command's flags are a Table of them: the CLI defines them from it
-// (Define) and a receipt's Reproduce line is written from the same table (Args), so a new flag
-// cannot be left out of either.
+// sets (one of the pointers). Every command's flags are a Table of them, its own rows and its
+// share of the run flags (Share): the CLI defines them from it (Define) and a receipt's Reproduce
+// line is written from the same table (Args), so a new flag cannot be left out of either.
 type Flag struct {
 	Name, Usage string
 	Str         *string
@@ -23,6 +22,7 @@ type Flag struct {
 	Num         *int
 	On          *bool
 	Dur         *time.Duration
+	Float       *float64
 }
 
 // Table is a command's flags, in the order its help lists them.
@@ -40,6 +40,8 @@ func (t Table) Define(fs *flag.FlagSet) {
 			fs.IntVar(d.Num, d.Name, *d.Num, d.Usage)
 		case d.Dur != nil:
 			fs.DurationVar(d.Dur, d.Name, *d.Dur, d.Usage)
+		case d.Float != nil:
+			fs.Float64Var(d.Float, d.Name, *d.Float, d.Usage)
 		default:
 			fs.BoolVar(d.On, d.Name, *d.On, d.Usage)
 		}
@@ -62,6 +64,8 @@ func (t Table) Args(defaults Table) []string {
 			args = append(args, "--"+d.Name, strconv.Itoa(*d.Num))
 		case d.Dur != nil && *d.Dur != *defaults[i].Dur:
 			args = append(args, "--"+d.Name, d.Dur.String())
+		case d.Float != nil && *d.Float != *defaults[i].Float:
+			args = append(args, "--"+d.Name, strconv.FormatFloat(*d.Float, 'g', -1, 64))
 		case d.On != nil && *d.On:
 			args = append(args, "--"+d.Name)
 		}
@@ -81,9 +85,9 @@ func (l List) String() string {
 
 func (l List) Set(v string) error { *l.To = append(*l.To, v); return nil }
 
-// RunFlags are the flags of every command that runs the suites (run, redgreen, mutants,
-// required-specs), defined once: each command takes the ones it has (Table's names), and its
-// deadline is made from Timeout once, when it starts (Deadline).
+// RunFlags are the values of the run flags: the flags the commands that drive a launcher or run
+// the suites share. Each command takes the groups it needs (Share), and its deadline is made
+// from Timeout once, when it starts (Deadline).
 type RunFlags struct {
 	Lane        string
 	Suites      []string
@@ -97,68 +101,75 @@ type RunFlags struct {
 	Targets     []string
 }
 
-// The run flags' names, as Table takes them.
+// Group is a set of run flags, one bit a flag: a command takes the union of the groups it needs
+// (a mask, as cmd/go's work.AddBuildFlags), and nothing here knows which command takes which.
+type Group uint
+
+// The run flags, one bit each.
 const (
-	FlagLane, FlagSuite, FlagProcs, FlagFocus = "lane", "suite", "procs", "focus"
-	FlagLabelFilter, FlagTimeout, FlagVar     = "label-filter", "timeout", "var"
-	FlagOut, FlagRepo, FlagTarget             = "out", "repo", "target"
+	FlagTarget Group = 1 << iota
+	FlagLane
+	FlagSuite
+	FlagProcs
+	FlagFocus
+	FlagLabelFilter
+	FlagTimeout
+	FlagVar
+	FlagOut
+	FlagRepo
 )
 
-// commandFlags is one command's share of the run flags: which it takes (nil: all), its defaults,
-// what its --out holds and what its --timeout bounds.
-type commandFlags struct {
-	names     []string
-	defaults  RunFlags
-	out, what string
+// The groups commands share.
+const (
+	// TargetFlags say which launcher: --target, --var, --repo.
+	TargetFlags = FlagTarget | FlagVar | FlagRepo
+	// SelectionFlags say which specs run, and how: --lane, --suite, --procs, --focus, --label-filter.
+	SelectionFlags = FlagLane | FlagSuite | FlagProcs | FlagFocus | FlagLabelFilter
+	// BoundFlags say where the command writes and when it must be over: --out, --timeout.
+	BoundFlags = FlagOut | FlagTimeout
+	// AllRunFlags is every run flag.
+	AllRunFlags = TargetFlags | SelectionFlags | BoundFlags
+)
+
+// Share is one command's share of the run flags, declared by the command beside its own flags:
+// the groups it takes, its defaults, and what its --out holds and its --timeout bounds (each
+// command says its own).
+type Share struct {
+	Takes    Group
+	Defaults RunFlags
+	Out      string // what --out holds, when Takes has FlagOut
+	Bounds   string // what --timeout bounds, when Takes has FlagTimeout
 }
 
-// byCommand is every command's share, side by side: a default or a meaning changes here, once,
-// and a command's help, its parsing and its receipts' Reproduce lines follow.
-var byCommand = map[string]commandFlags{
-	"run": {nil, RunFlags{Procs: 1, Timeout: 30 * time.Minute, Out: "out/run"},
-		"folder for report.json, junit.xml and the pid ledger", "the whole run: the launcher's build, compiling the suites, the suites"},
-	"redgreen": {nil, RunFlags{Procs: 1, Timeout: time.Hour, Out: "out/redgreen"},
-		"folder for the receipts and each side's reports", "the whole proof: each side's build and run, and the repeats"},
-	"bisect": {nil, RunFlags{Procs: 1, Timeout: 2 * time.Hour, Out: "out/bisect"},
-		"folder for the receipts and each step's reports", "the whole search: every step's build and run"},
-	"mutants": {[]string{FlagTarget, FlagProcs, FlagFocus, FlagTimeout, FlagVar, FlagOut, FlagRepo}, RunFlags{Procs: 1, Timeout: 3 * time.Hour, Out: "out/mutants"},
-		"folder for matrix.md, matrix.json and each run's reports", "the whole matrix: the baseline, every variant's build and runs"},
-	"required-specs": {[]string{FlagTimeout}, RunFlags{Timeout: 10 * time.Minute}, "", "the dry runs of every lane"},
-	"doctor":         {[]string{FlagTarget, FlagVar, FlagRepo}, RunFlags{}, "", ""},
-	"bench":          {[]string{FlagTarget, FlagVar, FlagRepo}, RunFlags{}, "", ""},
-}
-
-// DefaultsFor is command's run flags at its defaults. A command with no share here is a bug of
-// the kit's, said at once.
-func DefaultsFor(command string) RunFlags { return share(command).defaults }
-
-func share(command string) commandFlags {
-	c, ok := byCommand[command]
-	if !ok {
-		panic("runner: no run flags for command " + command)
+// Table is the run flags s takes, in one fixed order (a Reproduce line's), set through f. A
+// share that takes --out or --timeout without saying what it means is a bug of the kit's, said
+// at once.
+func (f *RunFlags) Table(s Share) Table {
+	if s.Takes&FlagOut != 0 && s.Out == "" || s.Takes&FlagTimeout != 0 && s.Bounds == "" {
+		panic("runner: a share of the run flags takes --out or --timeout and says nothing of what it holds or bounds")
 	}
-	return c
-}
-
-// Table is the run flags command takes, in one fixed order, set through f.
-func (f *RunFlags) Table(command string) Table {
-	c := share(command)
-	all := Table{
-		{Name: FlagTarget, List: &f.Targets, Usage: "a target manifest: a file, or embedded:NAME (default: embedded:refmux.yaml; repeatable in mutants, once elsewhere; redgreen and bisect need one whose build step reads {repo})"},
-		{Name: FlagLane, Str: &f.Lane, Usage: "darwin, linux-idle or linux-ignore (default: this OS's lane for the target; another is refused)"},
-		{Name: FlagSuite, List: &f.Suites, Usage: "a suite to run, e.g. ./suites/cpuclass (repeatable; default: all)"},
-		{Name: FlagProcs, Num: &f.Procs, Usage: "Ginkgo parallel processes"},
-		{Name: FlagFocus, Str: &f.Focus, Usage: "a Ginkgo focus regexp on the full spec text"},
-		{Name: FlagLabelFilter, Str: &f.LabelFilter, Usage: "a further Ginkgo label filter, ANDed with the lane's"},
-		{Name: FlagTimeout, Dur: &f.Timeout, Usage: c.what + " (0: no deadline)"},
-		{Name: FlagVar, List: &f.Vars, Usage: "NAME=VALUE: set a var the manifest declares (repeatable), e.g. variant=noclass"},
-		{Name: FlagOut, Str: &f.Out, Usage: c.out},
-		{Name: FlagRepo, Str: &f.Repo, Usage: "the launcher's source tree, the manifest's {repo}; for redgreen and bisect, the git repository whose commits they build (default: the root of the git repository that holds the manifest; for an embedded one, the repository you are in)"},
+	all := []struct {
+		bit Group
+		Flag
+	}{
+		{FlagTarget, Flag{Name: "target", List: &f.Targets, Usage: "a target manifest: a file, or embedded:NAME (default: embedded:refmux.yaml; repeatable in mutants, once elsewhere; redgreen and bisect need one whose build step reads {repo})"}},
+		{FlagLane, Flag{Name: "lane", Str: &f.Lane, Usage: "darwin, linux-idle or linux-ignore (default: this OS's lane for the target; another is refused)"}},
+		{FlagSuite, Flag{Name: "suite", List: &f.Suites, Usage: "a suite to run, e.g. ./suites/cpuclass (repeatable; default: all)"}},
+		{FlagProcs, Flag{Name: "procs", Num: &f.Procs, Usage: "Ginkgo parallel processes"}},
+		{FlagFocus, Flag{Name: "focus", Str: &f.Focus, Usage: "a Ginkgo focus regexp on the full spec text"}},
+		{FlagLabelFilter, Flag{Name: "label-filter", Str: &f.LabelFilter, Usage: "a further Ginkgo label filter, ANDed with the lane's"}},
+		{FlagTimeout, Flag{Name: "timeout", Dur: &f.Timeout, Usage: s.Bounds + " (0: no deadline)"}},
+		{FlagVar, Flag{Name: "var", List: &f.Vars, Usage: "NAME=VALUE: set a var the manifest declares (repeatable), e.g. variant=noclass"}},
+		{FlagOut, Flag{Name: "out", Str: &f.Out, Usage: s.Out}},
+		{FlagRepo, Flag{Name: "repo", Str: &f.Repo, Usage: "the launcher's source tree, the manifest's {repo}; for redgreen and bisect, the git repository whose commits they build (default: the root of the git repository that holds the manifest; for an embedded one, the repository you are in)"}},
 	}
-	if c.names == nil {
-		return all
+	var t Table
+	for _, d := range all {
+		if s.Takes&d.bit != 0 {
+			t = append(t, d.Flag)
+		}
 	}
-	return slices.DeleteFunc(all, func(d Flag) bool { return !slices.Contains(c.names, d.Name) })
+	return t
 }
 
 // Target is the one --target of a command that drives one target: "" (the default) when none

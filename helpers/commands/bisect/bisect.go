@@ -27,9 +27,15 @@ type Flags struct {
 	runner.RunFlags
 }
 
-// DefaultFlags are bisect's defaults (runner.DefaultsFor).
+// runFlags is bisect's share of the run flags: all of them.
+var runFlags = runner.Share{Takes: runner.AllRunFlags,
+	Defaults: runner.RunFlags{Procs: 1, Timeout: 2 * time.Hour, Out: "out/bisect"},
+	Out:      "folder for the receipts and each step's reports",
+	Bounds:   "the whole search: every step's build and run"}
+
+// DefaultFlags are bisect's defaults.
 func DefaultFlags() Flags {
-	return Flags{RunFlags: runner.DefaultsFor("bisect")}
+	return Flags{RunFlags: runFlags.Defaults}
 }
 
 func (f *Flags) table() runner.Table {
@@ -37,7 +43,7 @@ func (f *Flags) table() runner.Table {
 		{Name: "good", Str: &f.Good, Usage: "a commit whose lane passes the specs"},
 		{Name: "bad", Str: &f.Bad, Usage: "a later commit whose lane fails them"},
 	}
-	return append(own, f.RunFlags.Table("bisect")...)
+	return append(own, f.RunFlags.Table(runFlags)...)
 }
 
 // Define registers every flag on fs.

@@ -21,9 +21,15 @@ type Flags struct {
 	AllowDirty bool
 }
 
-// DefaultFlags are redgreen's defaults (runner.DefaultsFor).
+// runFlags is redgreen's share of the run flags: all of them.
+var runFlags = runner.Share{Takes: runner.AllRunFlags,
+	Defaults: runner.RunFlags{Procs: 1, Timeout: time.Hour, Out: "out/redgreen"},
+	Out:      "folder for the receipts and each side's reports",
+	Bounds:   "the whole proof: each side's build and run, and the repeats"}
+
+// DefaultFlags are redgreen's defaults.
 func DefaultFlags() Flags {
-	return Flags{RunFlags: runner.DefaultsFor("redgreen")}
+	return Flags{RunFlags: runFlags.Defaults}
 }
 
 func (f *Flags) table() runner.Table {
@@ -35,7 +41,7 @@ func (f *Flags) table() runner.Table {
 		{Name: "repeat", Num: &f.Repeat, Usage: "run green this many more times, to show it is stable"},
 		{Name: "allow-dirty", On: &f.AllowDirty, Usage: "prove refs at HEAD although tracked files have uncommitted changes (the receipt says so)"},
 	}
-	return append(own, f.RunFlags.Table("redgreen")...)
+	return append(own, f.RunFlags.Table(runFlags)...)
 }
 
 // Define registers every flag on fs, its default f's value now.

@@ -76,8 +76,12 @@ func helpCmd(ctx context.Context, args []string) int {
 		fmt.Print(usage())
 		return exitPassed
 	}
-	if c, ok := lookup(args[0]); ok && c.name != "help" {
-		return c.run(ctx, []string{"--help"})
+	// A subcommand is named by its words ("help mutants merge") or quoted ("help 'mutants
+	// merge'"); its help comes through its command, which dispatches it.
+	for _, name := range []string{strings.Join(args, " "), args[0]} {
+		if c, ok := lookup(name); ok && c.name != "help" {
+			return dispatch(ctx, append(strings.Fields(c.name), "--help"))
+		}
 	}
 	return dispatch(ctx, args[:1])
 }

@@ -28,9 +28,9 @@ func TestHelpIsGolden(t *testing.T) {
 			continue
 		}
 		words := strings.Fields(c.name)
-		ways := [][]string{append(words, "--help")}
-		if len(words) == 1 {
-			ways = append(ways, []string{"help", c.name})
+		ways := [][]string{append(words, "--help"), append([]string{"help"}, words...)}
+		if len(words) > 1 {
+			ways = append(ways, []string{"help", c.name}) // a subcommand's name, quoted
 		}
 		golden[strings.Join(words, "-")] = ways
 	}

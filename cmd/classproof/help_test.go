@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -78,4 +79,29 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// A command's flags are rows of its table (runner.Table: its own rows and its share of the run
+// flags), never defined on a flag set one by one: the table is what its help, its parsing and its
+// receipts' Reproduce lines are written from, and a flag beside it would be left out of one.
+func TestEveryFlagIsATableRow(t *testing.T) {
+	adHoc := regexp.MustCompile(`\bfs\.(String|Bool|Int|Int64|Uint|Duration|Float64|Func|BoolFunc|TextVar|Var|StringVar|BoolVar|IntVar|DurationVar|Float64Var)\(`)
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range strings.Split(string(b), "\n") {
+			if adHoc.MatchString(l) {
+				t.Errorf("%s:%d defines a flag outside its command's table: %s", f, i+1, strings.TrimSpace(l))
+			}
+		}
+	}
 }

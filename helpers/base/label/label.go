@@ -72,5 +72,25 @@ const (
 	ConvNamesPrefix = "conv-names-"
 )
 
+// Seed labels: a spec that checks a promise carries the key of the seed sentence it checks
+// (Seed, seed.go), so the catalogue (docs/specs.md, ci/specsdoc) says which sentence each spec
+// proves and a new spec must say it. A spec with a convention label is a convention whatever seed
+// label it inherits.
+const (
+	SeedPrefix       = "seed-"
+	SeedBackground   = "seed-background"    // each session's harness starts at background
+	SeedHarness      = "seed-harness"       // the harness the profile names starts
+	SeedForkExec     = "seed-fork-exec"     // the class is set between fork and exec, direct and hosted
+	SeedInherit      = "seed-inherit"       // the harness's tools inherit it
+	SeedNoRenice     = "seed-no-renice"     // no running process is reniced
+	SeedNoRaise      = "seed-no-raise"      // every session starts, and stays, at background
+	SeedFirstSource  = "seed-first-source"  // the resolve order
+	SeedOptOut       = "seed-opt-out"       // a profile opts out with normal
+	SeedEnvRef       = "seed-env-ref"       // ${env:...} references
+	SeedConfig       = "seed-config"        // config --set session.cpu_class
+	SeedCompat       = "seed-compat"        // an older daemon's spawn spec
+	SeedLinuxIgnores = "seed-linux-ignores" // Linux reads the class and ignores it
+)
+
 // Names is the label of a spec that checks a refusal names kind (a launcher.Mention* kind).
 func Names(kind string) string { return ConvNamesPrefix + kind }

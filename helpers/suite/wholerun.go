@@ -121,7 +121,7 @@ func (env *Env) longSelected() bool {
 
 // wholeRunLabels are the whole-run spec's labels: the spec's and longSelected's one list.
 func wholeRunLabels(p lane.Platform) []string {
-	return []string{p.Label, label.InheritArea, label.DirectArea}
+	return []string{p.Label, label.InheritArea, label.DirectArea, label.SeedInherit, label.SeedNoRaise}
 }
 
 func wholeRunIt(p lane.Platform) string {

@@ -17,7 +17,7 @@ import (
 // shows: every process keeps the control's class, whichever value came from whichever source.
 // What a launcher with explain shows too: that it read the class (explain reports the resolved
 // value); without explain that half is left out, with its reason, and the first still runs.
-var _ = Describe("compat: a target that reads the class and ignores it", Label(label.LinuxIgnore, label.CompatArea), func() {
+var _ = Describe("compat: a target that reads the class and ignores it", Label(label.LinuxIgnore, label.CompatArea, label.SeedLinuxIgnores), func() {
 	var control oracle.Observation
 	BeforeEach(func() {
 		p, err := lane.Current(oracle.Ignored)

@@ -37,7 +37,7 @@ func rendered(l *launcher.Instance, name string) (send func([]byte) (string, err
 }
 
 // Spawn specs handed straight to the agent host, as daemons of each generation write them.
-var _ = Describe("compat: spawn specs from every daemon generation", Label(label.CompatArea, label.HostedArea, label.NeedsSpawnSpec), func() {
+var _ = Describe("compat: spawn specs from every daemon generation", Label(label.CompatArea, label.HostedArea, label.NeedsSpawnSpec, label.SeedCompat), func() {
 	var (
 		control oracle.Observation
 		l       *launcher.Instance
@@ -58,13 +58,13 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 		Expect(suite.Observe(s.Subjects()...)).To(suite.HaveControlClass(host), "no class step: as before cpu_class existed")
 	})
 
-	It("starts a spec with cpu_class background at background class", func() {
+	It("starts a spec with cpu_class background at background class", Label(label.SeedForkExec), func() {
 		s, err := spawn(l, "daemon-cpu-class-background.json")
 		suite.Must(err)
 		Expect(suite.Observe(s.Subjects()...)).To(suite.BeAtBackground(env.Platform.Meaning, control))
 	})
 
-	It("starts a spec with cpu_class normal at the control's class", func() {
+	It("starts a spec with cpu_class normal at the control's class", Label(label.SeedForkExec), func() {
 		s, err := spawn(l, "daemon-cpu-class-normal.json")
 		suite.Must(err)
 		Expect(suite.Observe(s.Subjects()...)).To(suite.HaveControlClass(control))

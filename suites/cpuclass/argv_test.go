@@ -35,7 +35,7 @@ var oddArgs = []string{
 // starts" (seed 000) the harness its profile's command names. Judged from the kernel's argv of the
 // harness (launcher.Session.ArgvAsHanded), not from what the launcher or the harness says; the
 // same on every platform, whether the class is applied or ignored.
-var _ = Describe("cpuclass, on every platform: the harness's arguments", func() {
+var _ = Describe("cpuclass, on every platform: the harness's arguments", Label(label.SeedHarness), func() {
 	for _, mode := range []launcher.Mode{launcher.Direct, launcher.Hosted} {
 		area := Label(label.DirectArea)
 		if mode == launcher.Hosted {

@@ -30,7 +30,7 @@ var _ = Describe("cpuclass", func() {
 				l = env.Launch(launcher.LaunchOptions{})
 			})
 
-			Describe("a direct session", Label(label.DirectArea), func() {
+			Describe("a direct session", Label(label.DirectArea, label.SeedBackground), func() {
 				It("starts the direct harness and its tool sleep at "+p.Class, func() {
 					s := env.Session(l, launcher.Direct, nil)
 					suite.ExpectDescends(s)
@@ -38,7 +38,7 @@ var _ = Describe("cpuclass", func() {
 				})
 			})
 
-			Describe("a hosted session", Label(label.HostedArea, label.NeedsHosted), func() {
+			Describe("a hosted session", Label(label.HostedArea, label.NeedsHosted, label.SeedForkExec), func() {
 				It("starts the hosted harness and its tool sleep at "+p.Class, func() {
 					s := env.Session(l, launcher.Hosted, nil)
 					suite.ExpectDescends(s)
@@ -46,7 +46,7 @@ var _ = Describe("cpuclass", func() {
 				})
 			})
 
-			Describe("a tool started after the harness has run a while", Label(label.InheritArea), func() {
+			Describe("a tool started after the harness has run a while", Label(label.InheritArea, label.SeedInherit), func() {
 				for _, mode := range []launcher.Mode{launcher.Direct, launcher.Hosted} {
 					It(fmt.Sprintf("starts the %s harness's later tool at %s too", mode, p.Class), suite.ForMode(mode), func() {
 						s := env.Session(l, mode, nil)
@@ -62,7 +62,7 @@ var _ = Describe("cpuclass", func() {
 				}
 			})
 
-			Describe("the harness's whole life", Label(label.InheritArea, label.DirectArea), func() {
+			Describe("the harness's whole life", Label(label.InheritArea, label.DirectArea, label.SeedNoRaise), func() {
 				It(fmt.Sprintf("keeps the direct and the hosted harness, their tools and a tool each starts late at %s for %s", p.Class, suite.LifeWindowTitle), suite.Long, func() {
 					sessions := []*launcher.Session{env.Session(l, launcher.Direct, nil)}
 					if len(env.Driver.Manifest.Session.Hosted) > 0 {
@@ -72,7 +72,7 @@ var _ = Describe("cpuclass", func() {
 				})
 			})
 
-			Describe("many sessions at once", Label(label.LoadArea, label.DirectArea, label.HostedArea, label.NeedsHosted), func() {
+			Describe("many sessions at once", Label(label.LoadArea, label.DirectArea, label.HostedArea, label.NeedsHosted, label.SeedBackground), func() {
 				It("starts 8 sessions asked for at once, half direct and half hosted, all at "+p.Class, suite.Long, func() {
 					asks := make([]launcher.Ask, 8)
 					for i := range asks {
@@ -105,7 +105,7 @@ var _ = Describe("cpuclass, on every platform", func() {
 		l = env.Launch(launcher.LaunchOptions{})
 	})
 
-	Describe("the launcher's own processes", Label(label.IsolateArea), func() {
+	Describe("the launcher's own processes", Label(label.IsolateArea, label.SeedNoRenice), func() {
 		It("leaves the daemon, the agent host and the kit at their own class while sessions start at background", func() {
 			env.Session(l, launcher.Direct, nil)
 			if len(env.Driver.Manifest.Session.Hosted) > 0 {
@@ -123,7 +123,7 @@ var _ = Describe("cpuclass, on every platform", func() {
 		})
 	})
 
-	Describe("the normal opt-out in a profile's env", Label(label.OptOutArea), func() {
+	Describe("the normal opt-out in a profile's env", Label(label.OptOutArea, label.SeedOptOut), func() {
 		for _, mode := range []launcher.Mode{launcher.Direct, launcher.Hosted} {
 			It(fmt.Sprintf("starts the %s harness and its tool sleep at the control's class", mode), suite.ForMode(mode), func() {
 				s := env.Session(l, mode, map[string]string{env.Driver.Manifest.ClassEnv: "normal"})

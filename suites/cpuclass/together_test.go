@@ -44,7 +44,7 @@ const perPath = 4
 // time can reach it (a field its threads share): each session alone, and every burst of one
 // class, then starts at the class its sources say, and only sessions side by side with different
 // classes show the swap (issue 69). Observed through the class, so only where it takes effect.
-var _ = Describe("sessions of different classes at once", Label(label.LoadArea, label.ResolveArea, label.DirectArea, label.HostedArea), func() {
+var _ = Describe("sessions of different classes at once", Label(label.LoadArea, label.ResolveArea, label.DirectArea, label.HostedArea, label.SeedFirstSource), func() {
 	for _, p := range lane.Platforms {
 		if p.Meaning == oracle.Ignored {
 			continue

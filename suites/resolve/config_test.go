@@ -49,7 +49,7 @@ func writeFile(l *launcher.Instance, path, content string) {
 	Expect(l.WriteFile(path, []byte(content))).To(Succeed())
 }
 
-var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.ConfigArea, label.NeedsConfig), func() {
+var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.ConfigArea, label.NeedsConfig, label.SeedConfig), func() {
 	var (
 		control oracle.Observation
 		l       *launcher.Instance

@@ -13,7 +13,7 @@ import (
 )
 
 // The reference syntax is the target's own (env_ref in its manifest); refmux's is ${env:NAME}.
-var _ = Describe("resolve: env references in a profile's env", Label(label.ResolveArea, label.EnvRefArea, label.NeedsEnvRef), func() {
+var _ = Describe("resolve: env references in a profile's env", Label(label.ResolveArea, label.EnvRefArea, label.NeedsEnvRef, label.SeedEnvRef), func() {
 	var (
 		control  oracle.Observation
 		classEnv string

@@ -28,7 +28,7 @@ var nearMisses = []struct{ title, value string }{
 	{"normal with a newline inside", "nor\nmal"},
 }
 
-var _ = Describe("resolve: near misses and rules on every path", Label(label.ResolveArea, label.DirectArea, label.HostedArea), func() {
+var _ = Describe("resolve: near misses and rules on every path", Label(label.ResolveArea, label.DirectArea, label.HostedArea, label.SeedFirstSource), func() {
 	modes := []launcher.Mode{launcher.Direct, launcher.Hosted}
 
 	var rows []TableEntry
@@ -167,7 +167,7 @@ var _ = Describe("resolve: near misses and rules on every path", Label(label.Res
 // starts two sessions of one profile name on one daemon, the second after the change. Where the
 // class is ignored nothing a process shows tells the classes apart: there the launcher's own
 // explain, asked about the same profile name after its second session, says what it read.
-var _ = Describe("resolve: a reused profile", Label(label.ResolveArea), func() {
+var _ = Describe("resolve: a reused profile", Label(label.ResolveArea, label.SeedFirstSource), func() {
 	for _, p := range lane.Platforms {
 		Describe(p.Title, Label(p.Label), func() {
 			var control oracle.Observation
@@ -217,7 +217,7 @@ var _ = Describe("resolve: a reused profile", Label(label.ResolveArea), func() {
 
 // What a refusal names is a convention; declared, it holds on the hosted path as on the direct
 // one, where order_test.go and envref_test.go check it.
-var _ = Describe("resolve: what a hosted session's refusal names", Label(label.ResolveArea, label.HostedArea, label.NeedsHosted, label.RefusesClass), func() {
+var _ = Describe("resolve: what a hosted session's refusal names", Label(label.ResolveArea, label.HostedArea, label.NeedsHosted, label.RefusesClass, label.SeedFirstSource), func() {
 	type naming struct {
 		daemonEnv map[string]string
 		value     string // the profile's value; "{ref:NAME}" in the target's reference syntax

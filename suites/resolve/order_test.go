@@ -34,7 +34,7 @@ func word(v string) string {
 	return v
 }
 
-var _ = Describe("resolve: the first source that sets the class wins", Label(label.ResolveArea), func() {
+var _ = Describe("resolve: the first source that sets the class wins", Label(label.ResolveArea, label.SeedFirstSource), func() {
 	var control oracle.Observation
 	BeforeEach(func() { control = env.Control() })
 

@@ -78,7 +78,7 @@ func (r sourceRow) launch() (*launcher.Instance, map[string]string) {
 	return l, profileEnv
 }
 
-var _ = Describe("resolve: every source on every path", Label(label.ResolveArea, label.DirectArea, label.HostedArea), func() {
+var _ = Describe("resolve: every source on every path", Label(label.ResolveArea, label.DirectArea, label.HostedArea, label.SeedFirstSource), func() {
 	modes := []launcher.Mode{launcher.Direct, launcher.Hosted}
 	// Observed through the class, so only where the class takes effect: where the target ignores
 	// it (linux-ignore), compat's rows keep every path at the control's class instead.

@@ -16,7 +16,7 @@ import (
 // every later session of that daemon. Each row runs, in one daemon, a session of a profile that
 // sets the class, then one of a profile that sets nothing (whose class the daemon's own sources
 // give), then the first profile again.
-var _ = Describe("resolve: sessions one after another in one daemon", Label(label.ResolveArea, label.ReadsResolved), func() {
+var _ = Describe("resolve: sessions one after another in one daemon", Label(label.ResolveArea, label.ReadsResolved, label.SeedFirstSource), func() {
 	var control oracle.Observation
 	BeforeEach(func() { control = env.Control() })
 

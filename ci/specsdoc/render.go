@@ -54,11 +54,14 @@ func render(tmpl string, in inputs) (string, error) {
 
 func seedTable(in inputs) string {
 	var b strings.Builder
-	b.WriteString("| key | the seed says | the kit reads it as | rows that check it |\n|---|---|---|---|\n")
+	b.WriteString("| key | the seed says | the kit reads it as | promise rows that check it |\n|---|---|---|---|\n")
 	for _, s := range label.Seed {
 		count := map[string]int{}
 		var suites []string
 		for _, r := range in.Rows {
+			if convs, _ := r.labelsIn(label.ConventionPrefix); len(convs) > 0 {
+				continue // a convention row is about the sentence, it does not prove it
+			}
 			if all, some := r.labelsIn(s.Key); len(all)+len(some) > 0 {
 				if count[r.Suite] == 0 {
 					suites = append(suites, r.Suite)
@@ -66,6 +69,7 @@ func seedTable(in inputs) string {
 				count[r.Suite]++
 			}
 		}
+		slices.Sort(suites)
 		var where []string
 		for _, su := range suites {
 			where = append(where, fmt.Sprintf("%s %d", su, count[su]))

@@ -8,7 +8,7 @@ CLASSPROOF := bin/classproof
 SUITES  := $(wildcard suites/*/*_suite_test.go)
 DARWIN_ARCHES := arm64 amd64
 
-.PHONY: help rehearse rehearse-vm e2e tools tools-verify foreign bin/classproof bench bench-kit bench-verify bench-io bench-smoke verify verify-all verify-unprivileged soak layers test unit unit-paths static darwin darwin-rehearsal scripts lint required-specs required-specs-check lanes gate suites red mutants mutants-first mutants-merge mutants-kit fuzz dist clean
+.PHONY: help rehearse rehearse-vm e2e tools tools-verify foreign bin/classproof bench bench-kit bench-verify bench-io bench-smoke verify verify-all verify-unprivileged soak layers test unit unit-paths static darwin darwin-rehearsal scripts lint required-specs required-specs-check specs-doc lanes gate suites red mutants mutants-first mutants-merge mutants-kit fuzz dist clean
 
 # The lanes this machine can run.
 ifeq ($(shell uname -s),Linux)
@@ -171,9 +171,9 @@ e2e:
 	$(GO) test -tags e2e -timeout 45m ./helpers/... ./cmd/...
 
 ## static: gofmt, go vet on linux, the import layers (ci/layers.rules), staticcheck's default
-## checks plus ST1000 (true package comments) for linux and for darwin (staticcheck.conf), and the code's sizes
+## checks plus ST1000 (true package comments) for linux and for darwin (staticcheck.conf), the code's sizes
 ## (ci/size: no function in helpers/, cmd/ or fixtures/refmux/ over 60 lines, no file in helpers/
-## over 400)
+## over 400), and docs/specs.md made from the suites as they are (ci/specsdoc --check: a dry run)
 static: layers
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -182,6 +182,13 @@ static: layers
 	$(GO) build -o bin/staticcheck honnef.co/go/tools/cmd/staticcheck
 	@for a in $(DARWIN_ARCHES); do echo "GOOS=darwin GOARCH=$$a bin/staticcheck -tags e2e ./..."; GOOS=darwin GOARCH=$$a bin/staticcheck -tags e2e ./... || exit 1; done
 	$(GO) run ./ci/size
+	$(GO) run ./ci/specsdoc --check
+
+## specs-doc: remake docs/specs.md, the spec catalogue, from a dry run of the suites (each spec's
+## seed or convention label and needs), ci/required-specs.yaml, ci/mutants-first.tsv and the prose
+## and hand-kept notes in ci/specsdoc/ (review the diff); make static fails when it is stale
+specs-doc:
+	$(GO) run ./ci/specsdoc
 
 ## darwin: macOS code compiles and vets, and every suite's test binary builds (compiled, not run)
 darwin:

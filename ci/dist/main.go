@@ -35,7 +35,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/launcher"
 )
@@ -86,7 +86,7 @@ func main() {
 func archive(path, version, goos, goarch string, mtime time.Time) error {
 	// The embedded launchers build as the launcher's user (a root kit's is uid 65534), which must
 	// pass through to {bin} below the stage: a temp folder of 0711, not MkdirTemp's 0700.
-	stage, err := sandbox.LauncherIdentity().TempDir("classproof-dist-")
+	stage, err := identity.Launcher().TempDir("classproof-dist-")
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/classproof/classproof/helpers/base/contract"
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/limits"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/launcher"
 )
@@ -483,7 +483,7 @@ func TestEveryBoundTheDocsShowIsTaken(t *testing.T) {
 		for _, m := range re.FindAllStringSubmatch(string(text), -1) {
 			found++
 			t.Setenv(contract.LauncherLimitsEnv, m[1])
-			if _, err := sandbox.LauncherLimits(1); err != nil {
+			if _, err := limits.Launcher(1); err != nil {
 				t.Errorf("%s: %s", b, err)
 			}
 		}

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/proctable"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/launcher"
 )
 
@@ -71,7 +71,7 @@ func Suites(ctx context.Context, kitDir string, suites []string, harness bool) (
 	}
 	defer unlock()
 	sweepStale(cache, dir)
-	if err := os.MkdirAll(dir, sandbox.LauncherIdentity().DirMode()); err != nil {
+	if err := os.MkdirAll(dir, identity.Launcher().DirMode()); err != nil {
 		return c, err
 	}
 	now := time.Now()
@@ -141,7 +141,7 @@ func linkSuites(ctx context.Context, kitDir, cache, dir string, missing []string
 	}
 	for _, s := range missing {
 		name := filepath.Base(s)
-		if err := os.MkdirAll(filepath.Join(dir, name), sandbox.LauncherIdentity().DirMode()); err != nil {
+		if err := os.MkdirAll(filepath.Join(dir, name), identity.Launcher().DirMode()); err != nil {
 			return err
 		}
 		bin := filepath.Join(dir, name, name+".test")

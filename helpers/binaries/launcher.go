@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/launcher"
 )
 
@@ -42,8 +42,8 @@ type Where struct {
 	// Built says Dir holds a build already: it is only checked (red/green built each side first).
 	Built bool
 	// RunsAs is who the launcher's processes will run as, whom its binaries are checked for: a
-	// run's own uid (sandbox.ForRun); nil for sandbox.LauncherIdentity().
-	RunsAs *sandbox.Identity
+	// run's own uid (identity.ForRun); nil for identity.Launcher().
+	RunsAs *identity.Identity
 }
 
 // Launcher is the one path to a launcher ready to drive: t's build step run where the manifest
@@ -81,7 +81,7 @@ func Launcher(ctx context.Context, t *launcher.Resolved, w Where, log io.Writer)
 			return binDir, cleanup, nil // cached found every binary the manifest names
 		}
 	case binDir == "":
-		dir, err := sandbox.LauncherIdentity().TempDir("classproof-bin")
+		dir, err := identity.Launcher().TempDir("classproof-bin")
 		if err != nil {
 			return "", cleanup, err
 		}
@@ -117,13 +117,13 @@ func cached(t *launcher.Resolved, dir string) (binDir, complete string, built bo
 	// Never built, cut short, or a binary gone since (a cleaner, a disk full): built again, not
 	// failed on every run.
 	os.RemoveAll(dir)
-	return dir, complete, false, os.MkdirAll(dir, sandbox.LauncherIdentity().DirMode())
+	return dir, complete, false, os.MkdirAll(dir, identity.Launcher().DirMode())
 }
 
 // buildAndCheck runs the build step (when mustBuild) and checks the binaries, each failure a
 // LauncherError naming its step; made says where binDir's binaries came from when no build step
 // makes them (launcher.Driver.Made).
-func buildAndCheck(ctx context.Context, t *launcher.Resolved, binDir string, runsAs *sandbox.Identity, mustBuild, kitOwn bool, archive, made string, log io.Writer) error {
+func buildAndCheck(ctx context.Context, t *launcher.Resolved, binDir string, runsAs *identity.Identity, mustBuild, kitOwn bool, archive, made string, log io.Writer) error {
 	m := t.Manifest
 	d, err := launcher.New(m, t.Paths(binDir), "")
 	if err != nil {

@@ -22,8 +22,8 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/proc"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
 // HarnessPackage is the fixture harness every target runs as its agent harness.
@@ -137,7 +137,7 @@ func Version() string {
 // checkout, whose builds inside it are keyed by a hash of its files). Never the kit's own
 // folder, which is read-only in the module cache.
 func CacheDir() (string, error) {
-	id := sandbox.LauncherIdentity()
+	id := identity.Launcher()
 	base := id.CacheBase()
 	v := Version()
 	if v == "" {

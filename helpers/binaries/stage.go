@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/files"
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/identity"
 )
 
 // A release archive's binaries that launcher processes run (the fixture harness, an embedded
 // manifest's prebuilt launcher) sit where the user extracted it. A root kit's launcher runs as
-// another user (sandbox.LauncherIdentity), which cannot pass through a folder of root's alone
+// another user (identity.Launcher), which cannot pass through a folder of root's alone
 // (/root, a mktemp -d): the kit then runs a copy of them from its cache folder, where it runs a
 // build's {bin} from (CacheDir: folders of root's, open to pass through, never to list or write).
 
@@ -38,7 +38,7 @@ func forLaunchers(root, rel string) (string, error) {
 	} else {
 		src = filepath.Dir(src)
 	}
-	id := sandbox.LauncherIdentity()
+	id := identity.Launcher()
 	if reachesAll(id, src, names) == nil {
 		return filepath.Join(root, rel), nil
 	}
@@ -97,7 +97,7 @@ func regularFiles(dir string) ([]string, error) {
 }
 
 // reachesAll says whether id may reach and read each named file in src.
-func reachesAll(id sandbox.Identity, src string, names []string) error {
+func reachesAll(id identity.Identity, src string, names []string) error {
 	for _, n := range names {
 		if err := id.Reaches(filepath.Join(src, n)); err != nil {
 			return err

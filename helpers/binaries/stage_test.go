@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/identity"
 )
 
 // A root kit's release archive extracted where its launcher's user cannot pass (a mktemp -d,
@@ -16,7 +16,7 @@ import (
 // bytes are not the archive's is made again, and an archive that user reaches is used in place
 // (issue 67: the reference lane failed its own preflight there).
 func TestAnArchiveOutOfTheLaunchersReachRunsFromACopy(t *testing.T) {
-	id := sandbox.LauncherIdentity()
+	id := identity.Launcher()
 	if !id.Other() {
 		t.Skip("needs a root kit whose launcher runs as another user (Linux, as root)")
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/proctable"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
 // Without a subreaper (macOS) an orphan goes to launchd and what it started stays below it: a
@@ -125,7 +125,7 @@ func TestTheRunsOtherProcessesAreNeverStrays(t *testing.T) {
 
 // The kit's private folder names the process that made it, as siblingFolders reads it.
 func TestThePrivateFolderNamesItsProcess(t *testing.T) {
-	dir, err := privateDir(sandbox.LauncherIdentity(), false)
+	dir, err := privateDir(identity.Launcher(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

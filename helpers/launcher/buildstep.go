@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/classproof/classproof/helpers/base/contract"
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/identity"
 )
 
 // logBuild says which command the build step runs, expanded: the manifest's template would hide
@@ -36,7 +36,7 @@ func (d *Driver) expandBuild(vals map[string]string) (Expanded, error) {
 // reachable says whether the launcher's user can run the expanded build step x: its command, its
 // folder and the way to {bin}; an error names what stops it.
 func (d *Driver) reachable(x Expanded, vals map[string]string) error {
-	id := sandbox.BuildIdentity()
+	id := identity.ForBuild()
 	if _, err := executable(id, x.Argv[0], x.Dir); err != nil {
 		return &BuildError{Manifest: d.Manifest.Source, Argv: x.Argv, Dir: x.Dir, Err: fmt.Errorf("build.run[0]: %w", err)}
 	}

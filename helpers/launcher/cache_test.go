@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/confine"
+	"github.com/classproof/classproof/helpers/base/identity"
 )
 
 // A target's build writes the compiler cache its later builds trust ({cache}, HOME below it):
@@ -44,7 +45,7 @@ func TestEachTargetHasABuildCacheOfItsOwn(t *testing.T) {
 			t.Errorf("%s: {cache} %s beside %s, want same=%v", c.what, c.got, mine, c.same)
 		}
 	}
-	user := fmt.Sprintf("uid-%d", sandbox.LauncherIdentity().Uid)
+	user := fmt.Sprintf("uid-%d", identity.Launcher().Uid)
 	if filepath.Base(filepath.Dir(mine)) != user || filepath.Dir(filepath.Dir(mine)) != buildCaches() {
 		t.Errorf("{cache} %s is not below %s/%s", mine, buildCaches(), user)
 	}
@@ -58,7 +59,7 @@ func TestWritesNeverReachAnotherTargetsCache(t *testing.T) {
 	if _, err := writes("build.writes", []string{"{cache}/go"}, vals); err != nil {
 		t.Errorf("its own {cache}: %v", err)
 	}
-	base := sandbox.BuildIdentity().CacheBase()
+	base := identity.ForBuild().CacheBase()
 	link := filepath.Join(t.TempDir(), "link")
 	if err := os.Symlink(base, link); err != nil {
 		t.Fatal(err)
@@ -103,8 +104,8 @@ func gitRepo(t *testing.T) string {
 // refuses it, and the other's entry is as its own build left it (issue 53: the red build stays
 // red). A build that declares the other's folder under build.writes is refused before it runs.
 func TestOneTargetsBuildCannotWriteAnothersCache(t *testing.T) {
-	if k := sandbox.Current().Kind; k == "none" {
-		t.Skipf("no write sandbox in force (%s): without one a build of the launcher's user may write every target's {cache}; docs/containment.md says so", sandbox.Current())
+	if k := confine.Current().Kind; k == "none" {
+		t.Skipf("no write sandbox in force (%s): without one a build of the launcher's user may write every target's {cache}; docs/containment.md says so", confine.Current())
 	}
 	kit := t.TempDir()
 	victim, err := Parse("victim.yaml", []byte(good+`build:

@@ -6,7 +6,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/confine"
+	"github.com/classproof/classproof/helpers/base/identity"
 )
 
 // An earlier build planted {cache}/p -> a root-owned folder (dist-packages, say); a manifest
@@ -14,7 +15,7 @@ import (
 // through the link and hand it over (issue 53: the sandboxed build wrote __init__.py there and a
 // root python3 ran it): what lies below the launcher's folders is made as its user.
 func TestConfineMakesNothingThroughTheLaunchersSymlink(t *testing.T) {
-	id := sandbox.LauncherIdentity()
+	id := identity.Launcher()
 	if os.Geteuid() != 0 || !id.Other() {
 		t.Skipf("needs a root kit whose launcher is another user; uid %d, launcher %v", os.Geteuid(), id)
 	}
@@ -36,18 +37,18 @@ func TestConfineMakesNothingThroughTheLaunchersSymlink(t *testing.T) {
 	if err := os.Symlink(rootOwned, filepath.Join(cache, "p")); err != nil {
 		t.Fatal(err)
 	}
-	c, err := confine(id, sandbox.Policy{Dirs: []string{filepath.Join(cache, "p", "sitecustomize")}})
+	c, err := newConfined(id, confine.Policy{Dirs: []string{filepath.Join(cache, "p", "sitecustomize")}})
 	if c != nil {
 		c.sp.Close()
 	}
 	if _, serr := os.Stat(filepath.Join(rootOwned, "sitecustomize")); serr == nil || err == nil {
-		t.Fatalf("confine through {cache}/p -> %s: err %v, and the folder %s exists: %v", rootOwned, err, filepath.Join(rootOwned, "sitecustomize"), serr == nil)
+		t.Fatalf("newConfined through {cache}/p -> %s: err %v, and the folder %s exists: %v", rootOwned, err, filepath.Join(rootOwned, "sitecustomize"), serr == nil)
 	}
 
 	fresh := filepath.Join(cache, "fresh", "deeper")
-	c, err = confine(id, sandbox.Policy{Dirs: []string{fresh}})
+	c, err = newConfined(id, confine.Policy{Dirs: []string{fresh}})
 	if err != nil {
-		t.Fatalf("confine of a new folder below the launcher's own: %v", err)
+		t.Fatalf("newConfined of a new folder below the launcher's own: %v", err)
 	}
 	c.sp.Close()
 	fi, err := os.Stat(fresh)
@@ -60,7 +61,7 @@ func TestConfineMakesNothingThroughTheLaunchersSymlink(t *testing.T) {
 // process could plant a symlink there while the kit makes a folder below it, so the kit makes it
 // as that user (review: root made a folder in a root-only 0700 folder, in 5 races of 5).
 func TestConfineMakesNothingThroughAFolderTheUserMayWrite(t *testing.T) {
-	id := sandbox.LauncherIdentity()
+	id := identity.Launcher()
 	if os.Geteuid() != 0 || !id.Other() {
 		t.Skipf("needs a root kit whose launcher is another user; uid %d, launcher %v", os.Geteuid(), id)
 	}
@@ -84,11 +85,11 @@ func TestConfineMakesNothingThroughAFolderTheUserMayWrite(t *testing.T) {
 	if err := os.Symlink(rootOnly, filepath.Join(shared, "x")); err != nil {
 		t.Fatal(err)
 	}
-	c, err := confine(id, sandbox.Policy{Dirs: []string{filepath.Join(shared, "x", "y")}})
+	c, err := newConfined(id, confine.Policy{Dirs: []string{filepath.Join(shared, "x", "y")}})
 	if c != nil {
 		c.sp.Close()
 	}
 	if _, serr := os.Stat(filepath.Join(rootOnly, "y")); serr == nil || err == nil {
-		t.Fatalf("confine of shared/x/y with shared/x -> %s: err %v; %s made: %v", rootOnly, err, filepath.Join(rootOnly, "y"), serr == nil)
+		t.Fatalf("newConfined of shared/x/y with shared/x -> %s: err %v; %s made: %v", rootOnly, err, filepath.Join(rootOnly, "y"), serr == nil)
 	}
 }

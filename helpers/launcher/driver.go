@@ -15,10 +15,11 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/cgroup"
+	"github.com/classproof/classproof/helpers/base/confine"
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/proc"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/oracle"
 )
 
@@ -31,9 +32,9 @@ type Driver struct {
 	// work folder, where the harness's tools write).
 	Writes []string
 	// RunsAs is who its launcher processes (all but the build step's) run as:
-	// sandbox.LauncherIdentity(), or, for the CLI's preflight of a run with a uid of its own
-	// (sandbox.ForRun), that run's.
-	RunsAs sandbox.Identity
+	// identity.Launcher(), or, for the CLI's preflight of a run with a uid of its own
+	// (identity.ForRun), that run's.
+	RunsAs identity.Identity
 	// Made says where {bin}'s binaries came from when no build step of this run made them (a
 	// release archive's prebuilt launcher): a missing one's way out. "" for the build step's.
 	Made string
@@ -64,7 +65,7 @@ func New(m *Manifest, p Paths, harness string) (*Driver, error) {
 	for k, v := range vars {
 		vals[k] = v
 	}
-	return &Driver{Manifest: m, Meaning: meaning, Harness: harness, RunsAs: sandbox.LauncherIdentity(), vals: vals}, nil
+	return &Driver{Manifest: m, Meaning: meaning, Harness: harness, RunsAs: identity.Launcher(), vals: vals}, nil
 }
 
 // Open makes a driver for an already built launcher and checks its binaries and the harness.
@@ -89,7 +90,7 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 		return nil
 	}
 	// The build step runs as the user's choice, the same every run: {cache} is that user's.
-	id := sandbox.BuildIdentity()
+	id := identity.ForBuild()
 	vals, unstage, err := d.reachableKit(log)
 	if err != nil {
 		return err
@@ -119,7 +120,7 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 	if err := id.Give(vals["bin"], tmp); err != nil {
 		return err
 	}
-	c, err := confine(id, may)
+	c, err := newConfined(id, may)
 	if err != nil {
 		return err
 	}
@@ -147,7 +148,7 @@ func (d *Driver) Build(ctx context.Context, log io.Writer) error {
 // user cannot reach {kit} (a root kit in /root, or in Go's module cache below it), {kit} pointing
 // at a copy of the kit's files made for the build, removed by the returned func.
 func (d *Driver) reachableKit(log io.Writer) (map[string]string, func(), error) {
-	id := sandbox.BuildIdentity()
+	id := identity.ForBuild()
 	kit := d.vals["kit"]
 	why := id.Reaches(kit)
 	if why == nil || kit == "" {
@@ -207,7 +208,7 @@ func copyTree(src, dst string) error {
 // buildWrites is what the build step may write, {bin}, {cache}, a TMPDIR of its own (made here;
 // the caller removes it) and the manifest's build.writes, and its environment: the kit's settings
 // and then the expanded build.env, declared.
-func (d *Driver) buildWrites(declaredEnv map[string]string, vals map[string]string) (may sandbox.Policy, env map[string]string, tmp string, err error) {
+func (d *Driver) buildWrites(declaredEnv map[string]string, vals map[string]string) (may confine.Policy, env map[string]string, tmp string, err error) {
 	declared, err := writes("build.writes", d.Manifest.Build.Writes, vals)
 	if err != nil {
 		return may, nil, "", fmt.Errorf("target manifest %s: %w", d.Manifest.Source, err)
@@ -218,12 +219,12 @@ func (d *Driver) buildWrites(declaredEnv map[string]string, vals map[string]stri
 	if tmp, err = os.MkdirTemp("", "classproof-build-"); err != nil {
 		return may, nil, "", err
 	}
-	may = sandbox.Policy{Dirs: append([]string{vals["bin"], vals["cache"], tmp}, declared...)}
+	may = confine.Policy{Dirs: append([]string{vals["bin"], vals["cache"], tmp}, declared...)}
 	env = map[string]string{"TMPDIR": tmp}
-	if sandbox.BuildIdentity().Other() {
+	if identity.ForBuild().Other() {
 		// The kit's home is root's, which the launcher's user cannot reach: its build tools keep
 		// their caches and settings (Go's module cache, cargo's registry) in a home of its own,
-		// kept with {cache} between runs (confine makes it).
+		// kept with {cache} between runs (newConfined makes it).
 		env["HOME"] = filepath.Join(vals["cache"], "home")
 		may.Dirs = append(may.Dirs, env["HOME"])
 	}
@@ -232,7 +233,7 @@ func (d *Driver) buildWrites(declaredEnv map[string]string, vals map[string]stri
 }
 
 // kitsCacheFolders makes the folders above a target's {cache} as the kit's, passable by the
-// launcher's user and no more, checked first: confine makes a missing folder whose chain that user
+// launcher's user and no more, checked first: newConfined makes a missing folder whose chain that user
 // may change as that user, and a first build on a fresh machine (a unit test's) left the kit's
 // cache folder itself uid 65534's, which every later run then refused.
 func kitsCacheFolders(cache string) error {
@@ -240,7 +241,7 @@ func kitsCacheFolders(cache string) error {
 	if err := files.TrustedPath(above); err != nil {
 		return fmt.Errorf("the folder of every target's {cache}: %w", err)
 	}
-	if err := os.MkdirAll(above, sandbox.BuildIdentity().DirMode()); err != nil {
+	if err := os.MkdirAll(above, identity.ForBuild().DirMode()); err != nil {
 		return fmt.Errorf("making the folder of every target's {cache}: %w", err)
 	}
 	return files.TrustedPath(above) // a name swapped in while it was made
@@ -336,7 +337,7 @@ func (d *Driver) CheckBinaries() error {
 // not run (a release archive's user has no Go); for a command looked up on PATH, nothing more
 // (LookPath's error names its ways out: no build step makes a PATH tool).
 func (d *Driver) wayOut(bin string, err error) string {
-	var far *sandbox.UnreachableError
+	var far *identity.UnreachableError
 	switch {
 	case !strings.Contains(bin, "/"):
 		return ""
@@ -351,11 +352,11 @@ func (d *Driver) wayOut(bin string, err error) string {
 }
 
 // executable is the file a launcher command's argv[0] names, as launcher processes find it: a
-// bare name looked up on PATH as their user (sandbox.Identity.LookPath), a path checked that it
+// bare name looked up on PATH as their user (identity.Identity.LookPath), a path checked that it
 // names a file that user may run (a relative one from dir, where the command runs; "" for the
 // kit's folder); the error in the OS's words, or naming what stops that user. A path is returned
 // as written: exec resolves a relative one from the command's own folder.
-func executable(id sandbox.Identity, path, dir string) (string, error) {
+func executable(id identity.Identity, path, dir string) (string, error) {
 	if !strings.Contains(path, "/") {
 		return id.LookPath(path)
 	}

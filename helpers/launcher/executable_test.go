@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/identity"
 )
 
 // A relative argv[0] (build.run: ["./build.sh"] with build.dir) names a file in the command's own
@@ -17,7 +17,7 @@ func TestARelativeCommandIsFoundInItsOwnFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	reachableBelowTemp(dir)
-	got, err := executable(sandbox.LauncherIdentity(), "./build.sh", dir)
+	got, err := executable(identity.Launcher(), "./build.sh", dir)
 	if err != nil || got != "./build.sh" {
 		t.Fatalf(`executable("./build.sh", %s) = %q, %v; want "./build.sh" and no error`, dir, got, err)
 	}
@@ -54,7 +54,7 @@ func TestABinarysErrorGivesTheWayOutThatFitsWhereItCameFrom(t *testing.T) {
 	if err := d.CheckBinaries(); err == nil || !strings.Contains(err.Error(), "("+d.Made+")") || strings.Contains(err.Error(), "build step") {
 		t.Errorf("an archive's missing binary: %v; want what made it, and no build step", err)
 	}
-	if !sandbox.LauncherIdentity().Other() {
+	if !identity.Launcher().Other() {
 		t.Skip("the rest needs a root kit whose launcher runs as another user (Linux, as root)")
 	}
 	if err := os.WriteFile(filepath.Join(bin, "t"), []byte("#!/bin/sh\n"), 0o755); err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/identity"
 )
 
 // instanceFolders are the folders of an instance's private folder: {home}, run (the sockets and
@@ -29,7 +29,7 @@ var instanceFolders = []string{"home", "run", "tmp"}
 // in its place, so the kit never again makes or writes anything below it by path (issue 68: root
 // made run and tmp in a root-only folder of the launcher's choosing, in 2 of 5 launches, and a
 // sites file written through a swapped run would truncate any file).
-func privateDir(id sandbox.Identity, sites bool) (dir string, err error) {
+func privateDir(id identity.Identity, sites bool) (dir string, err error) {
 	if dir, err = os.MkdirTemp(instanceBase(), fmt.Sprintf("cp%d-", os.Getpid())); err != nil {
 		return "", err
 	}
@@ -68,7 +68,7 @@ func privateDir(id sandbox.Identity, sites bool) (dir string, err error) {
 
 // emptyFileAt makes the file name, empty, in the folder sub of the folder open as fd, neither
 // through a symlink nor over a file that is there, and hands it to id.
-func emptyFileAt(fd int, sub, name string, id sandbox.Identity) error {
+func emptyFileAt(fd int, sub, name string, id identity.Identity) error {
 	in, err := unix.Openat(fd, sub, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("opening %s (never through a symlink): %w", sub, err)

@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/identity"
 )
 
 // swapperEnv makes this test binary a process of the launcher's user that swaps each new
@@ -85,7 +85,7 @@ func swapper(mode, base, prefix, target string) int {
 // run and tmp in a root-only folder of the launcher's choosing, 2 of 5 launches). Everything
 // below the folder is made through a descriptor of it before it is handed over.
 func TestPrivateDirMakesNothingThroughASwappedFolder(t *testing.T) {
-	id := sandbox.LauncherIdentity()
+	id := identity.Launcher()
 	if os.Geteuid() != 0 || !id.Other() {
 		t.Skipf("needs a root kit whose launcher is another user; uid %d, launcher %v", os.Geteuid(), id)
 	}
@@ -99,7 +99,7 @@ func TestPrivateDirMakesNothingThroughASwappedFolder(t *testing.T) {
 
 // swappedLaunches makes n instance folders while a swapper of mode races each, and fails naming
 // how many launches root made or truncated something through the swapped name.
-func swappedLaunches(t *testing.T, id sandbox.Identity, mode string, n int) {
+func swappedLaunches(t *testing.T, id identity.Identity, mode string, n int) {
 	// What the launcher's symlink points at: root's alone, holding a file the kit must not
 	// truncate.
 	target := t.TempDir()

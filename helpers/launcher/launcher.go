@@ -13,9 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/classproof/classproof/helpers/base/confine"
 	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/faults"
 	"github.com/classproof/classproof/helpers/base/proc"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
 // LaunchOptions are what a spec varies per launcher instance.
@@ -57,12 +58,12 @@ func (l *Instance) Close() {
 }
 
 // ClassCalls are the class calls the instance's processes made so far, by call, where the run
-// injects a fault or the probe (sandbox.Probe); nil where it injects nothing.
+// injects a fault or the probe (faults.Probe); nil where it injects nothing.
 func (l *Instance) ClassCalls() map[string]int64 {
 	if l.c == nil {
 		return nil
 	}
-	return l.c.sp.Calls()
+	return l.c.fault.Calls()
 }
 
 // Launch starts the host (if the target has one), then the daemon, and waits until both are
@@ -94,10 +95,13 @@ func (d *Driver) Launch(ctx context.Context, set *proc.Set, opts LaunchOptions, 
 	if err != nil {
 		return l, err
 	}
-	if l.c, err = confine(d.RunsAs, may); err != nil {
+	if l.c, err = newConfined(d.RunsAs, may); err != nil {
 		return l, err
 	}
-	l.c.sp.InjectFault() // the run's injected fault, if any, in every process of the instance
+	if f := faults.ForInstance(); f != nil { // the run's injected fault, in every process of the instance
+		l.c.sp.InjectFault(f)
+		l.c.fault = f
+	}
 	if h := d.Manifest.Host; h != nil {
 		l.HostPid, err = l.startService("agent host", "host", *h, nil, log)
 		if err != nil {
@@ -146,12 +150,12 @@ func (l *Instance) startService(role, field string, s Service, extraEnv map[stri
 // may is what a launcher process of this instance may write: its private folder {dir} (home,
 // sockets, TMPDIR, the harness's reports), the run's pid ledger (the harness appends to it), the
 // manifest's writes and the driver's own extra folders (a bench's work folder).
-func (l *Instance) may() (sandbox.Policy, error) {
+func (l *Instance) may() (confine.Policy, error) {
 	declared, err := writes("writes", l.d.Manifest.Writes, l.vals)
 	if err != nil {
-		return sandbox.Policy{}, fmt.Errorf("target manifest %s: %w", l.d.Manifest.Source, err)
+		return confine.Policy{}, fmt.Errorf("target manifest %s: %w", l.d.Manifest.Source, err)
 	}
-	p := sandbox.Policy{Dirs: append(append([]string{l.Dir}, declared...), l.d.Writes...)}
+	p := confine.Policy{Dirs: append(append([]string{l.Dir}, declared...), l.d.Writes...)}
 	if ledger := contract.Current().Ledger; ledger != "" {
 		p.Files = []string{ledger}
 	}

@@ -35,7 +35,7 @@ type Manifest struct {
 	// back by the kit and must mean what the spec means (specmeaning.go).
 	SpawnSpecTranslate []string `yaml:"spawn_spec_translate"`
 	// Writes are folders the launcher's processes (daemon, host, sessions, client commands and all
-	// they start) may write beyond their own private folder {dir}; nothing else (helpers/base/sandbox).
+	// they start) may write beyond their own private folder {dir}; nothing else (helpers/base/confine).
 	Writes []string `yaml:"writes"`
 	// SpawnSpecRewrites says spawn_spec is an adapter that re-encodes a spawn spec before the host
 	// sees it, so bytes the host must refuse never reach it: those specs are left out.

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/proctable"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/oracle"
 )
 
@@ -514,7 +514,7 @@ func TestSpawnSpecRewritesNeedsASpawnSpecCommand(t *testing.T) {
 }
 
 // reachableBin is a {bin} a root kit's launcher user (nobody) reaches, as the kit's own are
-// (sandbox.Identity.TempDir).
+// (identity.Identity.TempDir).
 func reachableBin(t *testing.T) string {
 	bin := t.TempDir()
 	if err := os.Chmod(filepath.Dir(bin), 0o711); err != nil {
@@ -528,7 +528,7 @@ func reachableBin(t *testing.T) string {
 // of that user's reach to rewrite. A {bin} out of its reach is refused before the build, naming
 // the folder that stops it.
 func TestARootKitOutOfTheLaunchersReachBuildsFromACopy(t *testing.T) {
-	if !sandbox.LauncherIdentity().Other() {
+	if !identity.Launcher().Other() {
 		t.Skip("needs a root kit whose launcher runs as another user (Linux, as root)")
 	}
 	// Resolved: the log names the folder that stops the user on the resolved path, and TMPDIR
@@ -565,9 +565,9 @@ func TestARootKitOutOfTheLaunchersReachBuildsFromACopy(t *testing.T) {
 	got, _ := os.ReadFile(filepath.Join(bin, "t"))
 	uid, _ := os.ReadFile(filepath.Join(bin, "uid"))
 	fi, _ := os.Stat(filepath.Join(bin, "t"))
-	if string(got) != "from the kit\n" || strings.TrimSpace(string(uid)) != fmt.Sprint(sandbox.LauncherIdentity().Uid) ||
+	if string(got) != "from the kit\n" || strings.TrimSpace(string(uid)) != fmt.Sprint(identity.Launcher().Uid) ||
 		!strings.Contains(log.String(), "cannot pass through "+filepath.Dir(kit)+" (mode -rwx------)") || !strings.Contains(log.String(), "reads a copy of the kit") {
-		t.Errorf("built %q as uid %q; want the kit's file, built as uid %d, and the copy named in the log:\n%s", got, uid, sandbox.LauncherIdentity().Uid, log.String())
+		t.Errorf("built %q as uid %q; want the kit's file, built as uid %d, and the copy named in the log:\n%s", got, uid, identity.Launcher().Uid, log.String())
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != 0 || fi.Mode().Perm()&0o022 != 0 {
 		t.Errorf("the built binary is %v, owned by uid %v: want root's, writable by root alone", fi.Mode(), fi.Sys())

@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/proctable"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
 // A session with no report tells a pid the launcher named that is gone (a class step that failed
@@ -41,7 +41,7 @@ func TestNamedPidsSaysWhatBecameOfEachPid(t *testing.T) {
 // manifest puts elsewhere is written as before by a kit whose launcher is its own user, and
 // refused, naming the way out, by a root kit whose launcher runs as another.
 func TestAFileForTheLauncherIsWrittenBelowItsFolder(t *testing.T) {
-	l := &Instance{d: &Driver{Manifest: &Manifest{Source: "m.yaml"}, RunsAs: sandbox.LauncherIdentity()}, Dir: t.TempDir()}
+	l := &Instance{d: &Driver{Manifest: &Manifest{Source: "m.yaml"}, RunsAs: identity.Launcher()}, Dir: t.TempDir()}
 	inside := filepath.Join(l.Dir, "home", "myl", "config.json")
 	if err := l.WriteFile(inside, []byte("{}")); err != nil {
 		t.Fatalf("below the folder: %v", err)
@@ -51,7 +51,7 @@ func TestAFileForTheLauncherIsWrittenBelowItsFolder(t *testing.T) {
 	}
 	outside := filepath.Join(t.TempDir(), "elsewhere.json")
 	err := l.WriteFile(outside, []byte("{}"))
-	if sandbox.LauncherIdentity().Other() {
+	if identity.Launcher().Other() {
 		if err == nil || !strings.Contains(err.Error(), "outside the launcher's folder") {
 			t.Errorf("a root kit, outside the folder: %v; want a refusal naming it", err)
 		}
@@ -80,7 +80,7 @@ func TestTheHandedOutFolderIsResolved(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("TMPDIR", link)
-	dir, err := privateDir(sandbox.LauncherIdentity(), false)
+	dir, err := privateDir(identity.Launcher(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/classproof/classproof/helpers/base/contract"
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/identity"
 )
 
 // What the launcher recorded is read as a claim: each line a site's name, counted; a record
@@ -17,7 +17,7 @@ import (
 func TestSitesAreReadAsAClaim(t *testing.T) {
 	// As a run has it: the instance's run folder is the launcher's, and the kit reads the record
 	// as the launcher's user (a root kit's is another: the record is read as that user).
-	id := sandbox.LauncherIdentity()
+	id := identity.Launcher()
 	dir := reachableBin(t)
 	if err := os.Chmod(dir, 0o711); err != nil {
 		t.Fatal(err)

@@ -14,10 +14,12 @@ import (
 	"strings"
 
 	"github.com/classproof/classproof/helpers/base/actas"
+	"github.com/classproof/classproof/helpers/base/confine"
 	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/faults"
 	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/proc"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 )
 
 // start is the one way the kit starts a launcher process: its build step, daemon, host and
@@ -29,7 +31,7 @@ import (
 // launcher process that outlives its spec then holds no stdout or stderr of the kit's, and
 // nothing it writes after the run can reach a CI runner's log.
 //
-// It starts inside the sandbox (helpers/base/sandbox): the process and everything it starts may write
+// It starts inside the sandbox (helpers/base/confine): the process and everything it starts may write
 // only below may's folders, made before it starts; the kit's cache, source and the run's verdict
 // files are never among them.
 func (d *Driver) start(ctx context.Context, set *proc.Set, role string, argv []string, dir string, env []string, out io.Writer, c *confined, files ...*os.File) (*exec.Cmd, error) {
@@ -44,7 +46,7 @@ func (d *Driver) start(ctx context.Context, set *proc.Set, role string, argv []s
 	if err := set.Contain(cmd); err != nil {
 		return nil, err
 	}
-	// A root kit's launcher runs as another user (sandbox.Identity): no root's power over the
+	// A root kit's launcher runs as another user (identity.Identity): no root's power over the
 	// machine or the kit, whatever the sandbox allows it to write.
 	cmd.SysProcAttr.Credential = c.id.Credential()
 	// Hidden behind a plain writer, even an *os.File gets a pipe from os/exec (see exec.Cmd.Stdout).
@@ -76,20 +78,21 @@ type drained struct{ w io.Writer }
 
 func (d drained) Write(p []byte) (int, error) { return d.w.Write(p) }
 
-// confined is what a group of launcher processes may write, who they run as, and the spawner
-// that starts them.
+// confined is what a group of launcher processes may write, who they run as, the spawner that
+// starts them, and the fault it gives them (a launcher instance's, where the run injects one).
 type confined struct {
-	may sandbox.Policy
-	id  sandbox.Identity
-	sp  *sandbox.Spawner
+	may   confine.Policy
+	id    identity.Identity
+	sp    *confine.Spawner
+	fault *faults.Injector // nil: none; closed by sp.Close
 }
 
-// confine makes may's folders (a folder must exist to be allowed), handing each it made to id,
+// newConfined makes may's folders (a folder must exist to be allowed), handing each it made to id,
 // the user the processes run as, and its spawner; the caller closes c.sp. A folder that was there
 // already is left as it is: the kit made it for the launcher and handed it over
 // (launcher.privateDir), or it is the user's, declared under writes, and theirs to make writable
 // for it.
-func confine(id sandbox.Identity, may sandbox.Policy) (*confined, error) {
+func newConfined(id identity.Identity, may confine.Policy) (*confined, error) {
 	for _, w := range may.Dirs {
 		if fi, err := os.Stat(w); err == nil {
 			// A folder declared under writes that is there already stays as it is; one the
@@ -97,7 +100,7 @@ func confine(id sandbox.Identity, may sandbox.Policy) (*confined, error) {
 			// named now. (A run's own uid is new each run: such a folder is open to all, 1777.)
 			if id.Other() && !id.MayWrite(fi) {
 				return nil, fmt.Errorf("%s, which the launcher may write, is there already and uid %d, which launcher processes run as, cannot write it (owner uid %d, mode %v): make it writable by all with the sticky bit (chmod 1777), or leave it out and the kit makes it for each run",
-					w, id.Uid, sandbox.Owner(fi), fi.Mode().Perm())
+					w, id.Uid, identity.Owner(fi), fi.Mode().Perm())
 			}
 			continue
 		}
@@ -117,7 +120,7 @@ func confine(id sandbox.Identity, may sandbox.Policy) (*confined, error) {
 			return nil, err
 		}
 	}
-	return &confined{may: may, id: id, sp: sandbox.NewSpawner(may)}, nil
+	return &confined{may: may, id: id, sp: confine.NewSpawner(may)}, nil
 }
 
 // writes expands a manifest's writes list (field names it in errors).
@@ -134,7 +137,7 @@ func writes(field string, list []string, vals map[string]string) ([]string, erro
 		// The cache folder holds the kit's compiled suites and every target's {cache}: a rule
 		// that reaches into it, or holds it, by name or through a symlink, would let this
 		// target write what the kit or another target runs.
-		real, base := files.Resolved(out[i]), files.Resolved(sandbox.BuildIdentity().CacheBase())
+		real, base := files.Resolved(out[i]), files.Resolved(identity.ForBuild().CacheBase())
 		if own := files.Resolved(vals["cache"]); (files.Within(real, base) || files.Within(base, real)) && !files.Within(real, own) {
 			return nil, fmt.Errorf("%s: %q is %s, which is or holds the kit's cache folder %s (the kit's compiled suites, every target's {cache}): a target may write only its own {cache} there", field, list[i], real, base)
 		}
@@ -146,13 +149,13 @@ func writes(field string, list []string, vals map[string]string) ([]string, erro
 // and the manifest key that would allow them; on macOS, a launcher's own Seatbelt profile that
 // the kit's refused, which no key changes.
 func (d *Driver) refused(output string, c *confined, key string) string {
-	if sandbox.Current().Kind == "seatbelt" {
-		if why := sandbox.Nested(output); why != "" {
+	if confine.Current().Kind == "seatbelt" {
+		if why := confine.Nested(output); why != "" {
 			return "\nclassproof: " + why
 		}
 	}
 	var paths, unreached []string
-	for _, p := range sandbox.Denied(output, c.may) {
+	for _, p := range confine.Denied(output, c.may) {
 		// A root kit's launcher runs as another user: what it cannot reach, no key allows.
 		err := c.id.Reaches(p)
 		if errors.Is(err, os.ErrNotExist) {
@@ -172,7 +175,7 @@ func (d *Driver) refused(output string, c *confined, key string) string {
 		return ""
 	}
 	return fmt.Sprintf("\nclassproof: the sandbox (%s) refused writes to %s: outside what this process may write (%s); if the launcher needs them, declare the folders under %s in %s",
-		sandbox.Current(), strings.Join(paths, ", "), strings.Join(append(append([]string(nil), c.may.Dirs...), c.may.Files...), ", "), key, d.Manifest.Source)
+		confine.Current(), strings.Join(paths, ", "), strings.Join(append(append([]string(nil), c.may.Dirs...), c.may.Files...), ", "), key, d.Manifest.Source)
 }
 
 // BuildCache is {cache} for the target whose build step is m's, with its sources at p: a folder
@@ -183,7 +186,7 @@ func (d *Driver) refused(output string, c *confined, key string) string {
 // step as written, the kit and the repository ({repo}'s git common folder, which every worktree
 // of it shares): red and green sides, bisect's commits, a variant's vars and a manifest copied
 // elsewhere keep a warm cache; another repository or another build step never shares it. The
-// folders above the leaf are the kit's (confine makes them, 0711); only the leaf is the
+// folders above the leaf are the kit's (newConfined makes them, 0711); only the leaf is the
 // launcher user's.
 func BuildCache(m *Manifest, p Paths) string {
 	h := sha256.New()
@@ -191,12 +194,12 @@ func BuildCache(m *Manifest, p Paths) string {
 	for _, part := range [][]byte{b, []byte(p.Kit), []byte(repoIdentity(p.Repo))} {
 		fmt.Fprintf(h, "%d:%s", len(part), part)
 	}
-	return filepath.Join(buildCaches(), fmt.Sprintf("uid-%d", sandbox.BuildIdentity().Uid), hex.EncodeToString(h.Sum(nil)[:8]))
+	return filepath.Join(buildCaches(), fmt.Sprintf("uid-%d", identity.ForBuild().Uid), hex.EncodeToString(h.Sum(nil)[:8]))
 }
 
 // buildCaches is the folder of every target's {cache}.
 func buildCaches() string {
-	return filepath.Join(sandbox.BuildIdentity().CacheBase(), "classproof-launchers")
+	return filepath.Join(identity.ForBuild().CacheBase(), "classproof-launchers")
 }
 
 // repoIdentity is what names the repository at repo whichever worktree of it repo is: its git

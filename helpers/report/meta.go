@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/limits"
 )
 
 // Fence puts text inside a Markdown code fence that no line of it can close: a fence of
@@ -64,15 +64,15 @@ type Meta struct {
 	// Refused are ledger lines the sweep would not act on: a process not tied to this run (the
 	// launcher can append to the ledger), or a line that is no entry. Each fails the run.
 	Refused []string `json:"refused,omitempty"`
-	// Left is what a uid of the run's own (sandbox.ForRun) left in the shared folders (the temp
+	// Left is what a uid of the run's own (identity.ForRun) left in the shared folders (the temp
 	// folders, /dev/shm), removed at the run's end: named, not a failure (a launcher may keep a
 	// file there); a setuid or setgid file of the uid, and what could not be removed, are
 	// Problems.
 	Left []string `json:"left_behind,omitempty"`
 	// LauncherPeak is the most a run's own launcher uid held at once, sampled every second
-	// (sandbox.Identity.Watch); zero where the uid is not the run's own.
-	LauncherPeak sandbox.Peak `json:"launcher_peak"`
-	// LauncherLimits are the bounds its launcher processes ran under (sandbox.Limits).
+	// (limits.Limits.Watch); zero where the uid is not the run's own.
+	LauncherPeak limits.Peak `json:"launcher_peak"`
+	// LauncherLimits are the bounds its launcher processes ran under (limits.Limits).
 	LauncherLimits string `json:"launcher_limits"`
 	// Problems are the lane's own reasons to fail beyond its specs (the lane rule, the kit's own
 	// class, a run that stopped), as the run printed them in FAILED LANE lines.
@@ -94,13 +94,13 @@ type Meta struct {
 	// launcher could then rewrite it and erase the record of a harness it killed unjudged.
 	LedgerAppendOnly string `json:"ledger_append_only"`
 	// Sandbox is what kept the launcher's processes from writing the kit's files and this folder
-	// (helpers/base/sandbox: Landlock, Seatbelt, or none and why). Sandboxed says every write the
+	// (helpers/base/confine: Landlock, Seatbelt, or none and why). Sandboxed says every write the
 	// verdict rests on was refused (Landlock from ABI 3, Seatbelt); SandboxLacks names what the
 	// sandbox did not enforce (on an older kernel: signals not scoped).
 	Sandbox      string   `json:"sandbox"`
 	Sandboxed    bool     `json:"sandboxed"`
 	SandboxLacks []string `json:"sandbox_lacks,omitempty"`
-	// LauncherIdentity is who the launcher's processes ran as (sandbox.Identity); LauncherRoot says
+	// LauncherIdentity is who the launcher's processes ran as (identity.Identity); LauncherRoot says
 	// they held root's power, which gate --require-sandbox blocks.
 	LauncherIdentity string `json:"launcher_identity"`
 	LauncherRoot     bool   `json:"launcher_root"`

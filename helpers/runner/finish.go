@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/classproof/classproof/helpers/base/faults"
 	"github.com/classproof/classproof/helpers/base/files"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/report"
 )
@@ -19,7 +19,7 @@ import (
 // finish reads the report, decides the lane's problems and writes run.json.
 //
 // It runs once every launcher process of the run is gone (the sweep closed the run's cgroup), in
-// a folder no launcher process could write (helpers/base/sandbox): the reports it reads here are the
+// a folder no launcher process could write (helpers/base/confine): the reports it reads here are the
 // ones it judges, and run.json records their digests, which the gate checks.
 func finish(res *Result, m *launcher.Manifest, o Options, pl plan) error {
 	if err := seal(res, m, o, pl); err != nil {
@@ -65,17 +65,17 @@ func seal(res *Result, m *launcher.Manifest, o Options, pl plan) error {
 func injectLog(out string) string { return filepath.Join(out, "injected.log") }
 
 // injected counts the calls of the run's injected fault the suites answered, from the counts
-// each suite process kept in memory and wrote beside the log (sandbox.InjectedCount), and says so
+// each suite process kept in memory and wrote beside the log (faults.InjectedCount), and says so
 // in the log: 0 is a fault that never fired, which the run cannot call caught or missed. A count
 // it cannot read fails the run.
 func injected(res *Result, o Options, out string) {
 	if o.Inject == "" {
 		return
 	}
-	n, found, err := sandbox.InjectedCount(injectLog(out))
+	n, found, err := faults.InjectedCount(injectLog(out))
 	if err != nil {
 		res.Problems = append(res.Problems, err.Error())
-		fmt.Fprintf(o.Log, "classproof: fault injected: %s, calls answered unknown: %v\n", sandbox.DescribeFault(o.Inject), err)
+		fmt.Fprintf(o.Log, "classproof: fault injected: %s, calls answered unknown: %v\n", faults.Describe(o.Inject), err)
 		return
 	}
 	res.Injected, res.InjectCounted = int(n), found
@@ -86,7 +86,7 @@ func injected(res *Result, o Options, out string) {
 	case n == 0:
 		said = " (it never fired: the launcher never made that call, in any ABI)"
 	}
-	fmt.Fprintf(o.Log, "classproof: fault injected: %s, %d calls answered%s\n", sandbox.DescribeFault(o.Inject), n, said)
+	fmt.Fprintf(o.Log, "classproof: fault injected: %s, %d calls answered%s\n", faults.Describe(o.Inject), n, said)
 }
 
 // The steps of a run that come after its specs ran (EndError.Step).

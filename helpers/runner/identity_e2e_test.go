@@ -60,7 +60,7 @@ exec "$@"`
 		name, env, says string
 		root            bool
 	}{
-		// A uid of the run's own (sandbox.ForRun), from systemd's DynamicUser range.
+		// A uid of the run's own (identity.ForRun), from systemd's DynamicUser range.
 		{"dropped", "CLASSPROOF_LAUNCHER_UID=", `^uid (6[1-5]\d{3}) gid (6[1-5]\d{3}), capabilities 0000000000000000 \(the run's own`, false},
 		{"kept root by choice", "CLASSPROOF_LAUNCHER_UID=0", `^uid 0 gid 0`, true},
 	} {

@@ -30,7 +30,7 @@ func TestAFloodOrAnotherABIIsCountedAsFired(t *testing.T) {
 	}
 	dir := reachable(t)
 	bin := filepath.Join(dir, "nicecall")
-	if out, err := exec.Command(cc, "-O1", "-o", bin, filepath.Join(kitDir(t), "helpers/base/sandbox/testdata/nicecall.c")).CombinedOutput(); err != nil {
+	if out, err := exec.Command(cc, "-O1", "-o", bin, filepath.Join(kitDir(t), "helpers/base/faults/testdata/nicecall.c")).CombinedOutput(); err != nil {
 		t.Fatalf("building the caller: %v\n%s", err, out)
 	}
 	answered := regexp.MustCompile(`fault injected: setpriority[^\n]*, (\d+) calls answered`)

@@ -15,9 +15,12 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/classproof/classproof/helpers/base/confine"
+	"github.com/classproof/classproof/helpers/base/faults"
 	"github.com/classproof/classproof/helpers/base/files"
+	"github.com/classproof/classproof/helpers/base/identity"
+	"github.com/classproof/classproof/helpers/base/limits"
 	"github.com/classproof/classproof/helpers/base/proc"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/launcher"
@@ -52,7 +55,7 @@ type Options struct {
 	// a misconfigured lane would make.
 	ForeignLane bool
 	// Inject is a class system call every launcher process sees succeed without effect (a
-	// sandbox.Faults name; classproof mutants --inject), "" for none.
+	// faults.Syscalls name; classproof mutants --inject), "" for none.
 	Inject string
 	// Sites asks the launcher's processes to record the variant sites they reach, where its
 	// manifest names a variable for them (sites_env; a kill matrix's reference run).
@@ -69,11 +72,11 @@ type plan struct {
 	// root kit's --out below a folder of root's), in a folder of the run's it can (ledgerDir).
 	ledger    string
 	ledgerDir string // that folder, removed once the ledger is swept; "" for out
-	// id is who the run's launcher processes run as (sandbox.ForRun); release lets go of a uid
+	// id is who the run's launcher processes run as (identity.ForRun); release lets go of a uid
 	// of the run's own, killing and removing what it still has.
-	id      sandbox.Identity
+	id      identity.Identity
 	release func() (leaks, left, failed []string)
-	limits  sandbox.Limits // the bounds on its launcher processes
+	limits  limits.Limits // the bounds on its launcher processes
 }
 
 // prepared is what the run has once the suites are compiled and the launcher is built.
@@ -108,13 +111,13 @@ type Result struct {
 	// LedgerAppendOnly says whether the pid ledger was append-only (see Meta.LedgerAppendOnly).
 	LedgerAppendOnly string
 	// Sandbox is what kept its launcher processes from writing the kit and the reports.
-	Sandbox sandbox.State
+	Sandbox confine.State
 	// Identity is who its launcher processes ran as.
-	Identity sandbox.Identity
+	Identity identity.Identity
 	// Limits are the bounds on its launcher processes; Peak is the most its launcher's own uid
-	// held at once (sandbox.Identity.Watch).
-	Limits sandbox.Limits
-	Peak   sandbox.Peak
+	// held at once (limits.Limits.Watch).
+	Limits limits.Limits
+	Peak   limits.Peak
 	// Left is what the run's own launcher uid left in the temp folder or /dev/shm, removed at
 	// its end (see Meta.Left).
 	Left []string
@@ -218,10 +221,10 @@ func begin(o Options) (*Result, plan, error) {
 	if pl.out, err = OutFolder(o.OutDir); err != nil {
 		return nil, pl, err
 	}
-	res := &Result{Lane: pl.lane, Filter: pl.filter, Manifest: o.Target.Manifest, Sandbox: sandbox.Current(),
+	res := &Result{Lane: pl.lane, Filter: pl.filter, Manifest: o.Target.Manifest, Sandbox: confine.Current(),
 		ReportPath: filepath.Join(pl.out, "report.json"), JUnitPath: filepath.Join(pl.out, "junit.xml"), Phases: map[string]float64{}}
 	if o.Inject != "" {
-		if err := sandbox.CheckFault(o.Inject); err != nil {
+		if err := faults.Check(o.Inject); err != nil {
 			return nil, pl, err
 		}
 	}
@@ -230,15 +233,15 @@ func begin(o Options) (*Result, plan, error) {
 	// An earlier run's ledger that was left append-only (a kit stopped before its sweep) cannot
 	// be removed until the flag is cleared.
 	_ = proc.UnsealLedger(pl.ledger)
-	for _, stale := range append([]string{res.ReportPath, res.JUnitPath, filepath.Join(pl.out, "run.json"), pl.ledger, injectLog(pl.out)}, sandbox.InjectedCounts(injectLog(pl.out))...) {
+	for _, stale := range append([]string{res.ReportPath, res.JUnitPath, filepath.Join(pl.out, "run.json"), pl.ledger, injectLog(pl.out)}, faults.InjectedCounts(injectLog(pl.out))...) {
 		if err := os.Remove(stale); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, pl, fmt.Errorf("removing %s, left by an earlier run: %w", stale, err)
 		}
 	}
-	if pl.limits, err = sandbox.LauncherLimits(o.Procs); err != nil {
+	if pl.limits, err = limits.Launcher(o.Procs); err != nil {
 		return nil, pl, err
 	}
-	if pl.id, pl.release, err = sandbox.ForRun(); err != nil {
+	if pl.id, pl.release, err = identity.ForRun(); err != nil {
 		return nil, pl, err
 	}
 	res.Identity, res.Limits = pl.id, pl.limits

@@ -15,14 +15,14 @@ import (
 	"sync"
 
 	"github.com/classproof/classproof/helpers/base/cgroup"
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/limits"
 	"github.com/classproof/classproof/helpers/launcher"
 )
 
 // runWatched is run with what the run's own launcher uid holds watched against its bounds
-// throughout (sandbox.Identity.Watch): a bound passed is a reason the run fails.
+// throughout (limits.Limits.Watch): a bound passed is a reason the run fails.
 func (g ginkgoRun) runWatched(ctx context.Context, res *Result) (err error) {
-	stop := g.pl.id.Watch(g.pl.limits, sandbox.LimitsInterval)
+	stop := g.pl.limits.Watch(g.pl.id, limits.Interval)
 	res.GinkgoErr, res.Interrupted, err = g.run(ctx)
 	peak, over := stop()
 	res.Peak, res.Problems = peak, append(res.Problems, over...)

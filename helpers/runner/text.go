@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/limits"
 )
 
 // Text is what a run says when it ends: its summary (or why it wrote no report), each leak,
@@ -48,7 +48,7 @@ func (r *Result) Text(dryRun bool) string {
 		fmt.Fprintf(&b, "launcher bounds: %s\n", r.Limits.InForce(r.Identity))
 		if r.Identity.PerRun {
 			fmt.Fprintf(&b, "launcher peak: %d processes and threads and %s held at once (sampled every %v)\n",
-				r.Peak.Tasks, sandbox.Size(r.Peak.RSSBytes), sandbox.LimitsInterval)
+				r.Peak.Tasks, limits.Size(r.Peak.RSSBytes), limits.Interval)
 		}
 	}
 	fmt.Fprintf(&b, "reports: %s, %s (%.1fs)\n", r.ReportPath, r.JUnitPath, r.Duration.Seconds())

@@ -25,9 +25,10 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/cgroup"
 	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/identity"
+	"github.com/classproof/classproof/helpers/base/limits"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/proctable"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/launcher"
@@ -90,7 +91,7 @@ func (env *Env) buildOnce(ctx SpecContext) []byte {
 	var err error
 	if sh.Harness = contract.Current().Harness; sh.Harness == "" {
 		// Run by ginkgo or go test directly, without the CLI that builds it once per run.
-		env.ownHarness, err = sandbox.LauncherIdentity().TempDir("classproof-harness")
+		env.ownHarness, err = identity.Launcher().TempDir("classproof-harness")
 		Must(err, "making a folder for the fixture harness")
 		sh.Harness, err = binaries.Harness(ctx, env.Target.Kit, env.ownHarness)
 		Must(err, "building the fixture harness")
@@ -124,7 +125,7 @@ func (env *Env) openEach(b []byte) {
 	Must(err, "this OS's lane")
 	Expect(proc.BecomeSubreaper()).To(Succeed())
 	watch.start()
-	Must(sandbox.LauncherIdentity().Bound(), "bounding the launcher's processes")
+	Must(limits.Bound(identity.Launcher()), "bounding the launcher's processes")
 	readOwnStart()
 	if proc.RunToken() == "" {
 		// Run without the CLI: a token for this process's launchers, harnesses and tools.
@@ -137,7 +138,7 @@ func (env *Env) openEach(b []byte) {
 		Must(err, "making the leak ledger")
 		f.Close()
 		env.ownLedger = f.Name()
-		Must(sandbox.LauncherIdentity().Give(env.ownLedger), "handing the leak ledger to the launcher's user")
+		Must(identity.Launcher().Give(env.ownLedger), "handing the leak ledger to the launcher's user")
 		os.Setenv(contract.LedgerEnv, env.ownLedger)
 	}
 	env.startLong()
@@ -160,7 +161,7 @@ func (env *Env) sweepEach() {
 		leaks = append(leaks, "processes still below this suite process after the suite, each a LEAK (a launcher's double fork handed to the kit as subreaper; now killed):\n  "+strings.Join(orphans, "\n  "))
 	}
 	if env.ownLedger != "" {
-		ledger, refused, err := proc.Sweep(env.ownLedger, proc.RunToken(), cgroup.Contained().Cgroup, sandbox.LauncherIdentity().Uid)
+		ledger, refused, err := proc.Sweep(env.ownLedger, proc.RunToken(), cgroup.Contained().Cgroup, identity.Launcher().Uid)
 		os.Remove(env.ownLedger)
 		Must(err, "sweeping the leak ledger")
 		if len(ledger) > 0 {
@@ -385,9 +386,9 @@ func timed(name string, since time.Time) {
 const MaxLauncherFile = 1 << 20
 
 // ReadLauncherFile reads a file the launcher wrote, as a claim and as the launcher's user: a
-// regular file reached by no symlink, at most MaxLauncherFile bytes (sandbox.Identity.ReadClaim),
+// regular file reached by no symlink, at most MaxLauncherFile bytes (identity.Identity.ReadClaim),
 // so a config file below a folder swapped for a symlink, or a config file that is a FIFO or a
 // link to /dev/zero fails the spec with its name instead of hanging or exhausting the kit.
 func ReadLauncherFile(path string) ([]byte, error) {
-	return sandbox.LauncherIdentity().ReadClaim(path, MaxLauncherFile)
+	return identity.Launcher().ReadClaim(path, MaxLauncherFile)
 }

@@ -1,15 +1,16 @@
-// Package sandbox keeps a launcher's processes from writing anything the verdict rests on. A
+// Package confine keeps a launcher's processes from writing anything the verdict rests on. A
 // launcher under test runs as the kit's own user, so without it every process the launcher
 // starts could rewrite the suites' binaries, the reports and run.json. Each launcher process
-// (its build step, daemon, host, every client command) starts through Wrap, which puts it, and
-// all it will ever start, under a policy that allows writes only below the folders the kit made
-// for it (Policy.Dirs), a few single files (Policy.Files) and /dev/null: on Linux a Landlock
-// ruleset applied between fork and exec by a trampoline (this package's init, in whatever kit
-// binary starts the launcher), on macOS a Seatbelt profile given to sandbox-exec. Reading and
-// executing stay as they were.
+// (its build step, daemon, host, every client command) starts through a Spawner, which puts it,
+// and all it will ever start, under a policy that allows writes only below the folders the kit
+// made for it (Policy.Dirs), a few single files (Policy.Files) and /dev/null: on Linux a Landlock
+// ruleset enforced on a thread of the Spawner's own, which forks every process from it, on macOS
+// a Seatbelt profile given to sandbox-exec. Reading and executing stay as they were.
 //
-// It imports nothing of the kit but contract and files (ci/layers.rules).
-package sandbox
+// Who those processes run as is helpers/base/identity; the fault a kill matrix injects into their
+// class calls, helpers/base/faults, which a Spawner installs through Fault. It imports nothing of
+// the kit but contract and files (ci/layers.rules).
+package confine
 
 import (
 	"fmt"
@@ -188,6 +189,15 @@ func (p Policy) Allows(path string) bool {
 // and /dev/ptmx by every one that makes a pty (tmux, script(1), node-pty, expect); writing them
 // reaches no file.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx"}
+
+// Fault is what a Spawner puts on its thread before it starts its first process, and so on every
+// process it starts: a seccomp filter is the thread's, inherited by fork and kept across exec
+// (helpers/base/faults: the run's injected fault, or its probe). The Spawner owns it once given:
+// it installs it, and closes it when it closes.
+type Fault interface {
+	Install() error // on the calling thread, the Spawner's; an error fails the first Start
+	Close()         // after the Spawner's last process started; a no-op if never installed
+}
 
 // Start starts cmd alone under p (a build step): a Spawner of its own, closed once it started.
 func Start(cmd *exec.Cmd, p Policy) error {

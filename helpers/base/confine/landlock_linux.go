@@ -1,4 +1,4 @@
-package sandbox
+package confine
 
 import (
 	"fmt"
@@ -9,8 +9,6 @@ import (
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
-
-	"github.com/classproof/classproof/helpers/base/contract"
 )
 
 // writes are the rights Landlock handles here: every way to change the file system. Reading
@@ -43,26 +41,24 @@ var kernelDirs = []string{"/proc", "/dev/shm", "/dev/pts"}
 // rather than run anything else of the kit on it. With the sandbox off, a process starts as it
 // is.
 type Spawner struct {
-	p    Policy
-	abi  int // the Landlock ABI enforced; 0: Current's
-	mu   sync.Mutex
-	reqs chan *exec.Cmd
-	errs chan error
-	// fault says its processes get the run's injected fault (InjectFault); in answers it.
-	fault bool
-	in    *injector
+	p     Policy
+	abi   int // the Landlock ABI enforced; 0: Current's
+	mu    sync.Mutex
+	reqs  chan *exec.Cmd
+	errs  chan error
+	fault Fault // put on the thread before its first process (InjectFault); nil: none
 }
 
-// InjectFault gives every process s starts the fault the run injects (contract.InjectEnv), if
-// any: a launcher instance's, never a build step's. Call it before the first Start.
-func (s *Spawner) InjectFault() { s.fault = contract.Current().Inject != "" }
+// InjectFault gives every process s starts f, installed on the Spawner's thread before the first:
+// a launcher instance's, never a build step's. Call it before the first Start.
+func (s *Spawner) InjectFault(f Fault) { s.fault = f }
 
 // NewSpawner is a Spawner for p; its thread is made on the first Start.
 func NewSpawner(p Policy) *Spawner { return &Spawner{p: p} }
 
 // Start starts cmd in the Spawner's domain.
 func (s *Spawner) Start(cmd *exec.Cmd) error {
-	if (!Current().On() && !s.fault) || cmd.Err != nil {
+	if (!Current().On() && s.fault == nil) || cmd.Err != nil {
 		return cmd.Start()
 	}
 	s.mu.Lock()
@@ -108,13 +104,11 @@ func (s *Spawner) serve(ready chan<- error, reqs <-chan *exec.Cmd, errs chan<- e
 			return
 		}
 	}
-	if s.fault {
-		in, err := installFault()
-		if err != nil {
+	if s.fault != nil {
+		if err := s.fault.Install(); err != nil {
 			ready <- err
 			return
 		}
-		s.in = in
 	}
 	ready <- nil
 	for c := range reqs {
@@ -130,7 +124,9 @@ func (s *Spawner) Close() {
 		close(s.reqs)
 		s.reqs = nil
 	}
-	s.in.close()
+	if s.fault != nil {
+		s.fault.Close()
+	}
 }
 
 // restrictThread enforces p on the calling thread only (no LANDLOCK_RESTRICT_SELF_TSYNC), with
@@ -179,12 +175,4 @@ func detect() State {
 		return State{Kind: "none", Why: fmt.Sprintf("this kernel offers no Landlock (landlock_create_ruleset: %v)", err)}
 	}
 	return State{Kind: "landlock", ABI: v}
-}
-
-// Calls are the class calls the run's injected fault answered, or its probe counted, for the
-// processes s started, by call; nil when s injects nothing.
-func (s *Spawner) Calls() map[string]int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.in.Calls()
 }

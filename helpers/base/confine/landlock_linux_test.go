@@ -1,4 +1,4 @@
-package sandbox
+package confine
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// run starts sh -c script through Wrap under p and returns what it printed.
+// run starts sh -c script alone under p (Start) and returns what it printed.
 func run(t *testing.T, p Policy, script string) (string, error) {
 	t.Helper()
 	cmd := exec.Command("sh", "-c", script)

@@ -1,4 +1,4 @@
-package sandbox
+package confine
 
 import (
 	"strings"
@@ -28,26 +28,5 @@ func TestANestedSeatbeltRefusalIsExplained(t *testing.T) {
 		if why := Nested(out); why != "" {
 			t.Errorf("Nested(%q) = %q, want nothing", out, why)
 		}
-	}
-}
-
-// Root's power is uid 0 or any effective capability, read from /proc/PID/status's CapEff.
-func TestAnIdentitySaysWhetherItHoldsRoot(t *testing.T) {
-	status := "Name:\tx\nCapInh:\t0000000000000000\nCapPrm:\t000001ffffffffff\nCapEff:\t000001ffffffffff\n"
-	for _, c := range []struct {
-		id   Identity
-		root bool
-	}{
-		{Identity{Uid: 0, CapEff: capEff(status)}, true},
-		{Identity{Uid: 1001, CapEff: "0000000000000000"}, false},
-		{Identity{Uid: 1001, CapEff: "0000000000000400"}, true}, // CAP_NET_BIND_SERVICE alone is still a capability
-		{Identity{Uid: 501}, false},                             // macOS: no CapEff
-	} {
-		if c.id.Root() != c.root || strings.Contains(c.id.String(), "(root:") != c.root {
-			t.Errorf("%+v: Root %v, %q; want root %v", c.id, c.id.Root(), c.id, c.root)
-		}
-	}
-	if got := capEff(status); got != "000001ffffffffff" {
-		t.Errorf("capEff = %q", got)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package sandbox
+package confine
 
 import "os/exec"
 
@@ -20,8 +20,5 @@ func (s *Spawner) Close() {}
 
 var kernelDirs []string
 
-// InjectFault does nothing here: faults are injected on Linux only (CheckFault says so first).
-func (s *Spawner) InjectFault() {}
-
-// Calls is nil: nothing is injected or counted here.
-func (s *Spawner) Calls() map[string]int64 { return nil }
+// InjectFault does nothing here: faults are injected on Linux only (faults.Check says so first).
+func (s *Spawner) InjectFault(Fault) {}

@@ -1,4 +1,4 @@
-package sandbox
+package confine
 
 import (
 	"fmt"
@@ -74,8 +74,5 @@ func (s *Spawner) Close() {}
 // profile is p in Seatbelt's language, with macOS's kernel folders (seatbeltProfile).
 func profile(p Policy) string { return seatbeltProfile(p, kernelDirs) }
 
-// InjectFault does nothing here: faults are injected on Linux only (CheckFault says so first).
-func (s *Spawner) InjectFault() {}
-
-// Calls is nil: nothing is injected or counted here.
-func (s *Spawner) Calls() map[string]int64 { return nil }
+// InjectFault does nothing here: faults are injected on Linux only (faults.Check says so first).
+func (s *Spawner) InjectFault(Fault) {}

@@ -39,17 +39,17 @@ const (
 	SandboxEnv = Prefix + "SANDBOX"
 	// Set by the user: who a root kit's launcher processes run as on Linux, "UID" or "UID:GID"
 	// (unset: 65534:65534, nobody); "0" keeps root, which the run says and gate --require-sandbox
-	// blocks (helpers/base/sandbox, LauncherIdentity).
+	// blocks (helpers/base/identity, Launcher).
 	LauncherUIDEnv = Prefix + "LAUNCHER_UID"
 	// Set by the CLI for the suites: "UID:GID" of the run's own launcher user, which a root kit
-	// takes for each run when the user chose none (helpers/base/sandbox, ForRun).
+	// takes for each run when the user chose none (helpers/base/identity, ForRun).
 	RunUIDEnv = Prefix + "RUN_UID"
 	// Set by the user: the bounds on a run's launcher processes, e.g. "procs=4096 memory=2GiB"
-	// (helpers/base/sandbox, LauncherLimits).
+	// (helpers/base/limits, Launcher).
 	LauncherLimitsEnv = Prefix + "LAUNCHER_LIMITS"
 	// Set by the CLI for the suites (classproof mutants --inject): a class system call that every
 	// process of a launcher instance sees succeed without effect, and the file each call is
-	// recorded in (helpers/base/sandbox, Faults).
+	// recorded in (helpers/base/faults).
 	InjectEnv    = Prefix + "INJECT"
 	InjectLogEnv = Prefix + "INJECT_LOG"
 	// Set by the CLI for the suites (a kill matrix's reference run): "on" asks every launcher
@@ -75,7 +75,7 @@ const WholeRunPrefix = "the whole run of the "
 
 // CallsEntry prefixes the report entries in which the suites record, for each launcher instance
 // of a spec, how many times its processes made a class call while a fault or the probe was
-// injected (sandbox.Probe): the name ends with the call, the value is the count. A kill matrix
+// injected (faults.Probe): the name ends with the call, the value is the count. A kill matrix
 // reads them to run a fault only where its call came.
 const CallsEntry = "classproof.calls "
 
@@ -109,14 +109,14 @@ type Run struct {
 	Cgroup     string
 	Token      string
 	Scale      string // as the user wrote it; Scaled reads it
-	Sandbox    string // "off" or empty (helpers/base/sandbox)
-	// LauncherUID is the user's choice of a root kit's launcher identity (helpers/base/sandbox).
+	Sandbox    string // "off" or empty (helpers/base/confine)
+	// LauncherUID is the user's choice of a root kit's launcher identity (helpers/base/identity).
 	LauncherUID string
-	// RunUID is the run's own launcher user, taken by the CLI (helpers/base/sandbox, ForRun).
+	// RunUID is the run's own launcher user, taken by the CLI (helpers/base/identity, ForRun).
 	RunUID string
 	// LauncherLimits is the user's bounds on a run's launcher processes.
 	LauncherLimits string
-	// Inject and InjectLog are a fault and its record (helpers/base/sandbox, Faults).
+	// Inject and InjectLog are a fault and its record (helpers/base/faults).
 	Inject, InjectLog string
 	// Sites says launcher processes record the variant sites they reach (SitesEnv "on").
 	Sites bool

@@ -1,4 +1,4 @@
-package sandbox
+package faults
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/classproof/classproof/helpers/base/confine"
 	"github.com/classproof/classproof/helpers/base/contract"
 )
 
@@ -36,7 +37,9 @@ func TestAFaultTakesEveryABIAndCountsAFlood(t *testing.T) {
 	if out, err := exec.Command(cc, "-O1", "-o", bin, niceCallSource).CombinedOutput(); err != nil {
 		t.Fatalf("building the caller: %v\n%s", err, out)
 	}
-	run := func(t *testing.T, sp *Spawner, abi string, n int) (string, int) { return runCaller(t, bin, sp, abi, n) }
+	run := func(t *testing.T, sp *confine.Spawner, abi string, n int) (string, int) {
+		return runCaller(t, bin, sp, abi, n)
+	}
 	for _, abi := range []string{"native", "i386", "x32", "i386-nice"} {
 		t.Run(abi, func(t *testing.T) {
 			// The control: without the fault the call works through this ABI, or the kernel has no
@@ -53,8 +56,7 @@ func TestAFaultTakesEveryABIAndCountsAFlood(t *testing.T) {
 			t.Setenv(contract.InjectEnv, "setpriority")
 			t.Setenv(contract.InjectLogEnv, log)
 			before := answered.Load()
-			sp := NewSpawner(Policy{Dirs: []string{t.TempDir()}})
-			sp.InjectFault()
+			sp, _ := injected(t, t.TempDir())
 			said, nice := run(t, sp, abi, 1)
 			sp.Close()
 			n, found, err := InjectedCount(log)
@@ -72,8 +74,7 @@ func TestAFaultTakesEveryABIAndCountsAFlood(t *testing.T) {
 		t.Setenv(contract.InjectLogEnv, log)
 		before, loggedBefore := answered.Load(), logged.Load()
 		t.Cleanup(func() { logged.Store(loggedBefore) }) // the other tests read their calls in the log
-		sp := NewSpawner(Policy{Dirs: []string{t.TempDir()}})
-		sp.InjectFault()
+		sp, _ := injected(t, t.TempDir())
 		calls := 100000
 		if testing.Short() {
 			// Past the log's bound all the same, in seconds where the rehearsals' emulated VM
@@ -113,7 +114,7 @@ func refusedAround(said string) string {
 
 // runCaller starts the caller bin (testdata/nicecall.c) making n setpriority calls through abi,
 // with sp if given, and returns its first answer and the nice of the sleep it then execs.
-func runCaller(t *testing.T, bin string, sp *Spawner, abi string, n int) (string, int) {
+func runCaller(t *testing.T, bin string, sp *confine.Spawner, abi string, n int) (string, int) {
 	t.Helper()
 	cmd := exec.Command(bin, abi, strconv.Itoa(n), "sleep", "30")
 	pr, pw, _ := os.Pipe()
@@ -174,18 +175,16 @@ func TestTheProbeCountsEveryCallAndChangesNone(t *testing.T) {
 			}
 			t.Setenv(contract.InjectEnv, Probe)
 			t.Setenv(contract.InjectLogEnv, filepath.Join(t.TempDir(), "injected.log"))
-			sp := NewSpawner(Policy{Dirs: []string{t.TempDir()}})
-			sp.InjectFault()
+			sp, in := injected(t, t.TempDir())
 			said, nice := runCaller(t, bin, sp, abi, calls)
-			counted := sp.Calls()
+			counted := in.Calls()
 			sp.Close()
 			if said != wantSaid || nice != wantNice || counted["setpriority"] != calls || len(counted) != 1 {
 				t.Errorf("%d setpriority calls through the %s ABI under the probe: answered %s, nice %d (want %s and %d, as %d calls without it); counted %v (want setpriority %d, nothing else)", calls, abi, said, nice, wantSaid, wantNice, calls, counted, calls)
 			}
-			other := NewSpawner(Policy{Dirs: []string{t.TempDir()}})
-			other.InjectFault()
+			other, otherIn := injected(t, t.TempDir())
 			runCaller(t, bin, other, "native", 1)
-			if got := other.Calls(); got["setpriority"] != 1 {
+			if got := otherIn.Calls(); got["setpriority"] != 1 {
 				t.Errorf("another Spawner's processes: counted %v, want its own 1 call", got)
 			}
 			other.Close()

@@ -1,4 +1,4 @@
-package sandbox
+package faults
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 )
 
 // Probe, injected as the run's fault, changes nothing: every class call of a launcher process
-// (each call of Faults, in every ABI) goes on as made and is counted, by call and by Spawner. A
+// (each call of Syscalls, in every ABI) goes on as made and is counted, by call and by Spawner. A
 // kill matrix runs its reference so, and then injects a fault only where the probe saw its call.
 const Probe = "probe"
 

@@ -1,4 +1,4 @@
-package sandbox
+package faults
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ var (
 )
 
 // writeCount records this process's count of answered calls beside the log (each time one of its
-// injectors closes, so the last write holds them all). The log is the kit's file, in the run's out
+// Injectors closes, so the last write holds them all). The log is the kit's file, in the run's out
 // folder, which launcher processes cannot write.
 func writeCount(log string) {
 	if log == "" {

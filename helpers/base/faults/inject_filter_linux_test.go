@@ -1,4 +1,4 @@
-package sandbox
+package faults
 
 import (
 	"runtime"
@@ -54,11 +54,11 @@ func TestTheFilterTakesItsCallsInEveryABIAndNothingElse(t *testing.T) {
 				want = unix.SECCOMP_RET_USER_NOTIF
 			}
 			ways := map[string][2]uint32{
-				"native": {nativeArch(), uint32(Faults[c])},
+				"native": {nativeArch(), uint32(Syscalls[c])},
 				"compat": {compatArch(), compatCalls[runtime.GOARCH][c]},
 			}
 			if runtime.GOARCH == "amd64" {
-				ways["x32"] = [2]uint32{nativeArch(), uint32(Faults[c]) | x32Bit}
+				ways["x32"] = [2]uint32{nativeArch(), uint32(Syscalls[c]) | x32Bit}
 			}
 			if c == "setpriority" {
 				ways["compat nice(2)"] = [2]uint32{compatArch(), compatNice}
@@ -69,7 +69,7 @@ func TestTheFilterTakesItsCallsInEveryABIAndNothingElse(t *testing.T) {
 				}
 			}
 		}
-		for _, other := range [][2]uint32{{nativeArch(), 0}, {nativeArch(), unix.SYS_GETPID}, {compatArch(), 1}, {unix.AUDIT_ARCH_MIPS, uint32(Faults[calls[0]])}} {
+		for _, other := range [][2]uint32{{nativeArch(), 0}, {nativeArch(), unix.SYS_GETPID}, {compatArch(), 1}, {unix.AUDIT_ARCH_MIPS, uint32(Syscalls[calls[0]])}} {
 			if got := runBPF(t, prog, other[0], other[1]); got != unix.SECCOMP_RET_ALLOW {
 				t.Errorf("filter for %v: arch %#x nr %d -> %#x, want ALLOW", calls, other[0], other[1], got)
 			}

@@ -1,4 +1,4 @@
-package sandbox
+package faults
 
 import (
 	"errors"
@@ -17,27 +17,27 @@ import (
 	"github.com/classproof/classproof/helpers/base/contract"
 )
 
-// Faults are the class system calls a fault can be injected into: each made a silent success
+// Syscalls are the class system calls a fault can be injected into: each made a silent success
 // that does nothing (seccomp, SECCOMP_RET_USER_NOTIF answered with 0), one at a time, in every
 // process a launcher instance starts. Whatever language the launcher is written in, its class
 // step is these calls; a write to /proc/PID/autogroup is a plain write(2) a filter cannot tell
 // apart from any other, so it has no fault here.
-var Faults = map[string]uintptr{
+var Syscalls = map[string]uintptr{
 	"sched_setscheduler": unix.SYS_SCHED_SETSCHEDULER,
 	"sched_setattr":      unix.SYS_SCHED_SETATTR,
 	"ioprio_set":         unix.SYS_IOPRIO_SET,
 	"setpriority":        unix.SYS_SETPRIORITY,
 }
 
-// CheckFault says whether name (FAULT or FAULT:MODE, Modes) is a fault the kit can inject here.
-func CheckFault(name string) error {
+// Check says whether name (FAULT or FAULT:MODE, Modes) is a fault the kit can inject here.
+func Check(name string) error {
 	_, _, err := parseFault(name)
 	return err
 }
 
 func faultError(name string) error {
-	names := make([]string, 0, len(Faults))
-	for n := range Faults {
+	names := make([]string, 0, len(Syscalls))
+	for n := range Syscalls {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -101,7 +101,7 @@ func native(req *notif, name string) string {
 	switch {
 	case req.arch != compatArch() || compatArch() == 0:
 	case uint32(req.nr) == compatCalls[runtime.GOARCH][call]:
-		req.nr = int32(Faults[call])
+		req.nr = int32(Syscalls[call])
 		return abi
 	case call == "setpriority" && req.nr == compatNice:
 		now, err := unix.Getpriority(unix.PRIO_PROCESS, int(req.pid)) // 20 - nice, as the kernel returns it
@@ -144,46 +144,64 @@ type notifResp struct {
 	flags uint32
 }
 
-// injector answers one fault's calls for a Spawner's processes and records that it fired.
-type injector struct {
-	name, mode, log string
-	fd              int
-	closed          atomic.Bool
-	counted         time.Time // when answer last wrote the count (its goroutine's own)
-	mu              sync.Mutex
-	calls           map[string]int64 // the calls answered for this Spawner's processes, by call
+// Injector is the run's fault (or its probe) for one launcher instance's processes: a
+// confine.Fault its Spawner installs on the thread it forks them from, which then answers their
+// calls and records that it fired. Fresh per instance, so that Calls are that instance's.
+type Injector struct {
+	name, log string
+	mode      string // parsed from name by Install
+	fd        int    // the listener, from Install
+	closed    atomic.Bool
+	counted   time.Time // when answer last wrote the count (its goroutine's own)
+	mu        sync.Mutex
+	installed bool             // Install succeeded
+	calls     map[string]int64 // the calls answered for this Spawner's processes, by call
 }
 
-// installFault puts the fault named by contract.InjectEnv on the calling thread (the Spawner's,
-// which forks every process of a launcher instance: seccomp filters are per thread, inherited by
-// fork and kept across exec) and answers its calls from a goroutine of its own.
-func installFault() (*injector, error) {
+// ForInstance is an Injector of the fault the run injects (contract.InjectEnv, each call
+// recorded in the file contract.InjectLogEnv names) for one launcher instance, to give its
+// Spawner (confine.Spawner.InjectFault); nil when the run injects none. The kit reads the
+// environment here, once per instance: the Spawner takes what it is given.
+func ForInstance() *Injector {
 	run := contract.Current()
-	_, mode, err := parseFault(run.Inject)
-	if err != nil {
-		return nil, err
+	if run.Inject == "" {
+		return nil
 	}
-	calls := []string{strings.SplitN(run.Inject, ":", 2)[0]}
+	return &Injector{name: run.Inject, log: run.InjectLog, calls: map[string]int64{}}
+}
+
+// Install puts the fault on the calling thread (the Spawner's, which forks every process of a
+// launcher instance: seccomp filters are per thread, inherited by fork and kept across exec) and
+// answers its calls from a goroutine of its own.
+func (in *Injector) Install() error {
+	_, mode, err := parseFault(in.name)
+	if err != nil {
+		return err
+	}
+	calls := []string{strings.SplitN(in.name, ":", 2)[0]}
 	if mode == ModeProbe {
 		calls = probeCalls()
 	}
 	prog := filterFor(calls)
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return nil, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
 	fd, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&fprog)))
 	if e != 0 {
-		return nil, fmt.Errorf("injecting fault %s: seccomp with a listener: %w (the kernel needs user notification, Linux 5.0)", run.Inject, e)
+		return fmt.Errorf("injecting fault %s: seccomp with a listener: %w (the kernel needs user notification, Linux 5.0)", in.name, e)
 	}
-	in := &injector{name: run.Inject, mode: mode, log: run.InjectLog, fd: int(fd), calls: map[string]int64{}}
+	in.mode, in.fd = mode, int(fd)
+	in.mu.Lock()
+	in.installed = true
+	in.mu.Unlock()
 	go in.answer()
-	return in, nil
+	return nil
 }
 
 // answer makes each call a success that did nothing, until close; it polls, so that close is
 // seen without a call to wake it.
-func (in *injector) answer() {
+func (in *Injector) answer() {
 	defer unix.Close(in.fd)
 	for !in.closed.Load() {
 		fds := []unix.PollFd{{Fd: int32(in.fd), Events: unix.POLLIN}}
@@ -216,7 +234,7 @@ func (in *injector) answer() {
 }
 
 // take answers one call as the fault says, when it is a launcher process's (callerOf), and logs it.
-func (in *injector) take(req *notif) {
+func (in *Injector) take(req *notif) {
 	abi := native(req, in.name)
 	c, ours := callerOf(req)
 	if !ours {
@@ -241,13 +259,13 @@ func (in *injector) take(req *notif) {
 // countEvery is how often, at most, a listener writes its process's count while it answers.
 const countEvery = 200 * time.Millisecond
 
-func (in *injector) send(resp notifResp) {
+func (in *Injector) send(resp notifResp) {
 	_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(in.fd), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
 }
 
 // valid says whether the call req names is still waiting: the caller, whose pid and memory the
 // kit just read, has not died and been replaced (SECCOMP_IOCTL_NOTIF_ID_VALID).
-func (in *injector) valid(req *notif) bool {
+func (in *Injector) valid(req *notif) bool {
 	id := req.id
 	_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(in.fd), unix.SECCOMP_IOCTL_NOTIF_ID_VALID, uintptr(unsafe.Pointer(&id)))
 	return e == 0
@@ -257,7 +275,7 @@ func (in *injector) valid(req *notif) bool {
 // this process; the count of them all is kept in memory (answered) and carried to the run
 // (WriteInjectedCount): a launcher may make a call a million times, and a log grown without bound
 // was once read back, capped, as "never fired".
-func (in *injector) logCall(line string) {
+func (in *Injector) logCall(line string) {
 	switch n := logged.Add(1); {
 	case n <= MaxLoggedCalls:
 		in.write(line)
@@ -268,7 +286,7 @@ func (in *injector) logCall(line string) {
 
 // write appends a line to the run's injection log: a call answered, or, starting with #, what a
 // late fault did later, or that later calls were counted only.
-func (in *injector) write(line string) {
+func (in *Injector) write(line string) {
 	if in.log == "" {
 		return
 	}
@@ -280,9 +298,17 @@ func (in *injector) write(line string) {
 	_, _ = f.WriteString(line)
 }
 
-func (in *injector) close() {
-	if in != nil {
+// Close stops the listener (it sees that within a poll) and writes this process's count beside
+// the log; a no-op on an Injector never installed.
+func (in *Injector) Close() {
+	if in != nil && in.isInstalled() {
 		in.closed.Store(true)
 		writeCount(in.log)
 	}
+}
+
+func (in *Injector) isInstalled() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.installed
 }

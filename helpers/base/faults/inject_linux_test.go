@@ -1,4 +1,4 @@
-package sandbox
+package faults
 
 import (
 	"os"
@@ -12,8 +12,24 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/classproof/classproof/helpers/base/confine"
 	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/identity"
 )
+
+// injected is a Spawner whose processes may write dir and get the fault the environment names, as
+// a launcher instance's do (ForInstance), and that fault's Injector; the caller closes the
+// Spawner, which closes the Injector.
+func injected(t *testing.T, dir string) (*confine.Spawner, *Injector) {
+	t.Helper()
+	in := ForInstance()
+	if in == nil {
+		t.Fatalf("no fault to inject: $%s is empty", contract.InjectEnv)
+	}
+	sp := confine.NewSpawner(confine.Policy{Dirs: []string{dir}})
+	sp.InjectFault(in)
+	return sp, in
+}
 
 // Each mode of an injected fault, on a real class step (util-linux chrt, which calls
 // sched_setscheduler, in front of a sleep): silent leaves the sleep at SCHED_OTHER, wrong puts it
@@ -23,7 +39,7 @@ func TestAnInjectedFaultInEachMode(t *testing.T) {
 	if _, err := exec.LookPath("chrt"); err != nil {
 		t.Fatalf("chrt (util-linux) is missing; ci/tools installs it: %v", err)
 	}
-	if err := CheckFault("renice:late"); err == nil || !strings.Contains(err.Error(), "sched_setscheduler") {
+	if err := Check("renice:late"); err == nil || !strings.Contains(err.Error(), "sched_setscheduler") {
 		t.Errorf("an unknown fault: %v; want the accepted ones named", err)
 	}
 	policy := func(pid int) uint32 {
@@ -44,8 +60,7 @@ func TestAnInjectedFaultInEachMode(t *testing.T) {
 		log := filepath.Join(t.TempDir(), "injected.log")
 		t.Setenv(contract.InjectEnv, "sched_setscheduler"+c.mode)
 		t.Setenv(contract.InjectLogEnv, log)
-		sp := NewSpawner(Policy{Dirs: []string{t.TempDir()}})
-		sp.InjectFault()
+		sp, _ := injected(t, t.TempDir())
 		cmd := exec.Command("chrt", "--idle", "0", "sleep", "5")
 		if err := sp.Start(cmd); err != nil {
 			t.Fatal(err)
@@ -80,13 +95,12 @@ func TestAnInjectedFaultLendsTheCallerNothing(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skipf("needs a root kit whose launcher is another user; runs as uid %d", os.Geteuid())
 	}
-	nobody := &syscall.Credential{Uid: DefaultLauncherUID, Gid: DefaultLauncherUID, Groups: []uint32{}}
+	nobody := &syscall.Credential{Uid: identity.DefaultLauncherUID, Gid: identity.DefaultLauncherUID, Groups: []uint32{}}
 	start := func(t *testing.T, fault string, cred *syscall.Credential, args ...string) (*exec.Cmd, func()) {
 		t.Helper()
 		t.Setenv(contract.InjectEnv, fault)
 		t.Setenv(contract.InjectLogEnv, filepath.Join(t.TempDir(), "injected.log"))
-		sp := NewSpawner(Policy{Dirs: []string{t.TempDir()}})
-		sp.InjectFault()
+		sp, _ := injected(t, t.TempDir())
 		cmd := exec.Command(args[0], args[1:]...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 		if err := sp.Start(cmd); err != nil {
@@ -131,9 +145,8 @@ func TestAnInjectedFaultTakesACallOnAnotherProcess(t *testing.T) {
 	t.Setenv(contract.InjectEnv, "sched_setscheduler")
 	t.Setenv(contract.InjectLogEnv, log)
 	dir := t.TempDir() // the sandbox's one writable folder: the child's pid goes there
-	sp := NewSpawner(Policy{Dirs: []string{dir}})
+	sp, _ := injected(t, dir)
 	defer sp.Close()
-	sp.InjectFault()
 	out := filepath.Join(dir, "child")
 	cmd := exec.Command("sh", "-c", `sleep 30 & echo $! >"$1"; chrt --idle -p 0 $!; wait`, "sh", out)
 	if err := sp.Start(cmd); err != nil {

@@ -1,4 +1,4 @@
-package sandbox
+package faults
 
 import (
 	"encoding/binary"
@@ -41,7 +41,7 @@ func parseFault(name string) (nr uintptr, mode string, err error) {
 	if mode == "" {
 		mode = ModeSilent
 	}
-	nr, ok := Faults[call]
+	nr, ok := Syscalls[call]
 	if !ok || nativeArch() == 0 || (mode != ModeSilent && mode != ModeWrong && mode != ModeLate) {
 		return 0, "", faultError(name)
 	}
@@ -128,7 +128,7 @@ const (
 
 // apply answers one call the way in's mode says, and returns what the kit did for the log.
 // What it applies, it applies as the caller (onBehalf: its uid, no capability).
-func (in *injector) apply(req *notif, c caller) string {
+func (in *Injector) apply(req *notif, c caller) string {
 	attr, err := readAttr(req, c) // before the answer: the caller may change its memory after
 	if err != nil {
 		return err.Error()
@@ -268,8 +268,8 @@ func readAttr(req *notif, c caller) ([]byte, error) {
 	return b, nil
 }
 
-// DescribeFault says what a fault (FAULT[:MODE]) does, for a log line and a matrix row.
-func DescribeFault(name string) string {
+// Describe says what a fault (FAULT[:MODE]) does, for a log line and a matrix row.
+func Describe(name string) string {
 	call, mode, _ := strings.Cut(name, ":")
 	switch {
 	case name == Probe:

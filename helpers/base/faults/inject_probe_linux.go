@@ -1,4 +1,4 @@
-package sandbox
+package faults
 
 import (
 	"maps"
@@ -13,15 +13,15 @@ import (
 const ModeProbe = Probe
 
 // probeCalls are the calls a probe counts: every one a fault can be injected into, in order.
-var probeCalls = sync.OnceValue(func() []string { return slices.Sorted(maps.Keys(Faults)) })
+var probeCalls = sync.OnceValue(func() []string { return slices.Sorted(maps.Keys(Syscalls)) })
 
-// filterFor is the seccomp program that sends calls (names of Faults) to the listener, in every
+// filterFor is the seccomp program that sends calls (names of Syscalls) to the listener, in every
 // ABI the kit's architecture has (the native table, x32's bit on x86-64, the compat table and its
 // nice(2)), and allows every other call.
 func filterFor(calls []string) []unix.SockFilter {
 	var natives, compats []uint32
 	for _, c := range calls {
-		natives = append(natives, uint32(Faults[c]))
+		natives = append(natives, uint32(Syscalls[c]))
 		compats = append(compats, compatCalls[runtime.GOARCH][c])
 		if c == "setpriority" {
 			compats = append(compats, compatNice)
@@ -60,11 +60,11 @@ func filterFor(calls []string) []unix.SockFilter {
 
 // probe counts req's call when it is one a fault would take (a launcher process's, callerOf), and
 // lets it go on as made, whoever made it.
-func (in *injector) probe(req *notif) {
+func (in *Injector) probe(req *notif) {
 	for _, call := range probeCalls() {
 		r := *req
 		abi := native(&r, call)
-		if uint32(r.nr) != uint32(Faults[call]) || (abi == "" && r.arch != nativeArch()) {
+		if uint32(r.nr) != uint32(Syscalls[call]) || (abi == "" && r.arch != nativeArch()) {
 			continue
 		}
 		if _, ours := callerOf(&r); ours {
@@ -75,21 +75,24 @@ func (in *injector) probe(req *notif) {
 	in.send(notifResp{id: req.id, flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE})
 }
 
-// count records one call answered for this injector's Spawner, and for the process (answered).
-func (in *injector) count(call string) {
+// count records one call answered for this Injector's Spawner, and for the process (answered).
+func (in *Injector) count(call string) {
 	answered.Add(1)
 	in.mu.Lock()
 	in.calls[call]++
 	in.mu.Unlock()
 }
 
-// Calls are the class calls the injector answered (or, a probe, counted) for this Spawner's
-// processes, by call; nil without one.
-func (in *injector) Calls() map[string]int64 {
+// Calls are the class calls the Injector answered (or, a probe, counted) for its Spawner's
+// processes, by call; nil for none, or one never installed.
+func (in *Injector) Calls() map[string]int64 {
 	if in == nil {
 		return nil
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	if !in.installed {
+		return nil
+	}
 	return maps.Clone(in.calls)
 }

@@ -147,7 +147,7 @@ func TempCacheBase() string {
 }
 
 // WriteBeneath writes data to the file rel below the folder root, which another user (a root
-// kit's launcher, sandbox.Identity) owns and may have changed since: no symlink on the way is
+// kit's launcher, identity.Identity) owns and may have changed since: no symlink on the way is
 // followed, each missing folder is made, and a file that is not a regular one of its own with one
 // link (a hard link to a file of root's) is refused. What it made, and the file, are handed to
 // uid and gid (-1: left as they are), so that the other user may read and rewrite them.

@@ -1,4 +1,4 @@
-package sandbox
+package identity
 
 import (
 	"github.com/classproof/classproof/helpers/base/actas"

@@ -1,4 +1,11 @@
-package sandbox
+// Package identity is who a launcher's processes run as, and what that user may do. A root kit on
+// Linux starts them as another user, the run's own uid where it took one (ForRun), so that no
+// sandbox is all that stands between a launcher and root's power; this package chooses that
+// user, judges by its rights what the kit hands it, reads for it and runs for it (Reaches,
+// ReadClaim, LookPath, MaySwap), and when the run lets go of its uid kills what is left of it and
+// sweeps what it left in the shared folders. How much that user may hold is helpers/base/limits;
+// what it may write, helpers/base/confine, which the sweep asks whether writes were confined.
+package identity
 
 import (
 	"fmt"
@@ -45,49 +52,49 @@ const FirstRunUID, LastRunUID = 61184, 65519
 // DefaultLauncherUID is nobody (and nogroup) on Debian, Ubuntu and Fedora alike.
 const DefaultLauncherUID = 65534
 
-var identity, build struct {
+var launcher, build struct {
 	once sync.Once
 	id   Identity
 	err  error
 }
 
-// LauncherIdentity is who this process's launcher processes run as: the run's own user where the
-// CLI took one (contract.RunUIDEnv, set for the suites), else BuildIdentity. A malformed value
-// never gives root: the identity is then the default, and CheckLauncherIdentity says what was
+// Launcher is who this process's launcher processes run as: the run's own user where the
+// CLI took one (contract.RunUIDEnv, set for the suites), else ForBuild. A malformed value
+// never gives root: the identity is then the default, and Check says what was
 // wrong (a run refuses to start on it).
-func LauncherIdentity() Identity {
-	identity.once.Do(func() {
+func Launcher() Identity {
+	launcher.once.Do(func() {
 		run := contract.Current().RunUID
 		if run == "" {
-			identity.id, identity.err = BuildIdentity(), build.err
+			launcher.id, launcher.err = ForBuild(), build.err
 			return
 		}
-		identity.id, identity.err = chooseIdentity(run)
-		identity.id.PerRun = identity.err == nil && identity.id.Other()
-		if identity.err != nil {
-			identity.err = fmt.Errorf("$%s (set by the CLI for the suites): %w", contract.RunUIDEnv, identity.err)
+		launcher.id, launcher.err = chooseIdentity(run)
+		launcher.id.PerRun = launcher.err == nil && launcher.id.Other()
+		if launcher.err != nil {
+			launcher.err = fmt.Errorf("$%s (set by the CLI for the suites): %w", contract.RunUIDEnv, launcher.err)
 		}
 	})
-	return identity.id
+	return launcher.id
 }
 
-// BuildIdentity is the user's choice (contract.LauncherUIDEnv), the same for every run: who a
+// ForBuild is the user's choice (contract.LauncherUIDEnv), the same for every run: who a
 // launcher's build step runs as, and whose {cache} it writes, kept between runs; and who runs
 // the launcher where no run took a user of its own (bench, doctor, a suite run without the CLI).
-func BuildIdentity() Identity {
+func ForBuild() Identity {
 	build.once.Do(func() { build.id, build.err = chooseIdentity(contract.Current().LauncherUID) })
 	return build.id
 }
 
-// CheckLauncherIdentity is the error in the user's choice of a launcher identity, if any.
-func CheckLauncherIdentity() error {
-	BuildIdentity()
+// Check is the error in the user's choice of a launcher identity, if any.
+func Check() error {
+	ForBuild()
 	if build.err != nil {
 		return build.err
 	}
 	if contract.Current().RunUID != "" {
-		LauncherIdentity()
-		return identity.err
+		Launcher()
+		return launcher.err
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package sandbox
+package identity
 
 import (
 	"bufio"
@@ -8,16 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/classproof/classproof/helpers/base/actas"
+	"github.com/classproof/classproof/helpers/base/confine"
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/files"
-	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
 // runUIDLocks is where the kit's runs hold their uids (one lock file per uid, flock(2)): root's
@@ -32,7 +28,7 @@ var runUIDs = [2]int{FirstRunUID, LastRunUID}
 // no other run of this or another kit, no account and no process uses it while the run holds it,
 // so no launcher of another run may signal, renice, prlimit, ptrace, connect to or read what this
 // run's launcher owns, nor this one theirs (the kernel's checks are by uid). Else it is
-// BuildIdentity, and release does nothing.
+// ForBuild, and release does nothing.
 //
 // release ends the run's hold: every process of the uid still alive is killed (as that uid, in
 // a process of its own: kill(2) with pid -1 reaches exactly the processes it may signal) and each
@@ -42,8 +38,8 @@ var runUIDs = [2]int{FirstRunUID, LastRunUID}
 // every later run (keepOut) until an operator releases it. The caller reports all three; it calls
 // release after its own sweep.
 func ForRun() (id Identity, release func() (leaks, left, failed []string), err error) {
-	base := BuildIdentity()
-	if err := CheckLauncherIdentity(); err != nil || contract.Current().LauncherUID != "" || !base.Other() {
+	base := ForBuild()
+	if err := Check(); err != nil || contract.Current().LauncherUID != "" || !base.Other() {
 		return base, func() ([]string, []string, []string) { return nil, nil, nil }, err
 	}
 	if err := os.MkdirAll(runUIDLocks, 0o700); err != nil {
@@ -95,7 +91,7 @@ func ForRun() (id Identity, release func() (leaks, left, failed []string), err e
 // left a setuid file anywhere it could write (/var/crash is 1777 on Ubuntu), where no sweep of
 // the shared folders looks, and the kit cannot walk every folder of the machine at each run.
 func unconfined(uid int) string {
-	return fmt.Sprintf("uid %d is kept out of the runs' uids: its launcher's writes were not confined (sandbox: %s), so it may have left a file anywhere it could write, which no sweep of %s sees; release it as docs/containment.md says (\"A run uid kept out\")", uid, Current(), strings.Join(sharedRoots(), ", "))
+	return fmt.Sprintf("uid %d is kept out of the runs' uids: its launcher's writes were not confined (sandbox: %s), so it may have left a file anywhere it could write, which no sweep of %s sees; release it as docs/containment.md says (\"A run uid kept out\")", uid, confine.Current(), strings.Join(sharedRoots(), ", "))
 }
 
 // poolDry is ForRun's error when no uid of the range is free, naming the ones kept out and the
@@ -126,7 +122,7 @@ func releaser(id Identity, unlock func()) func() (leaks, left, failed []string) 
 			return []string{fmt.Sprintf("uid %d, the run's own, was given by systemd to a DynamicUser= service during the run (/run/systemd/dynamic-uid/%d): what still has it was not killed, and the run cannot say its launcher left nothing", id.Uid, id.Uid)}, nil, nil
 		}
 		// What the run's own sweep did not end escaped it: each is a leak.
-		for _, l := range killAll(id) {
+		for _, l := range id.KillAll() {
 			leaks = append(leaks, fmt.Sprintf("of the run's uid %d after the sweep: %s", id.Uid, l))
 		}
 		s, err := sweepLeft(id)
@@ -217,115 +213,6 @@ func takenIDs() (map[int]bool, error) {
 	return taken, nil
 }
 
-// held is a process with a uid among its ids, as /proc/PID/status says.
-type held struct {
-	pid, threads int
-	rss          uint64 // resident bytes
-	real, zombie bool   // uid is its real uid; it ended and was not waited for
-}
-
-// uidProcs is every process whose real, effective, saved or file-system uid or gid is uid,
-// zombies included (the kernel still counts them against the uid's RLIMIT_NPROC). Every status
-// is read: a launcher that made itself non-dumpable (its /proc folder then root's) hides nothing.
-func uidProcs(uid int) ([]held, error) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, err
-	}
-	want := strconv.Itoa(uid)
-	var out []held
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := files.ReadClaim(fmt.Sprintf("/proc/%d/status", pid), 64<<10)
-		if err != nil {
-			continue // gone
-		}
-		status := string(b)
-		ids := append(proctable.StatusFields(status, "Uid:"), proctable.StatusFields(status, "Gid:")...)
-		if !slices.Contains(ids, want) {
-			continue
-		}
-		h := held{pid: pid, real: len(ids) > 0 && ids[0] == want}
-		if f := proctable.StatusFields(status, "Threads:"); len(f) > 0 {
-			h.threads, _ = strconv.Atoi(f[0])
-		}
-		// A leader thread that exited by itself shows Z while the other threads run on (and
-		// hold the memory): only a zombie with no thread left is dead (proctable.Stat.Dead).
-		if f := proctable.StatusFields(status, "State:"); len(f) > 0 && f[0] == "Z" {
-			h.zombie = h.threads <= 1
-			status = liveThreadStatus(pid)
-		}
-		if f := proctable.StatusFields(status, "VmRSS:"); len(f) > 0 {
-			kb, _ := strconv.ParseUint(f[0], 10, 64)
-			h.rss = kb << 10
-		}
-		out = append(out, h)
-	}
-	return out, nil
-}
-
-// liveThreadStatus is the status of a thread of pid that has not exited ("" if none): a zombie
-// leader's own shows no memory.
-func liveThreadStatus(pid int) string {
-	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	for _, t := range tasks {
-		b, err := files.ReadClaim(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()), 64<<10)
-		if f := proctable.StatusFields(string(b), "State:"); err == nil && len(f) > 0 && f[0] != "Z" {
-			return string(b)
-		}
-	}
-	return ""
-}
-
-// uidBusy lists the pids of uidProcs(uid); with dead, zombies too (a uid that has one is not
-// free), else only the living (a zombie is its parent's to reap, no kill ends it).
-func uidBusy(uid int, dead bool) ([]int, error) {
-	procs, err := uidProcs(uid)
-	var pids []int
-	for _, p := range procs {
-		if dead || !p.zombie {
-			pids = append(pids, p.pid)
-		}
-	}
-	return pids, err
-}
-
-// killAll kills every process of id's uid, as that uid, until none is left (a fork storm races
-// the first kill), and names each it found ("pid N [args]").
-func killAll(id Identity) []string {
-	var leaks []string
-	seen := map[int]bool{}
-	for round := 0; round < 50; round++ {
-		busy, err := uidBusy(id.Uid, false)
-		if err != nil {
-			return append(leaks, fmt.Sprintf("listing the processes of uid %d: %v", id.Uid, err))
-		}
-		// Once whatever the list shows: a process /proc cannot show (another pid namespace's
-		// view, a race with its start) is the uid's too.
-		if len(busy) == 0 && round > 0 {
-			break
-		}
-		for _, pid := range busy {
-			if !seen[pid] {
-				seen[pid] = true
-				switch args, err := proctable.Args(pid); {
-				case err == nil:
-					leaks = append(leaks, fmt.Sprintf("pid %d %q", pid, args))
-				case errors.Is(err, proctable.ErrNoArgs): // caught in its exec: a leak all the same
-					leaks = append(leaks, fmt.Sprintf("pid %d (%v)", pid, err))
-				}
-			}
-		}
-		_, _ = actas.Child(id.Uid, id.Gid, sweepBound(), actas.KillAll) // a process of the uid's own, never a thread of the kit's
-		time.Sleep(time.Duration(round+1) * 10 * time.Millisecond)      // the kernel reaps the killed
-	}
-	sort.Strings(leaks)
-	return leaks
-}
-
 // writesConfined says whether the run's launcher processes wrote only where the kit's sandbox
 // allowed (a test swaps it).
-var writesConfined = func() bool { return Current().On() }
+var writesConfined = func() bool { return confine.Current().On() }

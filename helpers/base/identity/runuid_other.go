@@ -1,9 +1,9 @@
 //go:build !linux
 
-package sandbox
+package identity
 
-// ForRun: elsewhere a kit never runs its launcher as another user (see LauncherIdentity), so a
+// ForRun: elsewhere a kit never runs its launcher as another user (see Launcher), so a
 // run has no uid of its own.
 func ForRun() (Identity, func() (leaks, left, failed []string), error) {
-	return BuildIdentity(), func() ([]string, []string, []string) { return nil, nil, nil }, CheckLauncherIdentity()
+	return ForBuild(), func() ([]string, []string, []string) { return nil, nil, nil }, Check()
 }

@@ -1,4 +1,9 @@
-package sandbox
+// Package limits bounds what a run's launcher processes may hold: the largest file each may write,
+// and where they run as a uid of the run's own (helpers/base/identity, ForRun), how many processes
+// and threads that uid may have and how much memory, sampled while the run goes on. A launcher
+// that forks without end or fills memory then fails its run, saying which bound it passed,
+// rather than take the machine and every other run down with it (docs/containment.md, "Bounds").
+package limits
 
 import (
 	"fmt"
@@ -20,7 +25,7 @@ type Limits struct {
 	// the pid ledger the harness appends to, a log, anything in {dir}.
 	FileBytes uint64
 	// MemoryBytes is how much resident memory a run's own launcher uid's processes may hold
-	// together, sampled every LimitsInterval; past it they are killed and the run fails.
+	// together, sampled every Interval; past it they are killed and the run fails.
 	MemoryBytes uint64
 }
 
@@ -35,28 +40,28 @@ func (l Limits) AtProcs(tasks int) (at bool, margin uint64) {
 	return uint64(tasks)+margin >= l.Procs, margin
 }
 
-// DefaultLimits are the bounds of a run with procs Ginkgo processes: a full lane of refmux at
+// Default are the bounds of a run with procs Ginkgo processes: a full lane of refmux at
 // --procs 2 had at most 181 processes and threads of the run's uid at once and held 148 MiB
 // (summed resident memory, shared pages counted in each process; sampled every second, `make
 // verify` on a 2-core Linux machine): some 2048 and 768 MiB for each Ginkgo process, at least
 // 4096 and 1536 MiB, is ten times over.
-func DefaultLimits(procs int) Limits {
+func Default(procs int) Limits {
 	procs = max(procs, 1)
 	return Limits{Procs: max(4096, 2048*uint64(procs)), FileBytes: minFileBytes, MemoryBytes: max(1536<<20, 768<<20*uint64(procs))}
 }
 
-// LimitsAccepted is what contract.LauncherLimitsEnv takes, for its errors and the docs.
-const LimitsAccepted = "space-separated NAME=VALUE: procs=N (64 or more), file=SIZE (64MiB or more) and memory=SIZE (1MiB or more; SIZE a number of bytes with an optional KiB, MiB or GiB)"
+// Accepted is what contract.LauncherLimitsEnv takes, for its errors and the docs.
+const Accepted = "space-separated NAME=VALUE: procs=N (64 or more), file=SIZE (64MiB or more) and memory=SIZE (1MiB or more; SIZE a number of bytes with an optional KiB, MiB or GiB)"
 
 // minFileBytes is the least file bound: a lane's report.json is some 1.5 MB, and Ginkgo writes
 // it from a suite process, under the same bound.
 const minFileBytes = 64 << 20
 
-// LauncherLimits is the user's bounds (contract.LauncherLimitsEnv) over DefaultLimits(procs); an
+// Launcher is the user's bounds (contract.LauncherLimitsEnv) over Default(procs); an
 // error names the variable, the value and what is accepted. The CLI hands the suites the bounds
 // it decided, all three named, in the same variable.
-func LauncherLimits(procs int) (Limits, error) {
-	l := DefaultLimits(procs)
+func Launcher(procs int) (Limits, error) {
+	l := Default(procs)
 	v := contract.Current().LauncherLimits
 	for _, f := range strings.Fields(v) {
 		name, val, _ := strings.Cut(f, "=")
@@ -68,7 +73,7 @@ func LauncherLimits(procs int) (Limits, error) {
 				err = fmt.Errorf("below 64")
 			}
 		case "file":
-			// The suites' processes hold it too (Identity.Bound), and Ginkgo writes each suite's
+			// The suites' processes hold it too (Bound), and Ginkgo writes each suite's
 			// reports from one of them: a bound below the default would cut those.
 			if l.FileBytes, err = parseSize(val); err == nil && l.FileBytes < minFileBytes {
 				err = fmt.Errorf("below %s, the suites' own reports' bound", exact(minFileBytes))
@@ -79,7 +84,7 @@ func LauncherLimits(procs int) (Limits, error) {
 			err = fmt.Errorf("no bound is called %q", name)
 		}
 		if err != nil {
-			return DefaultLimits(procs), fmt.Errorf("$%s=%q: %q: %v; expected %s", contract.LauncherLimitsEnv, v, f, err, LimitsAccepted)
+			return Default(procs), fmt.Errorf("$%s=%q: %q: %v; expected %s", contract.LauncherLimitsEnv, v, f, err, Accepted)
 		}
 	}
 	return l, nil
@@ -111,7 +116,7 @@ func (l Limits) String() string {
 	return fmt.Sprintf("procs=%d file=%s memory=%s", l.Procs, exact(l.FileBytes), exact(l.MemoryBytes))
 }
 
-// exact is n as LauncherLimits reads it back.
+// exact is n as Launcher reads it back.
 func exact(n uint64) string {
 	switch {
 	case n%(1<<30) == 0:
@@ -125,11 +130,11 @@ func exact(n uint64) string {
 // Size is n bytes as a run says how much was held: in MiB.
 func Size(n uint64) string { return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20)) }
 
-// LimitsInterval is how often Watch samples a run's own uid: a launcher may hold more than its
+// Interval is how often Watch samples a run's own uid: a launcher may hold more than its
 // memory bound for up to this long before it is killed. A sample reads /proc/PID/status of
 // every process (a launcher may hide nothing by making itself non-dumpable): some 2 ms of CPU
 // with 70 processes on a 2-core Linux machine, under 1% of one core at this interval.
-const LimitsInterval = 250 * time.Millisecond
+const Interval = 250 * time.Millisecond
 
 // Peak is the most a run's own uid held at once, as Watch sampled it.
 type Peak struct {

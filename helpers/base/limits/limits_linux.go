@@ -1,4 +1,4 @@
-package sandbox
+package limits
 
 import (
 	"fmt"
@@ -8,17 +8,18 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/identity"
 )
 
-// Bound limits the launcher processes this process starts (they inherit its limits): the size of
+// Bound limits the launcher processes this process starts, which run as id (they inherit its limits): the size of
 // a file each may write (RLIMIT_FSIZE), and, where they run as a uid of the run's own (PerRun),
 // how many processes and threads they may have (RLIMIT_NPROC, which the kernel counts per uid:
 // kernel/fork.c, copy_process, fails a fork past it with EAGAIN; kernel/cred.c, set_user, and
 // fs/exec.c fail the exec of a setuid to a uid past it). With a uid no one else has the count is
 // exactly the run's; a uid shared with others is left without it, as their processes would count.
 // Root is never counted (INIT_USER), so the kit's own processes are not bound by it.
-func (id Identity) Bound() error {
-	l, err := LauncherLimits(1) // the CLI named all three
+func Bound(id identity.Identity) error {
+	l, err := Launcher(1) // the CLI named all three
 	if err != nil {
 		return err
 	}
@@ -39,7 +40,7 @@ func (id Identity) Bound() error {
 // uid is killed (as that uid) and a line says so; a count of processes and threads near l.Procs
 // says the run was at that bound (the kernel refuses its forks there). stop gives the peak and those lines,
 // each a reason the run fails. Elsewhere it watches nothing.
-func (id Identity) Watch(l Limits, interval time.Duration) (stop func() (Peak, []string)) {
+func (l Limits) Watch(id identity.Identity, interval time.Duration) (stop func() (Peak, []string)) {
 	if !id.PerRun {
 		return func() (Peak, []string) { return Peak{}, nil }
 	}
@@ -49,11 +50,11 @@ func (id Identity) Watch(l Limits, interval time.Duration) (stop func() (Peak, [
 	atProcs := false // said once
 	start := time.Now()
 	sample := func() {
-		tasks, rss := uidHolds(id.Uid)
+		tasks, rss := id.Holds()
 		peak.Tasks, peak.RSSBytes = max(peak.Tasks, tasks), max(peak.RSSBytes, rss)
 		at := time.Since(start).Round(time.Second)
 		if rss > l.MemoryBytes {
-			killed := killAll(id)
+			killed := id.KillAll()
 			over = append(over, fmt.Sprintf("the launcher's processes (uid %d) held %s of memory %v into the run, past its bound of %s (memory= in $%s): killed: %s",
 				id.Uid, Size(rss), at, exact(l.MemoryBytes), contract.LauncherLimitsEnv, strings.Join(killed, "; ")))
 		}
@@ -83,25 +84,8 @@ func (id Identity) Watch(l Limits, interval time.Duration) (stop func() (Peak, [
 	}
 }
 
-// uidHolds counts the processes and threads whose real uid is uid, as RLIMIT_NPROC does: a zombie
-// too, until it is reaped (kernel/exit.c, release_task, gives its count back); and sums the
-// resident memory of the living.
-func uidHolds(uid int) (tasks int, rss uint64) {
-	procs, _ := uidProcs(uid)
-	for _, p := range procs {
-		if !p.real {
-			continue
-		}
-		tasks += max(1, p.threads)
-		if !p.zombie {
-			rss += p.rss
-		}
-	}
-	return tasks, rss
-}
-
 // InForce says which of l bind launcher processes that run as id (see Bound).
-func (l Limits) InForce(id Identity) string {
+func (l Limits) InForce(id identity.Identity) string {
 	if id.PerRun {
 		return l.String()
 	}

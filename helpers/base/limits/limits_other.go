@@ -1,16 +1,20 @@
 //go:build !linux
 
-package sandbox
+package limits
 
-import "time"
+import (
+	"time"
+
+	"github.com/classproof/classproof/helpers/base/identity"
+)
 
 // Bound: no run has a uid of its own here.
-func (id Identity) Bound() error { return nil }
+func Bound(identity.Identity) error { return nil }
 
 // Watch: no run has a uid of its own here.
-func (id Identity) Watch(Limits, time.Duration) func() (Peak, []string) {
+func (l Limits) Watch(identity.Identity, time.Duration) func() (Peak, []string) {
 	return func() (Peak, []string) { return Peak{}, nil }
 }
 
 // InForce: Bound sets nothing here.
-func (l Limits) InForce(Identity) string { return "none (not set on this OS)" }
+func (l Limits) InForce(identity.Identity) string { return "none (not set on this OS)" }

@@ -1,4 +1,4 @@
-package sandbox
+package limits
 
 import (
 	"strings"
@@ -27,7 +27,7 @@ func TestLauncherLimitsReadWhatTheUserWrote(t *testing.T) {
 		{"file=1KiB", 2, Limits{}, "below 1MiB"},
 	} {
 		t.Setenv(contract.LauncherLimitsEnv, c.env)
-		got, err := LauncherLimits(c.procs)
+		got, err := Launcher(c.procs)
 		if c.bad != "" {
 			if err == nil || !strings.Contains(err.Error(), c.bad) || !strings.Contains(err.Error(), contract.LauncherLimitsEnv) || !strings.Contains(err.Error(), "expected space-separated") {
 				t.Errorf("%q: %v, want an error naming %s", c.env, err, c.bad)
@@ -39,7 +39,7 @@ func TestLauncherLimitsReadWhatTheUserWrote(t *testing.T) {
 			continue
 		}
 		t.Setenv(contract.LauncherLimitsEnv, got.String())
-		if again, err := LauncherLimits(1); err != nil || again != got {
+		if again, err := Launcher(1); err != nil || again != got {
 			t.Errorf("%q read back from %q: %+v, %v", c.env, got.String(), again, err)
 		}
 	}

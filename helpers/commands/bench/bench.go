@@ -21,9 +21,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/proctable"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/oracle"
@@ -112,7 +112,7 @@ func Bench(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	work, err := sandbox.LauncherIdentity().TempDir("classproof-bench")
+	work, err := identity.Launcher().TempDir("classproof-bench")
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/files"
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/commands/bench/probeio"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/oracle"
@@ -89,7 +89,7 @@ func IOBench(ctx context.Context, o IOOptions) (*IOResult, error) {
 		// The load's folder reaches the harness as --tool-args, split on spaces.
 		return nil, fmt.Errorf("--out %q: the I/O bench needs a folder path without spaces", o.OutDir)
 	}
-	work, err := sandbox.LauncherIdentity().TempDir("classproof-iobench")
+	work, err := identity.Launcher().TempDir("classproof-iobench")
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/identity"
 )
 
 // ioFS is where the I/O bench runs.
@@ -108,7 +108,7 @@ func ioFilesystem(ctx context.Context, out string, o IOOptions) (*ioFS, error) {
 // it (a root kit's clone in /root or in a mktemp -d folder), a kit folder in the temp folder that
 // user passes through, removed by close.
 func (f *ioFS) reachableBase(out string) (string, error) {
-	id := sandbox.LauncherIdentity()
+	id := identity.Launcher()
 	if id.Passes(out) == nil {
 		return out, nil
 	}
@@ -120,7 +120,7 @@ func (f *ioFS) reachableBase(out string) (string, error) {
 // handOver gives the work folder (the loop disk's root, or the folder under out) to the
 // launcher's user: the loads the harness starts write there as that user.
 func (f *ioFS) handOver() error {
-	id := sandbox.LauncherIdentity()
+	id := identity.Launcher()
 	if err := id.Give(f.dir); err != nil {
 		return err
 	}

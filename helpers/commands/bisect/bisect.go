@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/git"
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/launcher"
 )
 
@@ -111,7 +111,7 @@ func Search(ctx context.Context, o Options) (*Bisection, error) {
 	if err := os.MkdirAll(f.Out, 0o755); err != nil {
 		return nil, err
 	}
-	if bs.work, err = sandbox.LauncherIdentity().TempDir("classproof-bisect"); err != nil {
+	if bs.work, err = identity.Launcher().TempDir("classproof-bisect"); err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(bs.work)

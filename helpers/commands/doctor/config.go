@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/readonly"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/launcher"
 )
 
@@ -52,7 +52,7 @@ func examineFailedWrite(r *Report, m *launcher.Manifest, l *launcher.Instance) {
 	}
 	dir := filepath.Dir(file)
 	out, serr := l.ConfigSet(key, "normal")
-	after, aerr := sandbox.LauncherIdentity().ReadClaim(file, maxConfigFile)
+	after, aerr := identity.Launcher().ReadClaim(file, maxConfigFile)
 	if uerr := undo(); uerr != nil {
 		r.check(false, "the config folder made writable again", uerr.Error())
 	}
@@ -93,7 +93,7 @@ func readOnlyConfig(l *launcher.Instance, key string) (file string, before []byt
 	if file, err = l.ConfigFile(); err != nil {
 		return "", nil, nil, err
 	}
-	id := sandbox.LauncherIdentity()
+	id := identity.Launcher()
 	if before, err = id.ReadClaim(file, maxConfigFile); err != nil {
 		return "", nil, nil, fmt.Errorf("reading the config file after --set background: %w", err)
 	}

@@ -17,8 +17,9 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/cgroup"
+	"github.com/classproof/classproof/helpers/base/confine"
+	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/proc"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/oracle"
@@ -65,7 +66,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	work, err := sandbox.LauncherIdentity().TempDir("classproof-doctor")
+	work, err := identity.Launcher().TempDir("classproof-doctor")
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	r.check(left == nil, "nothing the launcher started outlives the cleanup; containment: "+cgroup.Contained().String(), errText(left))
 	// A write the sandbox refused is named in the failing check above it (the daemon's start, a
 	// session), with the manifest key that would allow it.
-	sb := sandbox.Current()
+	sb := confine.Current()
 	r.check(sb.On(), "the launcher's processes write only their own folders; sandbox: "+sb.String(),
 		"without a sandbox they could write the kit's binaries and the reports; gate --require-sandbox blocks such a run")
 	r.print(o.Out, o.Target, d.Meaning)

@@ -4,23 +4,23 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/faults"
 	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
 // InjectPrefix names a value that is no build of the launcher but a fault injected into the
-// reference's processes (sandbox.Faults): "inject:sched_setattr".
+// reference's processes (faults.Syscalls): "inject:sched_setattr".
 const InjectPrefix = "inject:"
 
 // Injected are the values for the named faults ("all": every call in every mode this OS has,
-// sandbox.Faults and sandbox.Modes), each a row of the matrix beside the hand-written variants.
+// faults.Syscalls and faults.Modes), each a row of the matrix beside the hand-written variants.
 func Injected(names []string) ([]Value, error) {
 	if len(names) == 1 && names[0] == "all" {
 		names = names[:0]
-		for f := range sandbox.Faults {
+		for f := range faults.Syscalls {
 			names = append(names, f) // silent, the first mode
-			for _, m := range sandbox.Modes[1:] {
+			for _, m := range faults.Modes[1:] {
 				names = append(names, f+":"+m)
 			}
 		}
@@ -28,10 +28,10 @@ func Injected(names []string) ([]Value, error) {
 	}
 	var out []Value
 	for _, f := range names {
-		if err := sandbox.CheckFault(f); err != nil {
+		if err := faults.Check(f); err != nil {
 			return nil, err
 		}
-		out = append(out, Value{Name: InjectPrefix + f, Breaks: sandbox.DescribeFault(f), OnlyOn: []string{"linux"}, Why: "faults are injected with seccomp"})
+		out = append(out, Value{Name: InjectPrefix + f, Breaks: faults.Describe(f), OnlyOn: []string{"linux"}, Why: "faults are injected with seccomp"})
 	}
 	return out, nil
 }

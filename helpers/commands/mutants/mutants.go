@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/base/faults"
 	"github.com/classproof/classproof/helpers/base/files"
-	"github.com/classproof/classproof/helpers/base/sandbox"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
@@ -54,7 +54,7 @@ type Options struct {
 	First       []FirstSpec
 	FirstSource string
 	firstFocus  map[string]string // by firstKey: the focus on a cell's first spec, once checked
-	// NoProbe runs every row's lanes whole; probe runs the reference under sandbox.Probe
+	// NoProbe runs every row's lanes whole; probe runs the reference under faults.Probe
 	// (probing), sites has it record the variant sites its specs reach (sites.go). refs are
 	// the reference's runs; whole says a cell runs its lane whole, not narrowed.
 	NoProbe bool
@@ -259,7 +259,7 @@ func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string,
 		o.Focus, narrowed = focus, true
 	}
 	if value == "" && sub == "" && o.probe {
-		fault = sandbox.Probe
+		fault = faults.Probe
 	}
 	// Every run of a matrix that records sites has the launcher record them, the variants' too:
 	// a launcher that sees the variable behaves alike in every cell, so a catch is still a spec
@@ -309,7 +309,7 @@ func cellOf(res *runner.Result, target, fault string, narrowed bool) Cell {
 		c.Broken = append(c.Broken, fmt.Sprintf("%s in %s", s.Node, s.Suite))
 	}
 	switch {
-	case fault == sandbox.Probe:
+	case fault == faults.Probe:
 		probed(&c, res)
 	default:
 		if narrowed {

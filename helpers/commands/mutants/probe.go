@@ -6,14 +6,14 @@ import (
 	"strings"
 
 	"github.com/classproof/classproof/helpers/base/contract"
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/faults"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
 // A fault changes what a launcher does only where it makes the fault's call: in a spec whose
 // launcher processes never make it, the faulted run is the reference's. So the reference runs
-// under sandbox.Probe (every class call counted, none changed), and each fault row then runs
+// under faults.Probe (every class call counted, none changed), and each fault row then runs
 // only the specs in whose processes its call came; a row whose call never came on a target
 // is "never fired" there without a run of its own. The reference's own verdict stands: the
 // probe lets every call go on as made.
@@ -21,7 +21,7 @@ import (
 // probing says whether the reference runs under the probe: where faults can be injected (Linux,
 // seccomp), when a row injects one.
 func probing(run []Value) bool {
-	if sandbox.CheckFault(sandbox.Probe) != nil {
+	if faults.Check(faults.Probe) != nil {
 		return false
 	}
 	return slices.ContainsFunc(run, func(v Value) bool { return strings.HasPrefix(v.Name, InjectPrefix) })
@@ -81,7 +81,7 @@ func (o Options) narrow(t *launcher.Resolved, value string) (focus string, skip 
 	specs := ref.Calls[call]
 	if len(specs) == 0 {
 		return "", &Cell{Target: t.Ref, Lane: ref.Lane, Passed: true, NotFired: true, Probed: -1,
-			Why: fmt.Sprintf("the probe saw no %s call in the reference run of %s's lane: not run (%s)", call, t.Ref, sandbox.DescribeFault(sandbox.Probe))}, true
+			Why: fmt.Sprintf("the probe saw no %s call in the reference run of %s's lane: not run (%s)", call, t.Ref, faults.Describe(faults.Probe))}, true
 	}
 	return runner.FocusOn(specs), nil, true
 }

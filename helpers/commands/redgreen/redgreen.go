@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/git"
-	"github.com/classproof/classproof/helpers/base/sandbox"
+	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/launcher"
 	"github.com/classproof/classproof/helpers/report"
@@ -128,7 +128,7 @@ func newProof(o Options, start time.Time) (*Proof, string, error) {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, "", err
 	}
-	work, err := sandbox.LauncherIdentity().TempDir("classproof-redgreen")
+	work, err := identity.Launcher().TempDir("classproof-redgreen")
 	if err != nil {
 		return nil, "", err
 	}

@@ -1,4 +1,4 @@
-/* A class call through one ABI, N times (issue 54's tests: helpers/base/sandbox and helpers/runner).
+/* A class call through one ABI, N times (issue 54's tests: helpers/base/faults and helpers/runner).
  * nicecall ABI N CMD...: makes setpriority(PRIO_PROCESS, 0, 10) N times through ABI ("native",
  * "i386" by int $0x80, "x32" with the x32 bit; "i386-nice": nice(10) by int $0x80), prints the
  * first answer, then execs CMD. */

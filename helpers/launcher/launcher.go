@@ -159,6 +159,9 @@ func (l *Instance) may() (confine.Policy, error) {
 	if ledger := contract.Current().Ledger; ledger != "" {
 		p.Files = []string{ledger}
 	}
+	if fifo := l.channel(); fifo != "" {
+		p.Files = append(p.Files, fifo) // the harness writes itself there too (proc.RecordInChannel)
+	}
 	return p, nil
 }
 

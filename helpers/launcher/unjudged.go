@@ -3,6 +3,7 @@ package launcher
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/proc"
@@ -24,13 +25,9 @@ import (
 // a line is a claim, and a claim of a harness the kit never judged only ever fails the launcher
 // that made it.
 func (l *Instance) unjudged(handed []string, im proctable.Image, named map[int]bool) []string {
-	path := contract.Current().Ledger
-	if path == "" {
-		return nil
-	}
-	claims, err := proc.Claims(path)
+	claims, inLedger, err := l.claims()
 	if err != nil {
-		return []string{fmt.Sprintf("the run's pid ledger %s, where each harness records itself, cannot be read (%v): the kit cannot tell whether every harness it handed out was judged", path, err)}
+		return []string{err.Error()}
 	}
 	judged := map[[2]uint64]bool{}
 	judgedBy := map[string][]int{} // report path: the judged harness's pid
@@ -52,8 +49,12 @@ func (l *Instance) unjudged(handed []string, im proctable.Image, named map[int]b
 		if why == "" {
 			continue // a live harness: Account counts it
 		}
-		out = append(out, fmt.Sprintf("harness pid %d (started at %d, --report %s, as it recorded itself in the run's pid ledger) %s; the kit never judged it: no report of it was read, its class never seen. Expected: each harness the kit hands out judged alive, the one its report names (%s)%s",
-			e.Pid, e.Start, e.Report, why, judgedNames(judgedBy[e.Report]), toolsLeft(claims, e)))
+		where := "as it recorded itself in the run's pid ledger"
+		if !inLedger[e] {
+			where = "as it recorded itself in the ledger channel of the run's uid, and not in the pid ledger: started without the --ledger the kit handed out"
+		}
+		out = append(out, fmt.Sprintf("harness pid %d (started at %d, --report %s, %s) %s; the kit never judged it: no report of it was read, its class never seen. Expected: each harness the kit hands out judged alive, the one its report names (%s)%s",
+			e.Pid, e.Start, e.Report, where, why, judgedNames(judgedBy[e.Report]), toolsLeft(claims, e)))
 	}
 	return out
 }
@@ -89,6 +90,51 @@ func judgedNames(pids []int) string {
 		return "none was judged for this report"
 	}
 	return fmt.Sprintf("the kit judged pid %v", pids)
+}
+
+// claims are the lines every harness wrote of itself and its tools: in the run's pid ledger, at
+// the path its --ledger gives, and in the ledger channel of the run's uid, which it finds without
+// its arguments (proc.RecordInChannel): a harness a launcher started without --ledger is in the
+// second. A line in both is one claim; inLedger says which are in the pid ledger.
+func (l *Instance) claims() (all []proc.Entry, inLedger map[proc.Entry]bool, err error) {
+	c := contract.Current()
+	inLedger = map[proc.Entry]bool{}
+	if c.Ledger != "" {
+		got, err := proc.Claims(c.Ledger)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the run's pid ledger %s, where each harness records itself, cannot be read (%v): the kit cannot tell whether every harness it handed out was judged", c.Ledger, err)
+		}
+		all = got
+		for _, e := range got {
+			inLedger[e] = true
+		}
+	}
+	if fifo := l.channel(); fifo != "" {
+		wait, _ := contract.Scaled(channelWait)
+		got, err := proc.ChannelClaims(fifo, c.LedgerCopy, time.Now().Add(wait))
+		if err != nil {
+			return nil, nil, fmt.Errorf("the ledger channel of the run's uid, where each harness records itself whatever its arguments: %v: the kit cannot tell whether every harness it handed out was judged", err)
+		}
+		all = append(all, got...)
+	}
+	seen := map[proc.Entry]bool{}
+	return slices.DeleteFunc(all, func(e proc.Entry) bool {
+		dup := seen[e]
+		seen[e] = true
+		return dup
+	}), inLedger, nil
+}
+
+// channelWait bounds the wait for the channel's copier to copy the kit's marker.
+const channelWait = 5 * time.Second
+
+// channel is the ledger channel's FIFO of this instance's launcher uid, "" where the run has none
+// (no copy in the contract: a kit that is not root, macOS, a suite run without the CLI).
+func (l *Instance) channel() string {
+	if contract.Current().LedgerCopy == "" || !l.d.RunsAs.PerRun {
+		return ""
+	}
+	return proc.ChannelPath(l.d.RunsAs.Uid)
 }
 
 // toolsLeft names each tool the ledger says harness e started that still runs, with its class as

@@ -93,6 +93,12 @@ type Meta struct {
 	// append-only to the launcher's processes (FS_APPEND_FL on Linux): "yes", or "no (why)": a
 	// launcher could then rewrite it and erase the record of a harness it killed unjudged.
 	LedgerAppendOnly string `json:"ledger_append_only"`
+	// LedgerChannel says which record of its harnesses the run had beside the pid ledger: "fifo
+	// by uid (PATH; N lines copied ...)", a channel each harness finds from its uid alone, so a
+	// harness started without its --ledger is recorded too; or "argv only: why" (a kit that is
+	// not root, macOS), where a launcher that starts the harness without --ledger and kills it
+	// leaves no record.
+	LedgerChannel string `json:"ledger_channel"`
 	// Sandbox is what kept the launcher's processes from writing the kit's files and this folder
 	// (helpers/base/confine: Landlock, Seatbelt, or none and why). Sandboxed says every write the
 	// verdict rests on was refused (Landlock from ABI 3, Seatbelt); SandboxLacks names what the

@@ -54,7 +54,7 @@ func seal(res *Result, m *launcher.Manifest, o Options, pl plan) error {
 	meta := report.Meta{Lane: res.Lane, Target: m.Source, Filter: res.Filter, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
 		Procs: o.Procs, DryRun: o.DryRun, Forced: o.ForeignLane, Leaks: res.Leaks, Refused: res.Refused, Left: res.Left, LauncherPeak: res.Peak, LauncherLimits: res.Limits.InForce(res.Identity), Passed: res.Passed(),
 		Problems: res.Problems, Stopped: res.Stopped,
-		Duration: res.Duration, Phases: res.Phases, Containment: res.Containment, LedgerAppendOnly: res.LedgerAppendOnly,
+		Duration: res.Duration, Phases: res.Phases, Containment: res.Containment, LedgerAppendOnly: res.LedgerAppendOnly, LedgerChannel: res.LedgerChannel,
 		Sandbox: res.Sandbox.String(), Sandboxed: res.Sandbox.Confined(), SandboxLacks: res.Sandbox.Lacks(),
 		LauncherIdentity: res.Identity.String(), LauncherRoot: res.Identity.Root(), Digests: digests}
 	b, _ := json.MarshalIndent(meta, "", "  ")

@@ -58,7 +58,7 @@ func ginkgoCommand(o Options, pl plan, pr prepared, ledger, token string, runCg 
 	cmd.Stdout, cmd.Stderr = o.Log, o.Log
 	t := o.Target
 	run := contract.Run{Target: t.Ref, Vars: t.Vars, Bin: pr.bin, Repo: t.Repo, Kit: t.Kit, Harness: c.Harness,
-		Ledger: ledger, Supervisor: proctable.Supervisor(), Token: token, Scale: contract.Current().Scale,
+		Ledger: ledger, LedgerCopy: channelCopyOf(pl), Supervisor: proctable.Supervisor(), Token: token, Scale: contract.Current().Scale,
 		Sandbox: contract.Current().Sandbox, LauncherUID: contract.Current().LauncherUID, RunUID: pl.id.RunUID(), LauncherLimits: pl.limits.String(), Sites: o.Sites}
 	if o.Inject != "" {
 		run.Inject, run.InjectLog = o.Inject, injectLog(pl.out)

@@ -72,6 +72,8 @@ type plan struct {
 	// root kit's --out below a folder of root's), in a folder of the run's it can (ledgerDir).
 	ledger    string
 	ledgerDir string // that folder, removed once the ledger is swept; "" for out
+	// channel is the ledger channel of the run's uid (openChannel), nil where there is none.
+	channel *proc.Channel
 	// id is who the run's launcher processes run as (identity.ForRun); release lets go of a uid
 	// of the run's own, killing and removing what it still has.
 	id      identity.Identity
@@ -110,6 +112,8 @@ type Result struct {
 	Containment string
 	// LedgerAppendOnly says whether the pid ledger was append-only (see Meta.LedgerAppendOnly).
 	LedgerAppendOnly string
+	// LedgerChannel says which record of its harnesses the run had (see Meta.LedgerChannel).
+	LedgerChannel string
 	// Sandbox is what kept its launcher processes from writing the kit and the reports.
 	Sandbox confine.State
 	// Identity is who its launcher processes ran as.
@@ -186,6 +190,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.phase("ginkgo", t)
+	closeChannel(res, &pl)
 	if callerErr == nil && !o.DryRun {
 		res.Problems = append(res.Problems, callerMoved(callerBefore)...)
 	}
@@ -233,7 +238,7 @@ func begin(o Options) (*Result, plan, error) {
 	// An earlier run's ledger that was left append-only (a kit stopped before its sweep) cannot
 	// be removed until the flag is cleared.
 	_ = proc.UnsealLedger(pl.ledger)
-	for _, stale := range append([]string{res.ReportPath, res.JUnitPath, filepath.Join(pl.out, "run.json"), pl.ledger, injectLog(pl.out)}, faults.InjectedCounts(injectLog(pl.out))...) {
+	for _, stale := range append([]string{res.ReportPath, res.JUnitPath, filepath.Join(pl.out, "run.json"), pl.ledger, channelCopy(pl.out), injectLog(pl.out)}, faults.InjectedCounts(injectLog(pl.out))...) {
 		if err := os.Remove(stale); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, pl, fmt.Errorf("removing %s, left by an earlier run: %w", stale, err)
 		}
@@ -260,6 +265,7 @@ func begin(o Options) (*Result, plan, error) {
 		return nil, pl, err
 	}
 	res.LedgerAppendOnly = sealLedger(pl.ledger, id)
+	res.LedgerChannel = openChannel(&pl, id)
 	return res, pl, nil
 }
 

@@ -42,6 +42,9 @@ func (r *Result) Text(dryRun bool) string {
 	if r.LedgerAppendOnly != "" {
 		fmt.Fprintf(&b, "ledger append-only: %s\n", r.LedgerAppendOnly)
 	}
+	if r.LedgerChannel != "" {
+		fmt.Fprintf(&b, "ledger channel: %s\n", r.LedgerChannel)
+	}
 	if r.Sandbox.Kind != "" {
 		fmt.Fprintf(&b, "sandbox: %s\n", r.Sandbox)
 		fmt.Fprintf(&b, "launcher identity: %s\n", r.Identity)

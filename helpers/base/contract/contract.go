@@ -23,13 +23,16 @@ const Prefix = "CLASSPROOF_"
 // The variables.
 const (
 	// Set by the CLI for the suites.
-	TargetEnv     = Prefix + "TARGET"     // a manifest path or embedded:NAME; unset: the embedded default
-	VarsEnv       = Prefix + "VARS"       // a JSON list of NAME=VALUE overrides of the manifest's vars
-	BinEnv        = Prefix + "BIN"        // a folder where the launcher is already built: no build step
-	RepoEnv       = Prefix + "REPO"       // the launcher's source tree, for {repo}
-	KitEnv        = Prefix + "KIT"        // the kit's source folder: the suites run from a compile folder outside it
-	HarnessEnv    = Prefix + "HARNESS"    // the fixture harness the CLI built once for the whole run
-	LedgerEnv     = Prefix + "LEDGER"     // the run's pid ledger, every Set appends to it
+	TargetEnv  = Prefix + "TARGET"  // a manifest path or embedded:NAME; unset: the embedded default
+	VarsEnv    = Prefix + "VARS"    // a JSON list of NAME=VALUE overrides of the manifest's vars
+	BinEnv     = Prefix + "BIN"     // a folder where the launcher is already built: no build step
+	RepoEnv    = Prefix + "REPO"    // the launcher's source tree, for {repo}
+	KitEnv     = Prefix + "KIT"     // the kit's source folder: the suites run from a compile folder outside it
+	HarnessEnv = Prefix + "HARNESS" // the fixture harness the CLI built once for the whole run
+	LedgerEnv  = Prefix + "LEDGER"  // the run's pid ledger, every Set appends to it
+	// The root-owned copy of what the harnesses wrote into the ledger channel of the run's uid
+	// (helpers/base/proc, OpenChannel); unset where the run has no channel.
+	LedgerCopyEnv = Prefix + "LEDGER_COPY"
 	SupervisorEnv = Prefix + "SUPERVISOR" // "PID START NS" of the CLI supervising the run (proc.Watch)
 	CgroupEnv     = Prefix + "CGROUP"     // the run's cgroup v2 folder on Linux, below which every launcher process starts
 	// Set by the user or a test: "off" starts launcher processes without the write sandbox (how a
@@ -105,6 +108,7 @@ type Run struct {
 	Kit        string
 	Harness    string
 	Ledger     string
+	LedgerCopy string
 	Supervisor string
 	Cgroup     string
 	Token      string
@@ -137,6 +141,7 @@ func (r Run) Environ() []string {
 	add(KitEnv, r.Kit)
 	add(HarnessEnv, r.Harness)
 	add(LedgerEnv, r.Ledger)
+	add(LedgerCopyEnv, r.LedgerCopy)
 	add(SupervisorEnv, r.Supervisor)
 	add(CgroupEnv, r.Cgroup)
 	add(TokenEnv, r.Token)
@@ -182,6 +187,7 @@ func Current() Run {
 	return Run{
 		Target: os.Getenv(TargetEnv), Bin: os.Getenv(BinEnv), Repo: os.Getenv(RepoEnv),
 		Kit: os.Getenv(KitEnv), Harness: os.Getenv(HarnessEnv), Ledger: os.Getenv(LedgerEnv),
+		LedgerCopy: os.Getenv(LedgerCopyEnv),
 		Supervisor: os.Getenv(SupervisorEnv), Cgroup: os.Getenv(CgroupEnv), Token: os.Getenv(TokenEnv), Scale: os.Getenv(ScaleEnv),
 		Sandbox: os.Getenv(SandboxEnv), LauncherUID: os.Getenv(LauncherUIDEnv), RunUID: os.Getenv(RunUIDEnv), LauncherLimits: os.Getenv(LauncherLimitsEnv),
 		Inject: os.Getenv(InjectEnv), InjectLog: os.Getenv(InjectLogEnv), Sites: os.Getenv(SitesEnv) == "on",

@@ -159,7 +159,11 @@ func (l *Instance) may() (confine.Policy, error) {
 	if ledger := contract.Current().Ledger; ledger != "" {
 		p.Files = []string{ledger}
 	}
-	if fifo := l.channel(); fifo != "" {
+	fifo, err := l.channel()
+	if err != nil {
+		return sandbox.Policy{}, err
+	}
+	if fifo != "" {
 		p.Files = append(p.Files, fifo) // the harness writes itself there too (proc.RecordInChannel)
 	}
 	return p, nil

@@ -109,7 +109,11 @@ func (l *Instance) claims() (all []proc.Entry, inLedger map[proc.Entry]bool, err
 			inLedger[e] = true
 		}
 	}
-	if fifo := l.channel(); fifo != "" {
+	fifo, err := l.channel()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fifo != "" {
 		wait, _ := contract.Scaled(channelWait)
 		got, err := proc.ChannelClaims(fifo, c.LedgerCopy, time.Now().Add(wait))
 		if err != nil {
@@ -130,11 +134,15 @@ const channelWait = 5 * time.Second
 
 // channel is the ledger channel's FIFO of this instance's launcher uid, "" where the run has none
 // (no copy in the contract: a kit that is not root, macOS, a suite run without the CLI).
-func (l *Instance) channel() string {
+func (l *Instance) channel() (string, error) {
 	if contract.Current().LedgerCopy == "" || !l.d.RunsAs.PerRun {
-		return ""
+		return "", nil
 	}
-	return proc.ChannelPath(l.d.RunsAs.Uid)
+	path, err := proc.ChannelPath(l.d.RunsAs.Uid)
+	if err != nil {
+		return "", fmt.Errorf("naming the ledger channel of the run's uid %d: %w", l.d.RunsAs.Uid, err)
+	}
+	return path, nil
 }
 
 // toolsLeft names each tool the ledger says harness e started that still runs, with its class as

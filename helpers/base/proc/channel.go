@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strconv"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -18,17 +16,15 @@ import (
 // handed harness without it and kills it leaves no line there. Where a root kit runs its launcher
 // as a uid of the run's own, the runner makes, before any launcher process starts, a FIFO at
 // ChannelPath(uid): root's, group the run's gid, mode 0620, in a folder of root's. The harness
-// finds it from getuid() alone and writes each line there too (RecordInChannel); the launcher's
+// finds it from what the kernel says of it alone (getuid(), its user namespace) and writes each
+// line there too (RecordInChannel); the launcher's
 // uid may write it but can neither read nor drain nor remove it. The runner's copier
 // (OpenChannel) copies each line, bounded, into a file of root's that the suites read
 // (ChannelClaims), once a marker of their own came through behind what was written before.
 
-// ChannelDir is the root-owned folder of the FIFOs, one per run uid. Not below /run/classproof,
-// which the sandbox keeps root's alone (0700): a launcher's uid must pass through this one.
+// ChannelDir is the root-owned folder of the FIFOs, one per run uid (ChannelPath). Not below
+// /run/classproof, which the sandbox keeps root's alone (0700): a launcher's uid passes this one.
 const ChannelDir = "/run/classproof-ledger"
-
-// ChannelPath is the FIFO of uid's run.
-func ChannelPath(uid int) string { return filepath.Join(ChannelDir, strconv.Itoa(uid)) }
 
 // Roles of the lines only the kit writes into the copy (a launcher's line of either is a claim
 // like any other, and fails nothing but the sync it forges, which has a nonce it cannot know).
@@ -52,7 +48,11 @@ func RecordInChannel(role string, pid int, report string, wait time.Duration) er
 	e := identify(Entry{Role: role, Pid: pid})
 	e.Report = report
 	b, _ := json.Marshal(e)
-	err := writeLine(ChannelPath(os.Getuid()), b, wait)
+	path, err := ChannelPath(os.Getuid())
+	if err != nil || path == "" {
+		return err
+	}
+	err = writeLine(path, b, wait)
 	if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -48,7 +47,11 @@ func OpenChannel(dir string, uid, gid int, copyPath string) (*Channel, error) {
 	if err := channelDir(dir); err != nil {
 		return nil, err
 	}
-	fifo := filepath.Join(dir, strconv.Itoa(uid))
+	fifo, err := ChannelPath(uid)
+	if err != nil || fifo == "" {
+		return nil, fmt.Errorf("naming the ledger channel of uid %d: %v", uid, err)
+	}
+	fifo = filepath.Join(dir, filepath.Base(fifo)) // a test's dir, or ChannelDir
 	if err := os.Remove(fifo); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("removing a ledger channel an earlier run left: %w", err)
 	}

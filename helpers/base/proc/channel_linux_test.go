@@ -3,9 +3,12 @@ package proc
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -146,3 +149,36 @@ func TestAHarnessWritesOnlyARootFIFO(t *testing.T) {
 		t.Errorf("writing into no FIFO: %v; want not exist", err)
 	}
 }
+
+// A harness a launcher starts in a user namespace of its own (unshare -U: getuid() is the
+// overflow uid there, and the namespace is another) finds no channel under its name, and must
+// not call that "no channel": the folder, root's outside, is not root's as it sees it. The
+// control: the same child in the kit's own namespace, where root has no channel, records nothing
+// and no error.
+func TestAHarnessInAUserNamespaceOfItsOwnIsRefused(t *testing.T) {
+	if os.Getenv(recordChild) == "1" {
+		fmt.Printf("RESULT %v\n", RecordInChannel(HarnessRole, os.Getpid(), "/r/report-1.json", time.Second))
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: to make the channel folder")
+	}
+	if err := channelDir(ChannelDir); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		flags uintptr
+		want  string
+	}{{0, "RESULT <nil>"}, {unix.CLONE_NEWUSER, "not root: it runs in a user namespace of its own"}} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestAHarnessInAUserNamespaceOfItsOwnIsRefused$")
+		cmd.Env = append(os.Environ(), recordChild+"=1")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: c.flags}
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("the harness's record, clone flags %#x: %v %s; want %q", c.flags, err, out, c.want)
+		}
+	}
+}
+
+// recordChild makes the test binary the harness's record in a child.
+const recordChild = "PROC_TEST_RECORD_IN_CHANNEL"

@@ -67,8 +67,9 @@ func closeChannel(res *Result, pl *plan) {
 	}
 }
 
-// letGo ends what begin set up, on every way out of Run: the ledger channel is closed; the ledger is unsealed (an
-// append-only file can be neither chowned back nor removed); then the run's uid is let go of (a
+// letGo ends what begin set up, on every way out of Run: the ledger channel is closed and its
+// FIFO removed; the ledger is unsealed (an append-only file can be neither chowned back nor
+// removed); then the run's uid is let go of (a
 // run that ends before its sweep started none of its launcher's processes as that uid: the build
 // runs as identity.ForBuild, so the release finds nothing to name; sweep has released it
 // already otherwise); then the ledger's own folder, if it has one, is removed ("": the ledger is

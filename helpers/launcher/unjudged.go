@@ -129,8 +129,10 @@ func (l *Instance) claims() (all []proc.Entry, inLedger map[proc.Entry]bool, err
 	}), inLedger, nil
 }
 
-// channelWait bounds the wait for the channel's copier to copy the kit's marker.
-const channelWait = 5 * time.Second
+// channelWait bounds the wait for the channel's copier to copy the kit's marker: the copier
+// takes microseconds, so only a stalled one waits this out; generous, since running out of it
+// fails the spec of a launcher that did nothing wrong (a machine under load).
+const channelWait = 20 * time.Second
 
 // channel is the ledger channel's FIFO of this instance's launcher uid, "" where the run has none
 // (no copy in the contract: a kit that is not root, macOS, a suite run without the CLI).

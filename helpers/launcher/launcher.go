@@ -161,7 +161,7 @@ func (l *Instance) may() (confine.Policy, error) {
 	}
 	fifo, err := l.channel()
 	if err != nil {
-		return sandbox.Policy{}, err
+		return confine.Policy{}, err
 	}
 	if fifo != "" {
 		p.Files = append(p.Files, fifo) // the harness writes itself there too (proc.RecordInChannel)

@@ -29,7 +29,7 @@ func sealLedger(path string, id identity.Identity) string {
 // only a uid of the run's own has one (a root kit on Linux); elsewhere each harness is recorded
 // where its --ledger argument says, and a launcher that starts it without one, then kills it,
 // leaves no record.
-func openChannel(pl *plan, id sandbox.Identity) string {
+func openChannel(pl *plan, id identity.Identity) string {
 	if !id.PerRun {
 		return "argv only: no run uid of its own (a kit that is not root, macOS, or a launcher uid the user chose): a harness started without its --ledger and killed leaves no record"
 	}

@@ -152,7 +152,7 @@ unit:
 ## /private/var), so a path bug shows before a Mac sees it (about 20 s each on 2 cores). The
 ## folders are this user's, at a fixed place so that go test's cache still serves an unchanged run,
 ## and open as /tmp is (1777 below a 0711 folder): a root kit's launcher user passes through them
-UNIT_PATHS := ./helpers/base/... ./helpers/launcher/... ./helpers/binaries/... ./helpers/runner/... ./helpers/suite/... ./cmd/... ./fixtures/...
+UNIT_PATHS := ./helpers/base/... ./helpers/manifest/... ./helpers/launcher/... ./helpers/binaries/... ./helpers/runner/... ./helpers/suite/... ./cmd/... ./fixtures/...
 UNIT_PATHS_TOP := /tmp/classproof-unit-paths-$(shell id -u)
 unit-paths:
 	@set -e; top=$(UNIT_PATHS_TOP); mkdir -p -m 711 "$$top"; \

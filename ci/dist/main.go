@@ -37,7 +37,7 @@ import (
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/binaries"
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 var platforms = []string{"darwin/arm64", "darwin/amd64", "linux/amd64", "linux/arm64"}
@@ -147,7 +147,7 @@ func launchers(stage string, goEnv map[string]string) error {
 		return err
 	}
 	for _, n := range names {
-		t, err := launcher.Resolve(targets.Catalog(), launcher.EmbeddedPrefix+n, nil, kit, "")
+		t, err := manifest.Resolve(targets.Catalog(), manifest.EmbeddedPrefix+n, nil, kit, "")
 		if err != nil {
 			return err
 		}

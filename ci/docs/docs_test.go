@@ -23,6 +23,7 @@ import (
 	"github.com/classproof/classproof/helpers/base/limits"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // block is one fenced code block and the example marker (<!-- example: NAME -->) right above it.
@@ -258,7 +259,7 @@ func checkYAML(t *testing.T, dir string, b block) {
 	}
 	switch {
 	case strings.Contains(b.text, "class_env:"):
-		if _, err := launcher.Parse(b.String(), []byte(b.text)); err != nil {
+		if _, err := manifest.Parse(b.String(), []byte(b.text)); err != nil {
 			t.Errorf("%s: the manifest does not load: %v", b, err)
 		}
 	case strings.Contains(b.text, "uses: classproof/classproof/.github/workflows/lanes.yml@"):
@@ -343,7 +344,7 @@ func runMarked(t *testing.T, dir string, b block) {
 		base := "name: myl\nclass_env: MYL_CLASS\nbackground: {darwin: darwinbg, linux: idle}\n" +
 			"daemon: {run: [\"{bin}/myl\", daemon]}\nsession: {direct: [\"{bin}/myl\", session, \"{profile}\"]}\n" +
 			"host: {run: [\"{bin}/myl\", host]}\n"
-		if _, err := launcher.Parse(b.String(), []byte(base+b.text)); err != nil {
+		if _, err := manifest.Parse(b.String(), []byte(base+b.text)); err != nil {
 			t.Errorf("%s: the spawn_spec line does not load in a manifest: %v", b, err)
 		}
 	default:
@@ -445,7 +446,7 @@ func spawnSpecTranslator(t *testing.T, dir string, b block) {
 	base := "name: myl\nclass_env: MYL_CLASS\nbackground: {darwin: darwinbg, linux: idle}\n" +
 		"daemon: {run: [\"{bin}/myl\", daemon]}\nsession: {direct: [\"{bin}/myl\", session, \"{profile}\"]}\n" +
 		"host: {run: [\"{bin}/myl\", host]}\n"
-	m, err := launcher.Parse(b.String(), []byte(base+b.text))
+	m, err := manifest.Parse(b.String(), []byte(base+b.text))
 	if err != nil || len(m.SpawnSpecTranslate) == 0 {
 		t.Fatalf("%s: the translator's lines do not load in a manifest: %v", b, err)
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/classproof/classproof/helpers/report"
 )
 
-// manifest is a manifest that loads (launcher.Parse), with background on Linux linux.
-func manifest(name, linux string) string {
+// manifestText is a manifest that loads (manifest.Parse), with background on Linux linux.
+func manifestText(name, linux string) string {
 	return "name: " + name + "\nclass_env: X_CLASS\nbackground: {darwin: unsupported, linux: " + linux + "}\n" +
 		"daemon: {run: [\"{bin}/x\", daemon]}\nsession: {direct: [\"{bin}/x\", session, \"{profile}\"]}\n"
 }
@@ -26,14 +26,14 @@ func foreignDir(t *testing.T) string {
 	d := t.TempDir()
 	files := map[string]string{
 		"README.md":                 "# Foreign launchers\n",
-		"cspawn/cspawn.yaml":        manifest("cspawn", "idle"),
-		"cspawn/cspawn-ignore.yaml": manifest("cspawn", "ignore"),
+		"cspawn/cspawn.yaml":        manifestText("cspawn", "idle"),
+		"cspawn/cspawn-ignore.yaml": manifestText("cspawn", "ignore"),
 		"cspawn/Makefile":           "all:\n",
 		"cspawn/ci.yml":             "jobs: {build: {runs-on: ubuntu-24.04}}\n", // YAML, no manifest
-		"cspawn/src/x.yaml":         manifest("deeper", "idle"),                 // below a launcher's folder: not its manifest
+		"cspawn/src/x.yaml":         manifestText("deeper", "idle"),             // below a launcher's folder: not its manifest
 		"nodemux/package.json":      "{}\n",
-		"nodemux/nodemux.yaml":      manifest("nodemux", "idle"),
-		"nodemux/mac.yaml":          manifest("mac", "unsupported"),
+		"nodemux/nodemux.yaml":      manifestText("nodemux", "idle"),
+		"nodemux/mac.yaml":          manifestText("mac", "unsupported"),
 	}
 	for name, text := range files {
 		p := filepath.Join(d, name)

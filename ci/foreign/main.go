@@ -31,6 +31,7 @@ import (
 	"github.com/classproof/classproof/helpers/gate"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/report/actions"
 )
 
@@ -223,12 +224,12 @@ func manifestAt(path string) (target, string, error) {
 		}
 	}
 	t := target{Manifest: path}
-	m, err := launcher.Parse(path, b)
+	m, err := manifest.Parse(path, b)
 	if err != nil {
 		return t, "", nil // the kit's run refuses it, in its own words
 	}
-	if m.Background[runtime.GOOS] == launcher.Unsupported {
-		return target{}, fmt.Sprintf("%s: background.%s is %s: no lane here, not run", path, runtime.GOOS, launcher.Unsupported), nil
+	if m.Background[runtime.GOOS] == manifest.Unsupported {
+		return target{}, fmt.Sprintf("%s: background.%s is %s: no lane here, not run", path, runtime.GOOS, manifest.Unsupported), nil
 	}
 	if meaning, err := m.Meaning(runtime.GOOS); err == nil {
 		if p, err := lane.Current(meaning); err == nil {

@@ -11,7 +11,7 @@ import (
 	"text/template"
 
 	"github.com/classproof/classproof/helpers/base/label"
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/oracle"
 )
 
@@ -24,11 +24,11 @@ type inputs struct {
 }
 
 // manifestKey is the manifest key that declares each convention label, as the launcher's own
-// left-out reasons spell it (helpers/launcher/declares.go): one registry, not a copy of it.
+// left-out reasons spell it (helpers/manifest/declares.go): one registry, not a copy of it.
 var manifestKey = func() map[string]string {
 	re := regexp.MustCompile(`\(((?:conventions|config)\.[a-z_]+(?:: [a-z-]+)?)\)`)
 	out := map[string]string{}
-	for l, why := range (&launcher.Manifest{}).LeftOut(oracle.Ignored) {
+	for l, why := range (&manifest.Manifest{}).LeftOut(oracle.Ignored) {
 		if m := re.FindStringSubmatch(why); m != nil {
 			out[l] = m[1]
 		}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/classproof/classproof/fixtures/targets"
 	"github.com/classproof/classproof/helpers/base/git"
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
@@ -94,7 +94,7 @@ func repoDir(flag string) (string, error) {
 }
 
 // resolveTarget is the one target of a command's flags (--target, --lane, --var, --repo).
-func resolveTarget(f runner.RunFlags) (*launcher.Resolved, error) {
+func resolveTarget(f runner.RunFlags) (*manifest.Resolved, error) {
 	ref, err := f.Target()
 	if err != nil {
 		return nil, err
@@ -111,7 +111,7 @@ func resolveTarget(f runner.RunFlags) (*launcher.Resolved, error) {
 // manifest below that repository's root (a launcher in a subfolder of a larger repository) is
 // said on note, with the root it gets, so that nobody builds the outer tree unawares.
 func repoFor(flag, ref string, note io.Writer) (string, error) {
-	if flag != "" || ref == "" || strings.HasPrefix(ref, launcher.EmbeddedPrefix) {
+	if flag != "" || ref == "" || strings.HasPrefix(ref, manifest.EmbeddedPrefix) {
 		return repoDir(flag)
 	}
 	dir, err := filepath.Abs(filepath.Dir(ref))

@@ -18,7 +18,7 @@ import (
 	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/base/proctable"
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // ginkgoPackage is the ginkgo CLI, built at the version go.mod pins (go run each time would link
@@ -241,7 +241,7 @@ func hashKit(kitDir string) (string, error) {
 
 // LauncherBin is the cache folder of an embedded manifest's launcher build, named by the kit's
 // build key and the build step with its vars, locked for the caller.
-func LauncherBin(m *launcher.Manifest, kitDir string) (string, func(), error) {
+func LauncherBin(m *manifest.Manifest, kitDir string) (string, func(), error) {
 	cache, err := CacheDir()
 	if err != nil {
 		return "", nil, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // Launcher steps, what a LauncherError says failed.
@@ -49,12 +50,12 @@ type Where struct {
 // Launcher is the one path to a launcher ready to drive: t's build step run where the manifest
 // has one (into w.Dir, the cache, or a temporary folder), then every command's binary checked.
 // It returns the folder and how to remove it if Launcher made it temporary.
-func Launcher(ctx context.Context, t *launcher.Resolved, w Where, log io.Writer) (string, func(), error) {
+func Launcher(ctx context.Context, t *manifest.Resolved, w Where, log io.Writer) (string, func(), error) {
 	m := t.Manifest
 	binDir, cleanup := w.Dir, func() {}
 	mustBuild := !w.Built && m.Build != nil
 	var complete string // the marker of a cached build, written once it succeeded
-	embedded := mustBuild && binDir == "" && strings.HasPrefix(m.Source, launcher.EmbeddedPrefix) && (m.Build.Dir == "" || m.Build.Dir == "{kit}")
+	embedded := mustBuild && binDir == "" && strings.HasPrefix(m.Source, manifest.EmbeddedPrefix) && (m.Build.Dir == "" || m.Build.Dir == "{kit}")
 	archive, made := Prebuilt(), ""
 	if embedded && archive != "" { // the archive's build with default vars, else a temporary one
 		var err error
@@ -107,7 +108,7 @@ func Launcher(ctx context.Context, t *launcher.Resolved, w Where, log io.Writer)
 // cached is an embedded manifest's folder in the kit's cache, kept under the hash of the kit's
 // files and the build step and shared (two lanes, the next run): built says it holds a whole
 // build already; else it is emptied for one, and complete is the marker to write after.
-func cached(t *launcher.Resolved, dir string) (binDir, complete string, built bool, err error) {
+func cached(t *manifest.Resolved, dir string) (binDir, complete string, built bool, err error) {
 	complete = filepath.Join(dir, ".complete")
 	if _, err := os.Stat(complete); err == nil && builtWhole(t, dir) {
 		now := time.Now()
@@ -123,7 +124,7 @@ func cached(t *launcher.Resolved, dir string) (binDir, complete string, built bo
 // buildAndCheck runs the build step (when mustBuild) and checks the binaries, each failure a
 // LauncherError naming its step; made says where binDir's binaries came from when no build step
 // makes them (launcher.Driver.Made).
-func buildAndCheck(ctx context.Context, t *launcher.Resolved, binDir string, runsAs *identity.Identity, mustBuild, kitOwn bool, archive, made string, log io.Writer) error {
+func buildAndCheck(ctx context.Context, t *manifest.Resolved, binDir string, runsAs *identity.Identity, mustBuild, kitOwn bool, archive, made string, log io.Writer) error {
 	m := t.Manifest
 	d, err := launcher.New(m, t.Paths(binDir), "")
 	if err != nil {
@@ -155,14 +156,14 @@ func buildAndCheck(ctx context.Context, t *launcher.Resolved, binDir string, run
 }
 
 // builtWhole says whether a cached launcher build still has every binary the manifest names.
-func builtWhole(t *launcher.Resolved, dir string) bool {
+func builtWhole(t *manifest.Resolved, dir string) bool {
 	d, err := launcher.New(t.Manifest, t.Paths(dir), "")
 	return err == nil && d.CheckBinaries() == nil
 }
 
 // needsGo says plainly why an embedded launcher's build failed when it was run from a release
 // archive on a machine with no Go.
-func needsGo(err error, m *launcher.Manifest, archive string) error {
+func needsGo(err error, m *manifest.Manifest, archive string) error {
 	if err == nil || archive == "" || m.Build.Run[0] != "go" {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/classproof/classproof/helpers/base/files"
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // DistVersion is the version of the release archive this binary was built for (make dist sets it
@@ -136,13 +136,13 @@ func appendMissing(missing []string, bin string) []string {
 
 // LauncherKey names an embedded manifest's launcher build by its build step and vars: the same
 // name in the archive (make dist builds each one with its default vars) and at run time.
-func LauncherKey(m *launcher.Manifest) string {
+func LauncherKey(m *manifest.Manifest) string {
 	sum := sha256.Sum256(launcherStep(m))
 	return hex.EncodeToString(sum[:])[:16]
 }
 
 // launcherStep is what names a launcher build: the manifest's build step and its vars.
-func launcherStep(m *launcher.Manifest) []byte {
+func launcherStep(m *manifest.Manifest) []byte {
 	step, _ := json.Marshal([]any{m.Build, m.Vars})
 	return step
 }
@@ -150,7 +150,7 @@ func launcherStep(m *launcher.Manifest) []byte {
 // PrebuiltLauncher is the archive's build of an embedded manifest's launcher with these vars
 // (where launcher processes reach it: forLaunchers), or "" when the archive holds none (another
 // --var: it must be built, which may need Go).
-func PrebuiltLauncher(root string, m *launcher.Manifest) (string, error) {
+func PrebuiltLauncher(root string, m *manifest.Manifest) (string, error) {
 	rel := filepath.Join("launchers", LauncherKey(m))
 	if _, err := os.Stat(filepath.Join(root, rel, ".complete")); err != nil {
 		return "", nil

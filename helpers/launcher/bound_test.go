@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // A correct launcher may serve one request at a time. A command asked for while another of the
@@ -101,13 +102,13 @@ config:
 
 // launchedFrom starts an instance of the manifest text with a lone command bound of timeout; its
 // processes are killed and its folder removed when the test ends.
-func launchedFrom(t *testing.T, manifest string, timeout time.Duration) *Instance {
+func launchedFrom(t *testing.T, text string, timeout time.Duration) *Instance {
 	t.Helper()
-	m, err := Parse("m.yaml", []byte(manifest))
+	m, err := manifest.Parse("m.yaml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := New(m, Paths{Kit: t.TempDir(), Bin: reachableBin(t)}, "")
+	d, err := New(m, manifest.Paths{Kit: t.TempDir(), Bin: reachableBin(t)}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/identity"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // logBuild says which command the build step runs, expanded: the manifest's template would hide
@@ -27,15 +28,15 @@ func logBuild(log io.Writer, name, dir string, argv []string) {
 
 // expandBuild is the build step expanded with vals, once for all its uses: its folder, when
 // the manifest gives none, is {kit}.
-func (d *Driver) expandBuild(vals map[string]string) (Expanded, error) {
-	x, err := d.Manifest.Expand(Section("build"), *d.Manifest.Build, vals)
+func (d *Driver) expandBuild(vals map[string]string) (manifest.Expanded, error) {
+	x, err := d.Manifest.Expand(manifest.Section("build"), *d.Manifest.Build, vals)
 	x.Dir = cmp.Or(x.Dir, vals["kit"])
 	return x, err
 }
 
 // reachable says whether the launcher's user can run the expanded build step x: its command, its
 // folder and the way to {bin}; an error names what stops it.
-func (d *Driver) reachable(x Expanded, vals map[string]string) error {
+func (d *Driver) reachable(x manifest.Expanded, vals map[string]string) error {
 	id := identity.ForBuild()
 	if _, err := executable(id, x.Argv[0], x.Dir); err != nil {
 		return &BuildError{Manifest: d.Manifest.Source, Argv: x.Argv, Dir: x.Dir, Err: fmt.Errorf("build.run[0]: %w", err)}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/confine"
 	"github.com/classproof/classproof/helpers/base/identity"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // A target's build writes the compiler cache its later builds trust ({cache}, HOME below it):
@@ -25,21 +26,21 @@ func TestEachTargetHasABuildCacheOfItsOwn(t *testing.T) {
 	if out, err := exec.Command("git", "-C", repo, "-c", "core.hooksPath=/dev/null", "worktree", "add", "--detach", tree).CombinedOutput(); err != nil {
 		t.Fatalf("git worktree add: %v\n%s", err, out)
 	}
-	build := func(run ...string) *Manifest {
-		return &Manifest{Source: "/anywhere/" + strings.Join(run, "-") + ".yaml", Build: &Command{Run: run}}
+	build := func(run ...string) *manifest.Manifest {
+		return &manifest.Manifest{Source: "/anywhere/" + strings.Join(run, "-") + ".yaml", Build: &manifest.Command{Run: run}}
 	}
-	mine := BuildCache(build("make", "-C", "{repo}"), Paths{Kit: "/kit", Repo: repo})
+	mine := BuildCache(build("make", "-C", "{repo}"), manifest.Paths{Kit: "/kit", Repo: repo})
 	for _, c := range []struct {
 		what string
 		got  string
 		same bool
 	}{
-		{"the same build step in a manifest elsewhere", BuildCache(&Manifest{Source: "/tmp/copy.yaml", Build: &Command{Run: []string{"make", "-C", "{repo}"}}}, Paths{Kit: "/kit", Repo: repo}), true},
-		{"another worktree of the repository (a red/green side)", BuildCache(build("make", "-C", "{repo}"), Paths{Kit: "/kit", Repo: tree}), true},
-		{"another repository", BuildCache(build("make", "-C", "{repo}"), Paths{Kit: "/kit", Repo: other}), false},
-		{"another build step", BuildCache(build("make", "-C", "{repo}", "all"), Paths{Kit: "/kit", Repo: repo}), false},
-		{"another kit", BuildCache(build("make", "-C", "{repo}"), Paths{Kit: "/kit2", Repo: repo}), false},
-		{"a tree whose .git file names the repository's folder (no worktree of it)", BuildCache(build("make", "-C", "{repo}"), Paths{Kit: "/kit", Repo: impostor(t, repo)}), false},
+		{"the same build step in a manifest elsewhere", BuildCache(&manifest.Manifest{Source: "/tmp/copy.yaml", Build: &manifest.Command{Run: []string{"make", "-C", "{repo}"}}}, manifest.Paths{Kit: "/kit", Repo: repo}), true},
+		{"another worktree of the repository (a red/green side)", BuildCache(build("make", "-C", "{repo}"), manifest.Paths{Kit: "/kit", Repo: tree}), true},
+		{"another repository", BuildCache(build("make", "-C", "{repo}"), manifest.Paths{Kit: "/kit", Repo: other}), false},
+		{"another build step", BuildCache(build("make", "-C", "{repo}", "all"), manifest.Paths{Kit: "/kit", Repo: repo}), false},
+		{"another kit", BuildCache(build("make", "-C", "{repo}"), manifest.Paths{Kit: "/kit2", Repo: repo}), false},
+		{"a tree whose .git file names the repository's folder (no worktree of it)", BuildCache(build("make", "-C", "{repo}"), manifest.Paths{Kit: "/kit", Repo: impostor(t, repo)}), false},
 	} {
 		if (c.got == mine) != c.same {
 			t.Errorf("%s: {cache} %s beside %s, want same=%v", c.what, c.got, mine, c.same)
@@ -108,13 +109,13 @@ func TestOneTargetsBuildCannotWriteAnothersCache(t *testing.T) {
 		t.Skipf("no write sandbox in force (%s): without one a build of the launcher's user may write every target's {cache}; docs/containment.md says so", confine.Current())
 	}
 	kit := t.TempDir()
-	victim, err := Parse("victim.yaml", []byte(good+`build:
+	victim, err := manifest.Parse("victim.yaml", []byte(good+`build:
   run: [sh, -c, 'printf red >"$1/entry" && printf "#!/bin/sh\n" >"$2/t" && chmod +x "$2/t"', sh, "{cache}", "{bin}"]
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
-	vd, err := New(victim, Paths{Kit: kit, Bin: reachableBin(t)}, "")
+	vd, err := New(victim, manifest.Paths{Kit: kit, Bin: reachableBin(t)}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,11 +127,11 @@ func TestOneTargetsBuildCannotWriteAnothersCache(t *testing.T) {
 	poison := fmt.Sprintf(`build:
   run: [sh, -c, 'printf green >"$1"; printf "#!/bin/sh\n" >"$2/t" && chmod +x "$2/t"', sh, %q, "{bin}"]
 `, entry)
-	hostile, err := Parse("hostile.yaml", []byte(good+poison))
+	hostile, err := manifest.Parse("hostile.yaml", []byte(good+poison))
 	if err != nil {
 		t.Fatal(err)
 	}
-	hd, err := New(hostile, Paths{Kit: kit, Bin: reachableBin(t)}, "")
+	hd, err := New(hostile, manifest.Paths{Kit: kit, Bin: reachableBin(t)}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,11 +142,11 @@ func TestOneTargetsBuildCannotWriteAnothersCache(t *testing.T) {
 		t.Fatalf("the victim's {cache} entry %s after the hostile build (err %v, log %q): %q, %v; want red", entry, berr, log.String(), got, err)
 	}
 
-	declared, err := Parse("declared.yaml", []byte(good+poison+"  writes: ["+filepath.Dir(entry)+"]\n"))
+	declared, err := manifest.Parse("declared.yaml", []byte(good+poison+"  writes: ["+filepath.Dir(entry)+"]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dd, err := New(declared, Paths{Kit: kit, Bin: reachableBin(t)}, "")
+	dd, err := New(declared, manifest.Paths{Kit: kit, Bin: reachableBin(t)}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"time"
+
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // run runs one of the target's client commands with extra placeholder values and env. prefix, the
 // kit's own words (helpers/base/fsize), goes before the expanded command and is never expanded itself.
-func (l *Instance) run(at At, c Command, extra map[string]string, prefix ...string) (argv []string, out string, err error) {
+func (l *Instance) run(at manifest.At, c manifest.Command, extra map[string]string, prefix ...string) (argv []string, out string, err error) {
 	a, err := l.begin(at, c, extra, nil, prefix...)
 	if err != nil {
 		return a.argv, "", err
@@ -33,7 +35,7 @@ type asked struct {
 
 // begin starts a client command as run does, held for a burst where h is not nil; the caller
 // ends it with end, which it must call once begin returned no error.
-func (l *Instance) begin(at At, c Command, extra map[string]string, h *heldStart, prefix ...string) (*asked, error) {
+func (l *Instance) begin(at manifest.At, c manifest.Command, extra map[string]string, h *heldStart, prefix ...string) (*asked, error) {
 	vals := map[string]string{}
 	for k, v := range l.vals {
 		vals[k] = v

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/classproof/classproof/helpers/base/fsize"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // ErrNotDeclared is returned for an optional part of the contract the manifest leaves out.
@@ -26,7 +27,7 @@ func (e *CommandError) Error() string {
 
 // ConfigSet runs the target's config set command; key is a CLI spelling.
 func (l *Instance) ConfigSet(key, value string) (string, error) {
-	return l.config("config.set", func(c *Config) []string { return c.Set }, key, value)
+	return l.config("config.set", func(c *manifest.Config) []string { return c.Set }, key, value)
 }
 
 // ConfigSetLimited runs config set with its file size limit (RLIMIT_FSIZE) set to limit bytes, the
@@ -37,26 +38,26 @@ func (l *Instance) ConfigSetLimited(key, value string, limit int64) (string, err
 	if err != nil {
 		return "", err
 	}
-	return l.config("config.set", func(c *Config) []string { return c.Set }, key, value, prefix...)
+	return l.config("config.set", func(c *manifest.Config) []string { return c.Set }, key, value, prefix...)
 }
 
 // ConfigGet runs the config get command and returns its trimmed output.
 func (l *Instance) ConfigGet(key string) (string, error) {
-	out, err := l.config("config.get", func(c *Config) []string { return c.Get }, key, "")
+	out, err := l.config("config.get", func(c *manifest.Config) []string { return c.Get }, key, "")
 	return strings.TrimSpace(out), err
 }
 
 // ConfigUnset runs the config unset command.
 func (l *Instance) ConfigUnset(key string) (string, error) {
-	return l.config("config.unset", func(c *Config) []string { return c.Unset }, key, "")
+	return l.config("config.unset", func(c *manifest.Config) []string { return c.Unset }, key, "")
 }
 
-func (l *Instance) config(field string, pick func(*Config) []string, key, value string, prefix ...string) (string, error) {
+func (l *Instance) config(field string, pick func(*manifest.Config) []string, key, value string, prefix ...string) (string, error) {
 	c := l.d.Manifest.Config
 	if c == nil {
 		return "", fmt.Errorf("config: %w", ErrNotDeclared)
 	}
-	argv, out, err := l.run(At{Run: field, Env: "config.env"}, Command{Run: pick(c), Env: c.Env}, map[string]string{"key": key, "value": value}, prefix...)
+	argv, out, err := l.run(manifest.At{Run: field, Env: "config.env"}, manifest.Command{Run: pick(c), Env: c.Env}, map[string]string{"key": key, "value": value}, prefix...)
 	if err != nil {
 		return out, &CommandError{Field: field, Argv: argv, Output: out, Err: err}
 	}
@@ -92,7 +93,7 @@ func (l *Instance) ExplainAs(name string, profileEnv map[string]string) (Explain
 	if err != nil {
 		return Explained{}, err
 	}
-	argv, out, err := l.run(At{Run: "explain.run"}, Command{Run: e.Run}, map[string]string{"profile": profile})
+	argv, out, err := l.run(manifest.At{Run: "explain.run"}, manifest.Command{Run: e.Run}, map[string]string{"profile": profile})
 	if err != nil {
 		return Explained{Output: out}, &CommandError{Field: "explain.run", Argv: argv, Output: out, Err: err}
 	}
@@ -118,4 +119,4 @@ func (d *Driver) SourcePattern(kitName string) string {
 }
 
 // Conventions are the target's declared conventions.
-func (l *Instance) Conventions() Conventions { return l.d.Manifest.Conventions }
+func (l *Instance) Conventions() manifest.Conventions { return l.d.Manifest.Conventions }

@@ -1,3 +1,9 @@
+// Package launcher is the driver between the suites and a launcher: a manifest
+// (helpers/manifest) says how to build, start and drive one launcher, and the driver does it. The
+// suites talk to launchers only through this package, so a launcher in any language plugs in with
+// a manifest.
+//
+// It must not import the Ginkgo DSL, Gomega or fixtures/: the CLI side uses it too.
 package launcher
 
 import (
@@ -20,12 +26,13 @@ import (
 	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/oracle"
 )
 
 // Driver drives one launcher as its manifest says. It is safe to share between specs.
 type Driver struct {
-	Manifest *Manifest
+	Manifest *manifest.Manifest
 	Meaning  oracle.Meaning // background on this OS
 	Harness  string         // the fixture harness binary
 	// Writes are folders, beyond each launcher's own, that its processes may write (a bench's
@@ -41,15 +48,8 @@ type Driver struct {
 	vals map[string]string
 }
 
-// Paths are the folders a manifest's placeholders point at.
-type Paths struct {
-	Kit  string // {kit}: the classproof module's root
-	Bin  string // {bin}: where the build step puts (or put) the launcher
-	Repo string // {repo}: the launcher's source tree, e.g. a red/green worktree; may be empty
-}
-
 // New makes a driver without checking that the launcher is built (Build does that).
-func New(m *Manifest, p Paths, harness string) (*Driver, error) {
+func New(m *manifest.Manifest, p manifest.Paths, harness string) (*Driver, error) {
 	meaning, err := m.Meaning(runtime.GOOS)
 	if err != nil {
 		return nil, fmt.Errorf("target manifest %s: %w", m.Source, err)
@@ -69,7 +69,7 @@ func New(m *Manifest, p Paths, harness string) (*Driver, error) {
 }
 
 // Open makes a driver for an already built launcher and checks its binaries and the harness.
-func Open(m *Manifest, p Paths, harness string) (*Driver, error) {
+func Open(m *manifest.Manifest, p manifest.Paths, harness string) (*Driver, error) {
 	d, err := New(m, p, harness)
 	if err != nil {
 		return nil, err
@@ -311,7 +311,7 @@ func (d *Driver) CheckBinaries() error {
 		if len(argv) == 0 {
 			continue
 		}
-		got, err := expand(argv[:1], d.vals)
+		got, err := manifest.ExpandList(argv[:1], d.vals)
 		if err != nil {
 			continue // depends on a per-launch value; checked when it runs
 		}

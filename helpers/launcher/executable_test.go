@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/classproof/classproof/helpers/base/identity"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // A relative argv[0] (build.run: ["./build.sh"] with build.dir) names a file in the command's own
@@ -28,24 +29,24 @@ func TestARelativeCommandIsFoundInItsOwnFolder(t *testing.T) {
 // build step or Go) in its place; for a folder the launcher's user cannot pass, that folder's
 // way out, never a build step (issue 67).
 func TestABinarysErrorGivesTheWayOutThatFitsWhereItCameFrom(t *testing.T) {
-	m, err := Parse("m.yaml", []byte(good+"build:\n  run: [make, \"{bin}\"]\n"))
+	m, err := manifest.Parse("m.yaml", []byte(good+"build:\n  run: [make, \"{bin}\"]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
 	reachableBelowTemp(bin)
-	d, err := New(m, Paths{Bin: bin}, "")
+	d, err := New(m, manifest.Paths{Bin: bin}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := d.CheckBinaries(); err == nil || !strings.Contains(err.Error(), "(the build step should make it: make {bin})") {
 		t.Errorf("a build's missing binary: %v; want the build step named", err)
 	}
-	bare, err := Parse("m.yaml", []byte(strings.ReplaceAll(good, `"{bin}/t"`, "classproof-test-no-such-tool")+"build:\n  run: [make, \"{bin}\"]\n"))
+	bare, err := manifest.Parse("m.yaml", []byte(strings.ReplaceAll(good, `"{bin}/t"`, "classproof-test-no-such-tool")+"build:\n  run: [make, \"{bin}\"]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if db, _ := New(bare, Paths{Bin: bin}, ""); db == nil {
+	if db, _ := New(bare, manifest.Paths{Bin: bin}, ""); db == nil {
 		t.Fatal("no driver")
 	} else if err := db.CheckBinaries(); err == nil || !strings.Contains(err.Error(), "classproof-test-no-such-tool") || strings.Contains(err.Error(), "build step") {
 		t.Errorf("a command looked up on PATH: %v; want it named, and no build step (none makes a PATH tool)", err)

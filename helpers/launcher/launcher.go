@@ -17,6 +17,7 @@ import (
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/faults"
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // LaunchOptions are what a spec varies per launcher instance.
@@ -120,8 +121,8 @@ type service struct {
 	code   int
 }
 
-func (l *Instance) startService(role, field string, s Service, extraEnv map[string]string, log io.Writer) (int, error) {
-	x, err := l.d.Manifest.Expand(Section(field), s.command(), l.vals)
+func (l *Instance) startService(role, field string, s manifest.Service, extraEnv map[string]string, log io.Writer) (int, error) {
+	x, err := l.d.Manifest.Expand(manifest.Section(field), s.Command(), l.vals)
 	if err != nil {
 		return 0, err
 	}
@@ -176,7 +177,7 @@ func (l *Instance) tmpdir() map[string]string {
 
 // waitReady waits, within the launch timeout, until the service says it is ready the way its
 // manifest declares: a socket that accepts, a path that exists, a probe that exits 0.
-func (l *Instance) waitReady(role, field string, pid int, svc *service, r Ready) error {
+func (l *Instance) waitReady(role, field string, pid int, svc *service, r manifest.Ready) error {
 	var what string
 	var probe func() error
 	switch {
@@ -203,7 +204,7 @@ func (l *Instance) waitReady(role, field string, pid int, svc *service, r Ready)
 	case len(r.Exec) > 0:
 		what = strings.Join(r.Exec, " ") + " exited 0"
 		probe = func() error {
-			argv, out, err := l.run(At{Run: field + ".ready.exec"}, Command{Run: r.Exec}, nil)
+			argv, out, err := l.run(manifest.At{Run: field + ".ready.exec"}, manifest.Command{Run: r.Exec}, nil)
 			if err != nil {
 				return fmt.Errorf("%q: %v: %s", strings.Join(argv, " "), err, strings.TrimSpace(out))
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/proctable"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // A session with no report tells a pid the launcher named that is gone (a class step that failed
@@ -41,7 +42,7 @@ func TestNamedPidsSaysWhatBecameOfEachPid(t *testing.T) {
 // manifest puts elsewhere is written as before by a kit whose launcher is its own user, and
 // refused, naming the way out, by a root kit whose launcher runs as another.
 func TestAFileForTheLauncherIsWrittenBelowItsFolder(t *testing.T) {
-	l := &Instance{d: &Driver{Manifest: &Manifest{Source: "m.yaml"}, RunsAs: identity.Launcher()}, Dir: t.TempDir()}
+	l := &Instance{d: &Driver{Manifest: &manifest.Manifest{Source: "m.yaml"}, RunsAs: identity.Launcher()}, Dir: t.TempDir()}
 	inside := filepath.Join(l.Dir, "home", "myl", "config.json")
 	if err := l.WriteFile(inside, []byte("{}")); err != nil {
 		t.Fatalf("below the folder: %v", err)

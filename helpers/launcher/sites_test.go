@@ -8,6 +8,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/identity"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // What the launcher recorded is read as a claim: each line a site's name, counted; a record
@@ -28,7 +29,7 @@ func TestSitesAreReadAsAClaim(t *testing.T) {
 	if err := id.Give(filepath.Join(dir, "run")); err != nil {
 		t.Fatal(err)
 	}
-	l := &Instance{d: &Driver{Manifest: &Manifest{Name: "t", SitesEnv: "T_SITES"}, RunsAs: id}, Dir: dir}
+	l := &Instance{d: &Driver{Manifest: &manifest.Manifest{Name: "t", SitesEnv: "T_SITES"}, RunsAs: id}, Dir: dir}
 	t.Setenv(contract.SitesEnv, "on")
 	write := func(s string) {
 		t.Helper()

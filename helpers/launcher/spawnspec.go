@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/classproof/classproof/helpers/base/contract"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 var spawnSpecPlaceholderRE = regexp.MustCompile(`\{(harness|report|ledger|run|dir|path)\}`)
@@ -61,7 +62,7 @@ func (l *Instance) SendBytes(b []byte) (string, error) {
 		return "", err
 	}
 	defer done()
-	argv, out, err := l.run(At{Run: "spawn_spec"}, Command{Run: l.d.Manifest.SpawnSpec}, map[string]string{"spec": path})
+	argv, out, err := l.run(manifest.At{Run: "spawn_spec"}, manifest.Command{Run: l.d.Manifest.SpawnSpec}, map[string]string{"spec": path})
 	if err != nil {
 		return out, &CommandError{Field: "spawn_spec", Argv: argv, Output: out, Err: err}
 	}
@@ -135,7 +136,7 @@ func (l *Instance) hostBytes(spec []byte) ([]byte, error) {
 // translate runs the translator on the spec at in, its stdout to out, and once it has exited
 // kills what it left running in its group: nothing it forked may rewrite what is judged and sent.
 func (l *Instance) translate(t []string, in, out string) (argv []string, said string, err error) {
-	a, err := l.begin(At{Run: "spawn_spec_translate"}, Command{Run: t}, map[string]string{"spec": in}, nil, "sh", "-c", `exec "$@" >"$0"`, out)
+	a, err := l.begin(manifest.At{Run: "spawn_spec_translate"}, manifest.Command{Run: t}, map[string]string{"spec": in}, nil, "sh", "-c", `exec "$@" >"$0"`, out)
 	if err != nil {
 		return a.argv, "", err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/classproof/classproof/helpers/base/files"
 	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/proc"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // start is the one way the kit starts a launcher process: its build step, daemon, host and
@@ -125,7 +126,7 @@ func newConfined(id identity.Identity, may confine.Policy) (*confined, error) {
 
 // writes expands a manifest's writes list (field names it in errors).
 func writes(field string, list []string, vals map[string]string) ([]string, error) {
-	out, err := expand(list, vals)
+	out, err := manifest.ExpandList(list, vals)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", field, err)
 	}
@@ -188,7 +189,7 @@ func (d *Driver) refused(output string, c *confined, key string) string {
 // elsewhere keep a warm cache; another repository or another build step never shares it. The
 // folders above the leaf are the kit's (newConfined makes them, 0711); only the leaf is the
 // launcher user's.
-func BuildCache(m *Manifest, p Paths) string {
+func BuildCache(m *manifest.Manifest, p manifest.Paths) string {
 	h := sha256.New()
 	b, _ := json.Marshal(m.Build) // plain strings, slices and maps: it cannot fail
 	for _, part := range [][]byte{b, []byte(p.Kit), []byte(repoIdentity(p.Repo))} {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // Ask is one session of a burst (StartTogether): the instance asked, the path, the profile env.
@@ -137,7 +139,7 @@ func (p *pending) start(h *heldStart) (*asked, error) {
 	if p.mode == Hosted {
 		tmpl = p.l.d.Manifest.Session.Hosted
 	}
-	return p.l.begin(At{Run: "session." + string(p.mode)}, Command{Run: tmpl}, map[string]string{"profile": p.profile}, h)
+	return p.l.begin(manifest.At{Run: "session." + string(p.mode)}, manifest.Command{Run: tmpl}, map[string]string{"profile": p.profile}, h)
 }
 
 // finish waits for the session command start started (a refusal comes back as *SessionError),

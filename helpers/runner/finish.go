@@ -12,7 +12,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/faults"
 	"github.com/classproof/classproof/helpers/base/files"
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/report"
 )
 
@@ -21,7 +21,7 @@ import (
 // It runs once every launcher process of the run is gone (the sweep closed the run's cgroup), in
 // a folder no launcher process could write (helpers/base/confine): the reports it reads here are the
 // ones it judges, and run.json records their digests, which the gate checks.
-func finish(res *Result, m *launcher.Manifest, o Options, pl plan) error {
+func finish(res *Result, m *manifest.Manifest, o Options, pl plan) error {
 	if err := seal(res, m, o, pl); err != nil {
 		return &EndError{Step: EndReport, Err: err}
 	}
@@ -29,7 +29,7 @@ func finish(res *Result, m *launcher.Manifest, o Options, pl plan) error {
 }
 
 // seal reads the run's report back and writes run.json over it (finish).
-func seal(res *Result, m *launcher.Manifest, o Options, pl plan) error {
+func seal(res *Result, m *manifest.Manifest, o Options, pl plan) error {
 	out := pl.out
 	injected(res, o, out)
 	digests := map[string]string{}

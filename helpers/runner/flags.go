@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // Flag is one command-line flag of the kit's commands: its name, its help, and the one field it
@@ -194,7 +194,7 @@ func (f RunFlags) Deadline(start time.Time) time.Time {
 }
 
 // Options are the run these flags ask for, against t (resolved with f.Vars), ending at deadline.
-func (f RunFlags) Options(t *launcher.Resolved, deadline time.Time) Options {
+func (f RunFlags) Options(t *manifest.Resolved, deadline time.Time) Options {
 	return Options{Target: t, Lane: f.Lane, Suites: f.Suites, OutDir: f.Out, Procs: f.Procs,
 		LabelFilter: f.LabelFilter, Focus: f.Focus, Deadline: deadline}
 }

@@ -24,15 +24,16 @@ import (
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/oracle"
 	"github.com/classproof/classproof/helpers/report"
 )
 
 // Options select what to run.
 type Options struct {
-	// Target is the launcher, resolved once by the caller (launcher.Resolve): its manifest with
+	// Target is the launcher, resolved once by the caller (manifest.Resolve): its manifest with
 	// vars set, the kit folder (where suites/ is) and {repo}.
-	Target      *launcher.Resolved
+	Target      *manifest.Resolved
 	Lane        string   // empty: the lane of this OS and the target
 	Suites      []string // e.g. ./suites/cpuclass; empty: every suite
 	OutDir      string
@@ -91,7 +92,7 @@ type prepared struct {
 
 // Result is what a run left.
 type Result struct {
-	Manifest    *launcher.Manifest
+	Manifest    *manifest.Manifest
 	Lane        string
 	Filter      string
 	ReportPath  string
@@ -137,7 +138,7 @@ func (r *Result) Passed() bool {
 
 // LaneFor is the lane of this OS for a target, or an error if the asked-for lane cannot run here:
 // a darwin lane on Linux would filter or skip every darwin spec and pass with nothing proved.
-func LaneFor(m *launcher.Manifest, asked string) (string, error) {
+func LaneFor(m *manifest.Manifest, asked string) (string, error) {
 	meaning, err := m.Meaning(runtime.GOOS)
 	if err != nil {
 		return "", err
@@ -327,7 +328,7 @@ func planRun(o Options) (plan, error) {
 	filter, _ := lane.Filter(ln)
 	p, _ := lane.ByLabel(ln)
 	leftOut := m.LeftOut(p.Meaning)
-	if lo := launcher.LeftOutFilter(leftOut); lo != "" {
+	if lo := manifest.LeftOutFilter(leftOut); lo != "" {
 		filter = "(" + filter + ") && " + lo
 	}
 	if o.LabelFilter != "" {

@@ -32,16 +32,17 @@ import (
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/oracle"
 )
 
 // Env is what a suite's specs use.
 type Env struct {
-	// Target is resolved (launcher.Resolve, as the CLI does) when the suite's tree is built, so
+	// Target is resolved (manifest.Resolve, as the CLI does) when the suite's tree is built, so
 	// that tables can have an entry per item the manifest lists; its error, if any, fails the
 	// suite once in BeforeSuite. Manifest is Target's.
-	Target   *launcher.Resolved
-	Manifest *launcher.Manifest
+	Target   *manifest.Resolved
+	Manifest *manifest.Manifest
 	Driver   *launcher.Driver
 	Platform lane.Platform
 	// Timeout bounds one launcher action (start, session, report); scaled by lane.Scale.
@@ -70,7 +71,7 @@ type shared struct {
 func Setup(defaults fs.FS, defaultName string) *Env {
 	env := &Env{Timeout: lane.Scale(10 * time.Second), cleanBin: func() {}}
 	// Resolved once per process, here: buildOnce and openEach use what this read.
-	env.Target, env.loadErr = resolve(launcher.Catalog{FS: defaults, Default: defaultName})
+	env.Target, env.loadErr = resolve(manifest.Catalog{FS: defaults, Default: defaultName})
 	if env.Target != nil {
 		env.Manifest = env.Target.Manifest
 	}
@@ -195,8 +196,8 @@ func (env *Env) cleanOnce() {
 }
 
 // resolve is this process's target, as the CLI resolved it: the manifest and vars the run
-// contract names, through launcher.Resolve.
-func resolve(c launcher.Catalog) (*launcher.Resolved, error) {
+// contract names, through manifest.Resolve.
+func resolve(c manifest.Catalog) (*manifest.Resolved, error) {
 	run, err := contract.FromEnv()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", contract.VarsEnv, err)
@@ -205,7 +206,7 @@ func resolve(c launcher.Catalog) (*launcher.Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := launcher.Resolve(c, run.Target, run.Vars, kit, run.Repo)
+	t, err := manifest.Resolve(c, run.Target, run.Vars, kit, run.Repo)
 	if err != nil {
 		return nil, fmt.Errorf("the run's target (%s %q, %s %q): %w", contract.TargetEnv, run.Target, contract.VarsEnv, strings.Join(run.Vars, " "), err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/oracle"
 	"github.com/classproof/classproof/helpers/suite"
 )
@@ -99,7 +100,7 @@ var _ = Describe("compat: spawn specs from every daemon generation", Label(label
 		expectRefusedAndServing(rendered(l, "bad-unknown-cpu-class.json"))
 	})
 
-	It("refuses an unknown cpu_class, naming it, and keeps serving", suite.RefusalNames(launcher.MentionValue), Label(label.RefusesClass), func() {
+	It("refuses an unknown cpu_class, naming it, and keeps serving", suite.RefusalNames(manifest.MentionValue), Label(label.RefusesClass), func() {
 		send, bad, report := rendered(l, "bad-unknown-cpu-class.json")
 		expectRefusedAndServing(send, bad, report, "turbo")
 	})

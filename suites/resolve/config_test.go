@@ -13,6 +13,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/oracle"
 	"github.com/classproof/classproof/helpers/suite"
 )
@@ -53,7 +54,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 	var (
 		control oracle.Observation
 		l       *launcher.Instance
-		cfg     *launcher.Config
+		cfg     *manifest.Config
 		file    string
 	)
 	BeforeEach(func() {
@@ -232,7 +233,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 			Expect(suite.ReadLauncherFile(file)).To(Equal(bad), "a session leaves the malformed file byte for byte as it was")
 		})
 
-	It("leaves a malformed file as it was, and says which file", suite.RefusalNames(launcher.MentionFile), func() {
+	It("leaves a malformed file as it was, and says which file", suite.RefusalNames(manifest.MentionFile), func() {
 		bad, setSaid := overMalformed()
 		Expect(setSaid).To(ContainSubstring(file))
 		if l.Conventions().MalformedConfig == "refuse" {
@@ -270,7 +271,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 	})
 
 	It("refuses an invalid value, naming it and the accepted values, and leaves the file as it was",
-		suite.RefusalNames(launcher.MentionValue, launcher.MentionAccepted), func() {
+		suite.RefusalNames(manifest.MentionValue, manifest.MentionAccepted), func() {
 			out := invalid()
 			for _, w := range []string{"turbo", "normal", "background"} {
 				Expect(out).To(ContainSubstring(w))
@@ -317,7 +318,7 @@ var _ = Describe("resolve: the config key", Label(label.ResolveArea, label.Confi
 		Expect(l.ConfigGet(cfg.Key)).To(Equal("background"))
 	})
 
-	It("says so when the config directory is read-only, and loses nothing", suite.RefusalNames(launcher.MentionFile), func() {
+	It("says so when the config directory is read-only, and loses nothing", suite.RefusalNames(manifest.MentionFile), func() {
 		dir, said := readOnlySet()
 		Expect(said).To(ContainSubstring(dir))
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/oracle"
 	"github.com/classproof/classproof/helpers/suite"
 )
@@ -48,7 +49,7 @@ var _ = Describe("resolve: env references in a profile's env", Label(label.Resol
 	})
 
 	It("refuses a reference to an unset variable, naming the profile, the key and the reference",
-		suite.RefusalNames(launcher.MentionProfile, launcher.MentionKey, launcher.MentionValue), Label(label.RefusesClass), func() {
+		suite.RefusalNames(manifest.MentionProfile, manifest.MentionKey, manifest.MentionValue), Label(label.RefusesClass), func() {
 			l := env.Launch(launcher.LaunchOptions{})
 			_, err := l.StartSession(launcher.Direct, map[string]string{classEnv: ref("CP_NOT_SET")})
 			suite.ExpectRefused(l, fmt.Sprintf("a direct session with the profile's env %q (CP_NOT_SET unset)", ref("CP_NOT_SET")), err, suite.ProfileName, classEnv, ref("CP_NOT_SET"))
@@ -76,14 +77,14 @@ var _ = Describe("resolve: env references in a profile's env", Label(label.Resol
 
 	DescribeTable("refuses a malformed reference, naming the profile, the key and the reference", func(raw string) {
 		refusedWith(map[string]string{"CP_REF": "normal"}, raw, suite.ProfileName, classEnv, raw)
-	}, suite.RefusalNames(launcher.MentionProfile, launcher.MentionKey, launcher.MentionValue), Label(label.RefusesClass), malformed)
+	}, suite.RefusalNames(manifest.MentionProfile, manifest.MentionKey, manifest.MentionValue), Label(label.RefusesClass), malformed)
 
 	It("refuses a reference that resolves to an invalid value", Label(label.RefusesClass), func() {
 		refusedWith(map[string]string{"CP_REF": "turbo"}, ref("CP_REF"))
 	})
 
 	It("names both the reference and the variable when the reference resolves to an invalid value",
-		suite.RefusalNames(launcher.MentionProfile, launcher.MentionValue), Label(label.RefusesClass), func() {
+		suite.RefusalNames(manifest.MentionProfile, manifest.MentionValue), Label(label.RefusesClass), func() {
 			refusedWith(map[string]string{"CP_REF": "turbo"}, ref("CP_REF"), suite.ProfileName, ref("CP_REF"), "turbo")
 		})
 
@@ -92,7 +93,7 @@ var _ = Describe("resolve: env references in a profile's env", Label(label.Resol
 	})
 
 	It("expands once: a variable that holds another reference is not expanded again",
-		suite.RefusalNames(launcher.MentionProfile, launcher.MentionValue), Label(label.RefusesClass), func() {
+		suite.RefusalNames(manifest.MentionProfile, manifest.MentionValue), Label(label.RefusesClass), func() {
 			inner := ref("CP_INNER")
 			refusedWith(map[string]string{"CP_REF": inner, "CP_INNER": "normal"}, ref("CP_REF"), suite.ProfileName, inner)
 		})
@@ -101,7 +102,7 @@ var _ = Describe("resolve: env references in a profile's env", Label(label.Resol
 		refusedWith(map[string]string{"CP_REF": "$(echo normal)"}, ref("CP_REF"))
 	})
 
-	It("never expands through a shell", suite.RefusalNames(launcher.MentionProfile, launcher.MentionValue), Label(label.RefusesClass), func() {
+	It("never expands through a shell", suite.RefusalNames(manifest.MentionProfile, manifest.MentionValue), Label(label.RefusesClass), func() {
 		refusedWith(map[string]string{"CP_REF": "$(echo normal)"}, ref("CP_REF"), suite.ProfileName, "$(echo normal)")
 	})
 })

@@ -11,6 +11,7 @@ import (
 	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/oracle"
 	"github.com/classproof/classproof/helpers/suite"
 )
@@ -242,16 +243,16 @@ var _ = Describe("resolve: what a hosted session's refusal names", Label(label.R
 		suite.ExpectRefused(l, fmt.Sprintf("a hosted session with the profile's env %q, the daemon's env %q", profileEnv, daemonEnv), err, mention...)
 	},
 		Entry("an unknown value in the profile's env: the profile, the value and the accepted values",
-			suite.RefusalNames(launcher.MentionProfile, launcher.MentionValue, launcher.MentionAccepted),
+			suite.RefusalNames(manifest.MentionProfile, manifest.MentionValue, manifest.MentionAccepted),
 			naming{value: "turbo", mention: []string{suite.ProfileName, "turbo", "normal", "background"}}),
 		Entry("an unknown value in the daemon's env: the source, the value and the accepted values",
-			suite.RefusalNames(launcher.MentionSource, launcher.MentionValue, launcher.MentionAccepted), Label(label.ConvBadDaemonEnvSessions),
+			suite.RefusalNames(manifest.MentionSource, manifest.MentionValue, manifest.MentionAccepted), Label(label.ConvBadDaemonEnvSessions),
 			naming{daemonEnv: map[string]string{"{class env}": "utility"}, mention: []string{suite.DaemonSource, "utility", "normal", "background"}}),
 		Entry("a reference to an unset variable: the profile, the key and the reference",
-			suite.RefusalNames(launcher.MentionProfile, launcher.MentionKey, launcher.MentionValue), Label(label.NeedsEnvRef),
+			suite.RefusalNames(manifest.MentionProfile, manifest.MentionKey, manifest.MentionValue), Label(label.NeedsEnvRef),
 			naming{value: "{ref:CP_NOT_SET}", mention: []string{suite.ProfileName, "{class env}", "{ref:CP_NOT_SET}"}}),
 		Entry("a reference that resolves to an invalid value: the profile, the reference and the value",
-			suite.RefusalNames(launcher.MentionProfile, launcher.MentionValue), Label(label.NeedsEnvRef),
+			suite.RefusalNames(manifest.MentionProfile, manifest.MentionValue), Label(label.NeedsEnvRef),
 			naming{daemonEnv: map[string]string{"CP_REF": "turbo"}, value: "{ref:CP_REF}", mention: []string{suite.ProfileName, "{ref:CP_REF}", "turbo"}}),
 	)
 })

@@ -9,6 +9,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/oracle"
 	"github.com/classproof/classproof/helpers/suite"
 )
@@ -127,7 +128,7 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lab
 	}, nearMisses)
 
 	It("refuses an unknown value in a profile's env, naming the profile, the value and the accepted values",
-		suite.RefusalNames(launcher.MentionProfile, launcher.MentionValue, launcher.MentionAccepted), Label(label.RefusesClass), func() {
+		suite.RefusalNames(manifest.MentionProfile, manifest.MentionValue, manifest.MentionAccepted), Label(label.RefusesClass), func() {
 			l := env.Launch(launcher.LaunchOptions{})
 			_, err := l.StartSession(launcher.Direct, map[string]string{env.Driver.Manifest.ClassEnv: "turbo"})
 			suite.ExpectRefused(l, `a direct session with the profile's env "turbo"`, err, suite.ProfileName, "turbo", "normal", "background")
@@ -142,7 +143,7 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lab
 	})
 
 	It("refuses an unknown value in the daemon's env, naming the source and the value",
-		suite.RefusalNames(launcher.MentionSource, launcher.MentionValue, launcher.MentionAccepted), Label(label.RefusesClass, label.ConvBadDaemonEnvSessions), func() {
+		suite.RefusalNames(manifest.MentionSource, manifest.MentionValue, manifest.MentionAccepted), Label(label.RefusesClass, label.ConvBadDaemonEnvSessions), func() {
 			l := env.Launch(launcher.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}})
 			_, err := l.StartSession(launcher.Direct, nil)
 			suite.ExpectRefused(l, `a direct session with the daemon's env "utility"`, err, suite.DaemonSource, "utility", "normal", "background")
@@ -152,7 +153,7 @@ var _ = Describe("resolve: the first source that sets the class wins", Label(lab
 		env.ExpectLaunchRefused(launcher.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}})
 	})
 
-	It("will not start with an unknown value in its env, naming the value", suite.RefusalNames(launcher.MentionValue), Label(label.RefusesClass, label.ConvBadDaemonEnvStart), func() {
+	It("will not start with an unknown value in its env, naming the value", suite.RefusalNames(manifest.MentionValue), Label(label.RefusesClass, label.ConvBadDaemonEnvStart), func() {
 		env.ExpectLaunchRefused(launcher.LaunchOptions{DaemonEnv: map[string]string{env.Driver.Manifest.ClassEnv: "utility"}}, "utility")
 	})
 })

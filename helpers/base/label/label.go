@@ -1,6 +1,6 @@
 // Package label is the kit's one label vocabulary: every Ginkgo label a spec carries, spelled
 // here and nowhere else. A lane selects with them (helpers/lane), a target's manifest decides
-// which it lacks (helpers/launcher), the suites attach them (helpers/suite and suites/).
+// which it lacks (helpers/manifest), the suites attach them (helpers/suite and suites/).
 //
 // It is a bottom layer: it imports nothing.
 package label
@@ -92,5 +92,5 @@ const (
 	SeedLinuxIgnores = "seed-linux-ignores" // Linux reads the class and ignores it
 )
 
-// Names is the label of a spec that checks a refusal names kind (a launcher.Mention* kind).
+// Names is the label of a spec that checks a refusal names kind (a manifest.Mention* kind).
 func Names(kind string) string { return ConvNamesPrefix + kind }

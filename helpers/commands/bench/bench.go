@@ -26,6 +26,7 @@ import (
 	"github.com/classproof/classproof/helpers/base/proctable"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/oracle"
 )
 
@@ -63,7 +64,7 @@ func Classes() []Class {
 
 // Options size the bench.
 type Options struct {
-	Target      *launcher.Resolved // the launcher, resolved once by the CLI
+	Target      *manifest.Resolved // the launcher, resolved once by the CLI
 	N           int                // load processes
 	Runs        int                // runs per class, interleaved
 	Duration    time.Duration      // probe time per run
@@ -137,7 +138,7 @@ func Bench(ctx context.Context, o Options) (*Result, error) {
 }
 
 // prepareLauncher makes the probe, the harness and the target in work, and a driver for the target.
-func prepareLauncher(ctx context.Context, t *launcher.Resolved, log io.Writer, work string) (*launcher.Driver, string, error) {
+func prepareLauncher(ctx context.Context, t *manifest.Resolved, log io.Writer, work string) (*launcher.Driver, string, error) {
 	bin := filepath.Join(work, "bin")
 	logf(Options{Log: log}, "building the target, the harness and the probe")
 	if _, _, err := binaries.Launcher(ctx, t, binaries.Where{Dir: bin}, io.Discard); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/commands/bench/probeio"
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/oracle"
 	"github.com/classproof/classproof/helpers/runner"
 )
@@ -30,7 +31,7 @@ import (
 
 // IOOptions size the I/O bench.
 type IOOptions struct {
-	Target   *launcher.Resolved // the launcher, resolved once by the CLI
+	Target   *manifest.Resolved // the launcher, resolved once by the CLI
 	N        int                // load processes
 	Runs     int                // runs per class, interleaved
 	Duration time.Duration      // foreground time per run

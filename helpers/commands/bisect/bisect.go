@@ -13,14 +13,14 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/git"
 	"github.com/classproof/classproof/helpers/base/identity"
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // Options are the search's inputs: the flags (paths absolute) and the launcher resolved
 // from them, built from each step's worktree.
 type Options struct {
 	Flags    Flags
-	Launcher *launcher.Resolved
+	Launcher *manifest.Resolved
 	Progress io.Writer // a line per step; nil for quiet
 	Deadline time.Time
 }

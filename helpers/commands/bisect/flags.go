@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
@@ -47,10 +47,10 @@ func (f Flags) Args() []string {
 	return f.table().Args(def.table())
 }
 
-// Options checks the flags and resolves the launcher once (launcher.Resolve), with every path
+// Options checks the flags and resolves the launcher once (manifest.Resolve), with every path
 // absolute so that the Reproduce line works from any folder; a build step that reads nothing of
 // {repo} is refused (every step would build the same launcher). Repo is the repository searched.
-func (f Flags) Options(c launcher.Catalog, kit string, start time.Time) (Options, error) {
+func (f Flags) Options(c manifest.Catalog, kit string, start time.Time) (Options, error) {
 	target, err := f.Target()
 	if err == nil && (f.Good == "" || f.Bad == "" || target == "") {
 		err = errors.New("give --good REV --bad REV --target MANIFEST")
@@ -63,7 +63,7 @@ func (f Flags) Options(c launcher.Catalog, kit string, start time.Time) (Options
 			return Options{}, err
 		}
 	}
-	t, err := launcher.Resolve(c, target, f.Vars, kit, f.Repo)
+	t, err := manifest.Resolve(c, target, f.Vars, kit, f.Repo)
 	if err != nil {
 		return Options{}, err
 	}

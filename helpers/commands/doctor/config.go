@@ -11,12 +11,13 @@ import (
 	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/readonly"
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // maxConfigFile bounds what the doctor reads of the launcher's config file (a claim).
 const maxConfigFile = 1 << 20
 
-func examineConfig(r *Report, m *launcher.Manifest, l *launcher.Instance) {
+func examineConfig(r *Report, m *manifest.Manifest, l *launcher.Instance) {
 	c := m.Config
 	_, err := l.ConfigSet(c.Key, "normal")
 	got, gerr := l.ConfigGet(c.Key)
@@ -41,7 +42,7 @@ func examineConfig(r *Report, m *launcher.Manifest, l *launcher.Instance) {
 // config folder read-only for the launcher's user, config --set fails, says why, leaves the file
 // byte for byte as it was and the old value in force (a promise wherever config is declared),
 // and, where refusals_name declares file, names the folder. It leaves the key unset.
-func examineFailedWrite(r *Report, m *launcher.Manifest, l *launcher.Instance) {
+func examineFailedWrite(r *Report, m *manifest.Manifest, l *launcher.Instance) {
 	const what = "config --set fails when the config folder is read-only, and loses nothing"
 	key := m.Config.Key
 	defer func() { _, _ = l.ConfigUnset(key) }() // the probes after this one start from an unset key
@@ -78,7 +79,7 @@ func examineFailedWrite(r *Report, m *launcher.Manifest, l *launcher.Instance) {
 	names := strings.Contains(out, dir)
 	detail = ""
 	if !names {
-		detail = "not in what it said" + declared(slices.Contains(m.Conventions.RefusalsName, launcher.MentionFile), "refusals_name: [file]")
+		detail = "not in what it said" + declared(slices.Contains(m.Conventions.RefusalsName, manifest.MentionFile), "refusals_name: [file]")
 	}
 	r.check(names, "the failed write names the config folder ("+dir+")", detail)
 }

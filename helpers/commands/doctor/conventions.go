@@ -6,18 +6,19 @@ import (
 	"strings"
 
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // A refusal the doctor tries, and what each kind of naming would find in its message.
 type tried struct {
 	what    string
 	value   string            // the profile env's class value
-	names   map[string]string // kind (launcher.Mention*) -> the text a message naming it holds
+	names   map[string]string // kind (manifest.Mention*) -> the text a message naming it holds
 	refusal *launcher.SessionError
 }
 
 // examineConventions watches how the launcher refuses and parses values.
-func examineConventions(r *Report, m *launcher.Manifest, l *launcher.Instance) {
+func examineConventions(r *Report, m *manifest.Manifest, l *launcher.Instance) {
 	names := examineRefusals(r, m, l)
 	if len(names) > 0 {
 		r.fragment = append(r.fragment, "refusals_name: ["+strings.Join(names, ", ")+"]   # add source (with refusal_sources) and file if they hold too")
@@ -33,13 +34,13 @@ func examineConventions(r *Report, m *launcher.Manifest, l *launcher.Instance) {
 // examineRefusals tries the refusals and returns the kinds every one of them named. It claims a
 // refusal names a kind only when every refusal it tried named it: the lane checks the same kinds
 // on each refusal it makes (an unknown value, and with env references an unset one).
-func examineRefusals(r *Report, m *launcher.Manifest, l *launcher.Instance) (names []string) {
+func examineRefusals(r *Report, m *manifest.Manifest, l *launcher.Instance) (names []string) {
 	tries := []*tried{{what: "an unknown class value (turbo)", value: "turbo",
-		names: map[string]string{launcher.MentionKey: m.ClassEnv, launcher.MentionValue: "turbo", launcher.MentionAccepted: "normal"}}}
+		names: map[string]string{manifest.MentionKey: m.ClassEnv, manifest.MentionValue: "turbo", manifest.MentionAccepted: "normal"}}}
 	if m.EnvRef != nil {
 		ref := m.DaemonEnvRef("CP_DOCTOR_UNSET")
 		tries = append(tries, &tried{what: "a reference to an unset variable (" + ref + ")", value: ref,
-			names: map[string]string{launcher.MentionKey: m.ClassEnv, launcher.MentionValue: ref}})
+			names: map[string]string{manifest.MentionKey: m.ClassEnv, manifest.MentionValue: ref}})
 	}
 	for _, t := range tries {
 		_, err := l.StartSession(launcher.Direct, map[string]string{m.ClassEnv: t.value})
@@ -50,11 +51,11 @@ func examineRefusals(r *Report, m *launcher.Manifest, l *launcher.Instance) (nam
 		}
 		r.check(refused, t.what+" is refused", detail)
 	}
-	for _, kind := range []string{launcher.MentionProfile, launcher.MentionKey, launcher.MentionValue, launcher.MentionAccepted} {
+	for _, kind := range []string{manifest.MentionProfile, manifest.MentionKey, manifest.MentionValue, manifest.MentionAccepted} {
 		var in, missed []string
 		for _, t := range tries {
 			text, asked := t.names[kind]
-			if kind == launcher.MentionProfile && t.refusal != nil {
+			if kind == manifest.MentionProfile && t.refusal != nil {
 				text, asked = t.refusal.Profile, true
 			}
 			if !asked {
@@ -62,7 +63,7 @@ func examineRefusals(r *Report, m *launcher.Manifest, l *launcher.Instance) (nam
 			}
 			in = append(in, t.value)
 			held := t.refusal != nil && strings.Contains(t.refusal.Output, text)
-			if kind == launcher.MentionAccepted && held {
+			if kind == manifest.MentionAccepted && held {
 				held = strings.Contains(t.refusal.Output, "background")
 			}
 			if !held {
@@ -90,7 +91,7 @@ const emptyVar = "CP_DOCTOR_EMPTY"
 
 // daemonEnv is the env the doctor's daemon starts with: where env references are declared,
 // emptyVar set and empty.
-func daemonEnv(m *launcher.Manifest) map[string]string {
+func daemonEnv(m *manifest.Manifest) map[string]string {
 	if m.EnvRef == nil {
 		return nil
 	}
@@ -102,7 +103,7 @@ func daemonEnv(m *launcher.Manifest) map[string]string {
 // result), each taken as unset so that the next source decides. The fragment suggests the
 // convention only when every case holds; where it is declared, a case that fails is one the
 // run will fail.
-func examineEmpty(r *Report, m *launcher.Manifest, l *launcher.Instance) {
+func examineEmpty(r *Report, m *manifest.Manifest, l *launcher.Instance) {
 	cases := [][2]string{{"an empty value counts as unset", ""}}
 	if m.EnvRef != nil {
 		ref := m.DaemonEnvRef(emptyVar)
@@ -125,7 +126,7 @@ func examineEmpty(r *Report, m *launcher.Manifest, l *launcher.Instance) {
 
 // takenAsUnset starts a direct session with value as the profile's class; where explain is
 // declared it must not name the profile as the source that decided.
-func takenAsUnset(m *launcher.Manifest, l *launcher.Instance, value string) error {
+func takenAsUnset(m *manifest.Manifest, l *launcher.Instance, value string) error {
 	env := map[string]string{m.ClassEnv: value}
 	if _, err := l.StartSession(launcher.Direct, env); err != nil {
 		if se, ok := err.(*launcher.SessionError); ok {

@@ -22,12 +22,13 @@ import (
 	"github.com/classproof/classproof/helpers/base/proc"
 	"github.com/classproof/classproof/helpers/binaries"
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/oracle"
 )
 
 // Options say which launcher to examine.
 type Options struct {
-	Target  *launcher.Resolved // the launcher, resolved once by the CLI
+	Target  *manifest.Resolved // the launcher, resolved once by the CLI
 	Out     io.Writer
 	Timeout time.Duration
 }
@@ -108,7 +109,7 @@ func errText(err error) string {
 }
 
 // examine tries each capability, then the conventions.
-func examine(r *Report, m *launcher.Manifest, d *launcher.Driver, l *launcher.Instance) {
+func examine(r *Report, m *manifest.Manifest, d *launcher.Driver, l *launcher.Instance) {
 	s, err := l.StartSession(launcher.Direct, nil)
 	r.Drivable = err == nil
 	r.check(err == nil, "a direct session starts the harness", sessionDetail(s, err))
@@ -187,7 +188,7 @@ func checkClass(r *Report, meaning oracle.Meaning, s *launcher.Session) {
 	}
 }
 
-func (r *Report) print(w io.Writer, t *launcher.Resolved, meaning oracle.Meaning) {
+func (r *Report) print(w io.Writer, t *manifest.Resolved, meaning oracle.Meaning) {
 	m := t.Manifest
 	repo := t.Repo
 	if repo == "" {

@@ -1,12 +1,14 @@
 package doctor
 
-import "github.com/classproof/classproof/helpers/launcher"
+import (
+	"github.com/classproof/classproof/helpers/manifest"
+)
 
 // checkSpawnSpec says when a spec's meaning is taken on trust (review H1): a spawn_spec declared
 // to rewrite each spec (spawn_spec_rewrites) changes what the host is sent where the kit never
 // sees it, so what a spec means to the host (its cpu_class, a newer daemon's fields) is the
 // adapter's word, not tested. A translator is judged on every spec.
-func checkSpawnSpec(r *Report, m *launcher.Manifest) {
+func checkSpawnSpec(r *Report, m *manifest.Manifest) {
 	if len(m.SpawnSpec) == 0 || !m.SpawnSpecRewrites {
 		return
 	}

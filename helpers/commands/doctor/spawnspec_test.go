@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // Only a spawn_spec declared to rewrite specs is named as trusted: a plain transport (cspawn's
@@ -13,13 +13,13 @@ func TestDoctorNamesARewritingSpawnSpecAsTrusted(t *testing.T) {
 	send := []string{"myl", "send-spec", "{spec}"}
 	for _, c := range []struct {
 		name string
-		m    launcher.Manifest
+		m    manifest.Manifest
 		warn bool
 	}{
-		{"rewriting adapter", launcher.Manifest{SpawnSpec: send, SpawnSpecRewrites: true}, true},
-		{"transport", launcher.Manifest{SpawnSpec: send}, false},
-		{"translator", launcher.Manifest{SpawnSpec: send, SpawnSpecTranslate: []string{"jq", "-c", ".", "{spec}"}}, false},
-		{"no spawn_spec", launcher.Manifest{}, false},
+		{"rewriting adapter", manifest.Manifest{SpawnSpec: send, SpawnSpecRewrites: true}, true},
+		{"transport", manifest.Manifest{SpawnSpec: send}, false},
+		{"translator", manifest.Manifest{SpawnSpec: send, SpawnSpecTranslate: []string{"jq", "-c", ".", "{spec}"}}, false},
+		{"no spawn_spec", manifest.Manifest{}, false},
 	} {
 		r := &Report{}
 		checkSpawnSpec(r, &c.m)

@@ -3,12 +3,12 @@ package mutants
 import (
 	"fmt"
 
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // CanBuild says, before any cell runs, whether t can be built as each of values: a variant that
 // is a build (not an injected fault) is made by setting the var named var, which t must declare.
-func CanBuild(t *launcher.Resolved, name string, values []Value) error {
+func CanBuild(t *manifest.Resolved, name string, values []Value) error {
 	if _, ok := t.Manifest.Vars[name]; ok {
 		return nil
 	}

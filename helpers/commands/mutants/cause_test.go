@@ -7,16 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // A cell that cannot run stops the matrix with its own words: the cut it makes in the other
 // cells is no interrupt (a newcomer saw "interrupted ... context canceled" for a manifest that
 // declared no variant var). A real interrupt still says so.
 func TestAFailedCellIsTheMatrixError(t *testing.T) {
-	o := Options{Jobs: 2, Targets: []*launcher.Resolved{{}}}
+	o := Options{Jobs: 2, Targets: []*manifest.Resolved{{}}}
 	list := []job{{Value: "ok"}, {Value: "bad"}, {Value: "later"}}
-	each := func(ctx context.Context, _ Options, _ *launcher.Resolved, v string) (Cell, error) {
+	each := func(ctx context.Context, _ Options, _ *manifest.Resolved, v string) (Cell, error) {
 		if v == "bad" {
 			return Cell{}, errors.New(`var "variant=bad": target mylauncher declares no var "variant"`)
 		}
@@ -36,7 +36,7 @@ func TestAFailedCellIsTheMatrixError(t *testing.T) {
 
 // A build variant needs the var that builds it; an injected fault builds nothing.
 func TestCanBuildNamesAMissingVar(t *testing.T) {
-	tg := &launcher.Resolved{Ref: "my.yaml", Manifest: &launcher.Manifest{Name: "mylauncher", Vars: map[string]string{}}}
+	tg := &manifest.Resolved{Ref: "my.yaml", Manifest: &manifest.Manifest{Name: "mylauncher", Vars: map[string]string{}}}
 	err := CanBuild(tg, "variant", []Value{{Name: "noclass"}})
 	if err == nil || !strings.Contains(err.Error(), `declares no var "variant"`) || !strings.Contains(err.Error(), "--inject alone") {
 		t.Errorf("a build variant without its var: %v", err)
@@ -53,9 +53,9 @@ func TestCanBuildNamesAMissingVar(t *testing.T) {
 // With one slot, a cell waits only while its slot stands idle, not for the queue ahead of it:
 // the waits add up to less than the wall (a newcomer's matrix summed 27315 s for 1494 s).
 func TestWaitsAddUpToNoMoreThanTheWall(t *testing.T) {
-	o := Options{Jobs: 1, Targets: []*launcher.Resolved{{}}}
+	o := Options{Jobs: 1, Targets: []*manifest.Resolved{{}}}
 	list := []job{{Value: "a"}, {Value: "b"}, {Value: "c"}, {Value: "d"}}
-	each := func(context.Context, Options, *launcher.Resolved, string) (Cell, error) {
+	each := func(context.Context, Options, *manifest.Resolved, string) (Cell, error) {
 		time.Sleep(20 * time.Millisecond) // a cell's own time, which the next one queues behind
 		return Cell{}, nil
 	}

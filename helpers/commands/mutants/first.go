@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
@@ -142,7 +142,7 @@ func firstSpecs(ctx context.Context, o Options, base []Cell) (map[string]string,
 	}
 	var mu sync.Mutex
 	passed := map[string]int{}
-	check := func(ctx context.Context, o Options, t *launcher.Resolved, _ string) (Cell, error) {
+	check := func(ctx context.Context, o Options, t *manifest.Resolved, _ string) (Cell, error) {
 		o.Focus = runner.FocusOn(want[t.Ref])
 		c, res, err := attempt(ctx, o, t, "", false, "first")
 		mu.Lock()

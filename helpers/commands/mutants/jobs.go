@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // job is one cell to run: the variant (Value; empty for the reference) on target Target. Index
@@ -30,7 +30,7 @@ func jobs(run []Value, targets int) []job {
 }
 
 // runs is how a job's cell is run: cell, or one step of byRow.
-type runs func(ctx context.Context, o Options, t *launcher.Resolved, value string) (Cell, error)
+type runs func(ctx context.Context, o Options, t *manifest.Resolved, value string) (Cell, error)
 
 // runJobs runs each job with each, o.Jobs at a time, and returns their cells in the jobs'
 // order; the first error stops the rest from starting.

@@ -23,14 +23,14 @@ import (
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/faults"
 	"github.com/classproof/classproof/helpers/base/files"
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
 // Options select the matrix.
 type Options struct {
-	Targets []*launcher.Resolved // the launchers, resolved once by the CLI; each runs every value
+	Targets []*manifest.Resolved // the launchers, resolved once by the CLI; each runs every value
 	Var     string               // the manifest var that selects the variant
 	Values  []Value
 	OutDir  string
@@ -233,12 +233,12 @@ func (m *Matrix) Counts() (caught, notCaught, leftOut int) {
 
 // attempt is one run of value on t; sub, when set, is a folder of its own under the cell's (a
 // run focused on a first spec beside the cell's run of its lane).
-func attempt(ctx context.Context, o Options, t *launcher.Resolved, value string, failFast bool, sub string) (Cell, *report.Run, error) {
+func attempt(ctx context.Context, o Options, t *manifest.Resolved, value string, failFast bool, sub string) (Cell, *report.Run, error) {
 	name := value
 	if name == "" {
 		name = "reference"
 	}
-	dir := filepath.Join(o.OutDir, strings.TrimSuffix(filepath.Base(strings.TrimPrefix(t.Ref, launcher.EmbeddedPrefix)), ".yaml"), name, sub)
+	dir := filepath.Join(o.OutDir, strings.TrimSuffix(filepath.Base(strings.TrimPrefix(t.Ref, manifest.EmbeddedPrefix)), ".yaml"), name, sub)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Cell{}, nil, err
 	}

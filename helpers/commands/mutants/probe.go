@@ -7,7 +7,7 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/faults"
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
@@ -67,7 +67,7 @@ func probed(c *Cell, res *runner.Result) {
 // those where its sites were reached (narrowSites). skip is a cell that needs no run, its call
 // never made on t; ok false where the lane runs whole: no probe ran on t, or the cell asks for
 // its lane whole.
-func (o Options) narrow(t *launcher.Resolved, value string) (focus string, skip *Cell, ok bool) {
+func (o Options) narrow(t *manifest.Resolved, value string) (focus string, skip *Cell, ok bool) {
 	fault, build := splitFault(value)
 	if build != "" {
 		focus, ok := o.narrowSites(t, build)

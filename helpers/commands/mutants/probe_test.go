@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/classproof/classproof/helpers/base/contract"
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
 )
@@ -31,7 +31,7 @@ func TestAFaultRunsOnlyWhereTheProbeSawItsCall(t *testing.T) {
 	uncounted := Cell{Target: "embedded:refmux-seed.yaml"}
 	probed(&uncounted, &runner.Result{Run: res.Run})
 	o := Options{refs: ranFirst([]Cell{ref, uncounted})}
-	refmux, seed := &launcher.Resolved{Ref: ref.Target}, &launcher.Resolved{Ref: uncounted.Target}
+	refmux, seed := &manifest.Resolved{Ref: ref.Target}, &manifest.Resolved{Ref: uncounted.Target}
 
 	focus, skip, ok := o.narrow(refmux, InjectPrefix+"ioprio_set:late")
 	if !ok || skip != nil || focus != runner.FocusOn([]string{"b hosted"}) {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
@@ -53,7 +53,7 @@ func lanesOnly(o Options) (*references, error) {
 }
 
 // whole runs t's reference lane, once; a reference that fails ends the matrix.
-func (r *references) whole(ctx context.Context, o Options, t *launcher.Resolved) error {
+func (r *references) whole(ctx context.Context, o Options, t *manifest.Resolved) error {
 	i := r.index(t.Ref)
 	r.once[i].Do(func() {
 		c, err := cell(ctx, o, t, "")
@@ -107,7 +107,7 @@ func (r *references) index(target string) int {
 	panic("mutants: no reference for " + target) // every target has one from the start
 }
 
-func refFailed(o Options, t *launcher.Resolved, c Cell) error {
+func refFailed(o Options, t *manifest.Resolved, c Cell) error {
 	return fmt.Errorf("the reference build fails on %s (%d specs failed, %d broke setup; first: %s; its log is in %s): fix that before reading a kill matrix",
 		t.Ref, len(c.CaughtBy), len(c.Broken), c.Why, o.OutDir)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
@@ -49,7 +50,7 @@ func reached(c *Cell, res *runner.Result) {
 // lane whole, or its specs are more than half of those that reached any site: a cell not caught
 // there runs whole after its narrowed run, and on a lane where a variant is not caught (refmux's
 // cached-class in ignore mode: resolved, in 108 of 150 specs) that would cost more than it saves.
-func (o Options) narrowSites(t *launcher.Resolved, variant string) (focus string, ok bool) {
+func (o Options) narrowSites(t *manifest.Resolved, variant string) (focus string, ok bool) {
 	ref, found := o.refs.sitesOf(t.Ref)
 	i := slices.IndexFunc(o.Values, func(v Value) bool { return v.Name == variant })
 	if !found || o.whole || i < 0 || len(o.Values[i].Sites) == 0 {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
 )
@@ -38,7 +39,7 @@ func TestAVariantRunsOnlyWhereItsSitesWereReached(t *testing.T) {
 		{Name: "no-size-limit"},
 		{Name: "noclass", Sites: []string{"launch"}},
 	}}
-	refmux, shmux := &launcher.Resolved{Ref: ref.Target}, &launcher.Resolved{Ref: none.Target}
+	refmux, shmux := &manifest.Resolved{Ref: ref.Target}, &manifest.Resolved{Ref: none.Target}
 	for variant, want := range map[string][]string{
 		"no-lock":   {"b config set", "d spoiled"},
 		"snake-key": {"a direct", "b config set", "d spoiled"},
@@ -50,7 +51,7 @@ func TestAVariantRunsOnlyWhereItsSitesWereReached(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		t       *launcher.Resolved
+		t       *manifest.Resolved
 		variant string
 	}{{refmux, "no-size-limit"}, {refmux, "unlisted"}, {shmux, "no-lock"}, {refmux, "noclass"}} {
 		if focus, skip, ok := o.narrow(tc.t, tc.variant); ok || skip != nil {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"time"
 
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // cell runs value on t: the whole lane, or under o.UntilCaught its first spec (o.First,
 // checked on the reference) and then, unless that caught it, its lane (laneAfter). The
 // reference (value "") always runs whole.
-func cell(ctx context.Context, o Options, t *launcher.Resolved, value string) (Cell, error) {
+func cell(ctx context.Context, o Options, t *manifest.Resolved, value string) (Cell, error) {
 	if !o.UntilCaught || value == "" {
 		c, _, err := attempt(ctx, o, t, value, false, "")
 		return c, err
@@ -30,7 +30,7 @@ func cell(ctx context.Context, o Options, t *launcher.Resolved, value string) (C
 // cleanup; in the lane a compat spec catches it first), and laneUntilCaught runs the lane whole
 // anyway when its first failure is not a catch. The reference's whole lane runs first, once per
 // target (references.whole).
-func laneAfter(ctx context.Context, o Options, t *launcher.Resolved, value string) (Cell, error) {
+func laneAfter(ctx context.Context, o Options, t *manifest.Resolved, value string) (Cell, error) {
 	if err := o.refs.whole(ctx, o, t); err != nil {
 		return Cell{}, err
 	}
@@ -38,7 +38,7 @@ func laneAfter(ctx context.Context, o Options, t *launcher.Resolved, value strin
 }
 
 // firstOnly runs value on its first spec on t; a cell without one runs nothing.
-func firstOnly(ctx context.Context, o Options, t *launcher.Resolved, value string) (Cell, error) {
+func firstOnly(ctx context.Context, o Options, t *manifest.Resolved, value string) (Cell, error) {
 	focus := o.firstFocus[firstKey(t.Ref, value)]
 	if focus == "" {
 		return Cell{Target: t.Ref}, nil
@@ -52,7 +52,7 @@ func firstOnly(ctx context.Context, o Options, t *launcher.Resolved, value strin
 // laneUntilCaught runs value on t's lane until its first failing spec; when that failure is
 // not a catch (a setup broke, a run problem), the lane runs again whole, so that a catch a later
 // spec would make is not lost.
-func laneUntilCaught(ctx context.Context, o Options, t *launcher.Resolved, value string) (Cell, error) {
+func laneUntilCaught(ctx context.Context, o Options, t *manifest.Resolved, value string) (Cell, error) {
 	c, _, err := attempt(ctx, o, t, value, true, "")
 	if err != nil || len(c.CaughtBy) > 0 || c.Passed {
 		return c, err
@@ -75,7 +75,7 @@ func byRow(ctx context.Context, o Options, run []Value, base []Cell) ([]Cell, er
 	for i, v := range run {
 		index[v.Name], rows[i] = i, job{Index: i, Value: v.Name}
 	}
-	each := func(ctx context.Context, o Options, _ *launcher.Resolved, value string) (Cell, error) {
+	each := func(ctx context.Context, o Options, _ *manifest.Resolved, value string) (Cell, error) {
 		cells, err := untilRow(ctx, o, value, base)
 		i := index[value]
 		copy(out[i*n:(i+1)*n], cells) // each row its own range: no lock needed

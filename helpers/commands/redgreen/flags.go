@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/runner"
 )
 
@@ -53,11 +53,11 @@ func (f Flags) Args() []string {
 	return f.table().Args(def.table())
 }
 
-// Options checks the flags and resolves the proof's launchers (launcher.Resolve) with the kit in
+// Options checks the flags and resolves the proof's launchers (manifest.Resolve) with the kit in
 // kit: in repository mode one manifest, built from each side's checkout of Repo; else one
 // prebuilt launcher per side. Every path is made absolute, so the Reproduce line works from any
 // folder. The deadline counts from start, when the command began.
-func (f Flags) Options(c launcher.Catalog, kit string, start time.Time) (Options, error) {
+func (f Flags) Options(c manifest.Catalog, kit string, start time.Time) (Options, error) {
 	repoMode := f.RedTarget == "" && f.GreenTarget == ""
 	target, err := f.Target()
 	switch {
@@ -79,16 +79,16 @@ func (f Flags) Options(c launcher.Catalog, kit string, start time.Time) (Options
 	}
 	o := Options{Flags: f, Selection: Selection{Focus: f.Focus, LabelFilter: f.LabelFilter}, Deadline: f.Deadline(start)}
 	if repoMode {
-		o.Launcher, err = launcher.Resolve(c, target, f.Vars, kit, f.Repo)
+		o.Launcher, err = manifest.Resolve(c, target, f.Vars, kit, f.Repo)
 		if err == nil {
 			o.Flags.Targets = []string{o.Launcher.Ref}
 		}
 		return o, err
 	}
-	if o.RedLauncher, err = launcher.Resolve(c, f.RedTarget, f.Vars, kit, ""); err != nil {
+	if o.RedLauncher, err = manifest.Resolve(c, f.RedTarget, f.Vars, kit, ""); err != nil {
 		return o, err
 	}
-	if o.GreenLauncher, err = launcher.Resolve(c, f.GreenTarget, f.Vars, kit, ""); err != nil {
+	if o.GreenLauncher, err = manifest.Resolve(c, f.GreenTarget, f.Vars, kit, ""); err != nil {
 		return o, err
 	}
 	o.Flags.RedTarget, o.Flags.GreenTarget = o.RedLauncher.Ref, o.GreenLauncher.Ref
@@ -99,7 +99,7 @@ func (f Flags) Options(c launcher.Catalog, kit string, start time.Time) (Options
 func reproduce(o Options) string { return runner.Reproduce(o.kit(), "redgreen", o.Flags.Args()) }
 
 func (o Options) kit() string {
-	for _, t := range []*launcher.Resolved{o.Launcher, o.RedLauncher, o.GreenLauncher} {
+	for _, t := range []*manifest.Resolved{o.Launcher, o.RedLauncher, o.GreenLauncher} {
 		if t != nil {
 			return t.Kit
 		}

@@ -19,7 +19,7 @@ import (
 	"github.com/classproof/classproof/helpers/base/git"
 	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/binaries"
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/report"
 	"github.com/classproof/classproof/helpers/runner"
 )
@@ -29,9 +29,9 @@ import (
 type Options struct {
 	Flags
 	// Either one launcher, built from each side's checkout of Repo ...
-	Launcher *launcher.Resolved
+	Launcher *manifest.Resolved
 	// ... or two prebuilt launchers, one per side.
-	RedLauncher, GreenLauncher *launcher.Resolved
+	RedLauncher, GreenLauncher *manifest.Resolved
 	Selection                  Selection
 	Progress                   io.Writer // a line per phase; nil for quiet (CI)
 	// Deadline ends the whole proof (--timeout from when it started): every run it makes gets it.
@@ -52,7 +52,7 @@ type Side struct {
 	RunTime     time.Duration  `json:"run_ns"`
 	Result      *runner.Result `json:"-"`
 	ReportPath  string         `json:"report,omitempty"`
-	launcher    *launcher.Resolved
+	launcher    *manifest.Resolved
 	bin         string
 	Interrupted bool `json:"interrupted,omitempty"`
 }

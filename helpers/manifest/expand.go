@@ -1,4 +1,4 @@
-package launcher
+package manifest
 
 import (
 	"errors"
@@ -31,7 +31,7 @@ func Section(name string) At { return At{Run: name + ".run", Env: name + ".env",
 func (m *Manifest) Expand(at At, c Command, vals map[string]string) (Expanded, error) {
 	x := Expanded{Field: at.Run, Env: map[string]string{}}
 	var err error
-	if x.Argv, err = expand(c.Run, vals); err != nil {
+	if x.Argv, err = ExpandList(c.Run, vals); err != nil {
 		return x, m.fieldError(at.Run, err)
 	}
 	for k, v := range c.Env {
@@ -48,7 +48,7 @@ func (m *Manifest) Expand(at At, c Command, vals map[string]string) (Expanded, e
 // ExpandOne fills one value at the manifest key field (a ready socket, a config file, an env
 // value), with Expand's error format.
 func (m *Manifest) ExpandOne(field, v string, vals map[string]string) (string, error) {
-	out, err := expand([]string{v}, vals)
+	out, err := ExpandList([]string{v}, vals)
 	if err != nil {
 		return "", m.fieldError(field, err)
 	}
@@ -59,8 +59,10 @@ func (m *Manifest) fieldError(field string, err error) error {
 	return fmt.Errorf("target manifest %s: %s: %w", m.Source, field, err)
 }
 
-// expand replaces {name} placeholders; an unknown one is an error (Validate catches those first).
-func expand(argv []string, vals map[string]string) ([]string, error) {
+// ExpandList replaces {name} placeholders in each of argv; an unknown one is an error (Validate
+// catches those first) that names the placeholders, not where they sit: the caller says (a
+// writes list, a binary's path).
+func ExpandList(argv []string, vals map[string]string) ([]string, error) {
 	out := make([]string, len(argv))
 	var bad []string
 	for i, a := range argv {

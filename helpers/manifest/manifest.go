@@ -1,9 +1,10 @@
-// Package launcher is the contract between the suites and a launcher: a manifest says how to
-// build, start and drive one launcher, and the driver does it. The suites talk to launchers only
-// through this package, so a launcher in any language plugs in with a manifest.
+// Package manifest is a launcher's contract as its team writes it: the manifest read, validated
+// and resolved (vars, placeholders, what it declares), and nothing run. helpers/launcher starts
+// what a manifest says; this package never starts a process, so a manifest's errors are found
+// and reported once, before anything runs.
 //
 // It must not import the Ginkgo DSL, Gomega or fixtures/: the CLI side uses it too.
-package launcher
+package manifest
 
 import (
 	"fmt"
@@ -93,8 +94,8 @@ type Service struct {
 	Ready Ready             `yaml:"ready"`
 }
 
-// command is s as a Command, for Expand: a service has no folder or writes of its own.
-func (s Service) command() Command { return Command{Run: s.Run, Env: s.Env} }
+// Command is s as a Command, for Expand: a service has no folder or writes of its own.
+func (s Service) Command() Command { return Command{Run: s.Run, Env: s.Env} }
 
 // Ready says when a service is ready, at most one way: a unix socket accepts a connection, a path
 // (a file or a FIFO) exists, or a probe command exits 0. With none, it is ready once started.

@@ -1,4 +1,4 @@
-package launcher
+package manifest
 
 import (
 	"fmt"
@@ -91,4 +91,11 @@ func (r *Resolved) InRepo(repo string) *Resolved {
 // Paths are the folders r's placeholders name, with the launcher's binaries in bin.
 func (r *Resolved) Paths(bin string) Paths {
 	return Paths{Kit: r.Kit, Bin: bin, Repo: r.Repo}
+}
+
+// Paths are the folders a manifest's placeholders point at.
+type Paths struct {
+	Kit  string // {kit}: the classproof module's root
+	Bin  string // {bin}: where the build step puts (or put) the launcher
+	Repo string // {repo}: the launcher's source tree, e.g. a red/green worktree; may be empty
 }

@@ -1,4 +1,4 @@
-package launcher_test
+package manifest_test
 
 import (
 	"io/fs"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/classproof/classproof/fixtures/targets"
-	"github.com/classproof/classproof/helpers/launcher"
+	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // FuzzParseManifest: a manifest is the launcher team's file. Whatever it holds, Parse refuses it
@@ -26,7 +26,7 @@ func FuzzParseManifest(f *testing.F) {
 	}
 	f.Add([]byte("name: x\nvars:\n  a: '{b}{b}'\n  b: '{a}'\n"), "a={a}{a}")
 	f.Fuzz(func(t *testing.T, b []byte, setVar string) {
-		m, err := launcher.Parse("fuzz.yaml", b)
+		m, err := manifest.Parse("fuzz.yaml", b)
 		if err != nil {
 			if !strings.Contains(err.Error(), "fuzz.yaml") && !strings.Contains(err.Error(), "target") {
 				t.Fatalf("an error that names neither the file nor the target: %v", err)
@@ -44,8 +44,8 @@ func FuzzParseManifest(f *testing.F) {
 			return
 		}
 		for k, v := range vals {
-			if len(v) > launcher.MaxVarBytes {
-				t.Fatalf("var %s expanded to %d bytes, over the bound %d", k, len(v), launcher.MaxVarBytes)
+			if len(v) > manifest.MaxVarBytes {
+				t.Fatalf("var %s expanded to %d bytes, over the bound %d", k, len(v), manifest.MaxVarBytes)
 			}
 		}
 	})

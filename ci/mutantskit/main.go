@@ -45,7 +45,7 @@ var units = []unit{
 	{"helpers/gate", []string{"gate.go", "junit.go"}, "the release gate's rules"},
 	{"helpers/commands/redgreen", []string{"judge.go"}, "red/green's judge"},
 	{"helpers/lane", []string{"lane.go"}, "the lane's label filter"},
-	{"helpers/manifest", []string{"declares.go"}, "the declared conventions"},
+	{"helpers/manifest", []string{"declares.go", "features.go"}, "the declared conventions"},
 	{"helpers/base/proc", []string{"tie.go"}, "whom the kit may kill"},
 	{"helpers/base/proctable", []string{"tree.go", "starve.go"}, "alive, a process's chain, starved"},
 }

@@ -1,21 +1,18 @@
 package manifest
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/classproof/classproof/helpers/base/label"
-	"github.com/classproof/classproof/helpers/oracle"
 )
 
 // A spec is either a promise of the seed, checked on every launcher, or a convention that a target
 // declares in its manifest when it keeps it. A spec that needs an optional capability or a
 // convention carries a label (helpers/base/label); a target that lacks it has those specs left out
 // before the run, with the reason, like a lane's platform filter (never skipped at run time, never
-// failed).
+// failed). Which label each capability and convention has, and its reason, is one row of the
+// feature table (features.go).
 
 // Mention kinds a refusal may name (conventions.refusals_name).
 const (
@@ -118,69 +115,6 @@ func (c Conventions) validate(m *Manifest, add func(string, ...any)) {
 
 // Names says whether refusals name this kind (a Mention* constant).
 func (c Conventions) Names(kind string) bool { return slices.Contains(c.RefusalsName, kind) }
-
-// LeftOut is, for each label whose specs this target cannot run in a lane where background means
-// meaning, why: a capability it lacks or a convention it does not declare.
-func (m *Manifest) LeftOut(meaning oracle.Meaning) map[string]string {
-	out := map[string]string{}
-	no := func(label, format string, a ...any) { out[label] = fmt.Sprintf(format, a...) }
-	if len(m.Session.Hosted) == 0 {
-		no(label.NeedsHosted, "target %s declares no hosted session (session.hosted)", m.Name)
-	}
-	if m.Config == nil {
-		no(label.NeedsConfig, "target %s declares no config commands (config)", m.Name)
-	}
-	if m.Explain == nil {
-		no(label.NeedsExplain, "target %s declares no explain command (explain)", m.Name)
-		if meaning == oracle.Ignored {
-			no(label.ReadsResolved, "target %s ignores the class here and declares no explain command (explain): which class a session resolved to cannot be read, only that every process keeps the control's class", m.Name)
-		}
-	}
-	if m.EnvRef == nil {
-		no(label.NeedsEnvRef, "target %s declares no env references (env_ref)", m.Name)
-	}
-	if m.Host == nil || len(m.SpawnSpec) == 0 {
-		no(label.NeedsSpawnSpec, "target %s declares no agent host with a raw spawn-spec command (host, spawn_spec)", m.Name)
-	}
-	if m.SpawnSpecRewrites {
-		no(label.NeedsRawSpawnSpec, "target %s's spawn_spec command rewrites each spawn spec (spawn_spec_rewrites): bytes the host must refuse would be judged by its adapter, not its host", m.Name)
-		no(label.NeedsSpawnSpec, "target %s's spawn_spec command rewrites each spawn spec (spawn_spec_rewrites): what its host is sent is the adapter's, which the kit cannot read, so no spawn spec judges the host; declare spawn_spec_translate instead, whose output the kit judges", m.Name)
-	}
-	c := m.Conventions
-	if !c.FoldCase {
-		no(label.ConvFoldCase, "convention not declared: values in any case with surrounding spaces (conventions.fold_case)")
-	}
-	if !c.EmptyIsUnset {
-		no(label.ConvEmptyUnset, "convention not declared: an empty value counts as unset (conventions.empty_is_unset)")
-	}
-	if m.Config == nil || len(m.Config.KeyAlt) == 0 {
-		no(label.ConvKeySpellings, "convention not declared: other spellings of the config key (config.key_alt)")
-	}
-	if meaning == oracle.Ignored && !c.RefusesWhenIgnored {
-		no(label.RefusesClass, "convention not declared: bad class values refused where the class is ignored (conventions.refuses_when_ignored); the seed's Linux reads the class and ignores it")
-	}
-	if !c.ArgvControls {
-		no(label.ConvArgvControl, "convention not declared: a harness argument that holds a newline or a tab arrives whole (conventions.argv_controls)")
-	}
-	if c.BadDaemonEnv != "refuse-sessions" {
-		no(label.ConvBadDaemonEnvSessions, "convention not declared: a bad class in the daemon's env refuses each session (conventions.bad_daemon_env: refuse-sessions)")
-	}
-	if c.BadDaemonEnv != "refuse-start" {
-		no(label.ConvBadDaemonEnvStart, "convention not declared: a bad class in the daemon's env stops the daemon from starting (conventions.bad_daemon_env: refuse-start)")
-	}
-	if c.MalformedConfig != "refuse" {
-		no(label.ConvMalformedConfigRefuse, "convention not declared: sessions refused while the config file does not parse (conventions.malformed_config: refuse)")
-	}
-	if c.MalformedConfig != "as-unset" {
-		no(label.ConvMalformedConfigAsUnset, "convention not declared: sessions resolve as if the key were unset while the config file does not parse (conventions.malformed_config: as-unset)")
-	}
-	for _, k := range mentionKinds {
-		if !c.Names(k) {
-			no(label.Names(k), "convention not declared: a refusal names %s (conventions.refusals_name: %s)", mentionMeaning[k], k)
-		}
-	}
-	return out
-}
 
 // LeftOutFilter is the label filter that leaves out the specs of leftOut (LeftOut's labels and
 // reasons; "" when none is).

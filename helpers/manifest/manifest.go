@@ -42,7 +42,7 @@ type Manifest struct {
 	// sees it, so bytes the host must refuse never reach it: those specs are left out.
 	SpawnSpecRewrites bool `yaml:"spawn_spec_rewrites"`
 	// Conventions are what the target chooses beyond the seed's promises; the specs for one it
-	// does not declare are left out before the run, with the reason (see declares.go).
+	// does not declare are left out before the run, with the reason (see features.go).
 	Conventions Conventions `yaml:"conventions"`
 	// SitesEnv names the variable through which a kill matrix's reference run asks the
 	// launcher's processes to record the variant sites they reach: set to a file's path, each

@@ -17,7 +17,13 @@ import (
 // maxConfigFile bounds what the doctor reads of the launcher's config file (a claim).
 const maxConfigFile = 1 << 20
 
-func examineConfig(r *Report, m *manifest.Manifest, l *launcher.Instance) {
+// probeConfig tries the config commands where they are declared: a round trip, --get on an
+// unset key (a fragment saying what it did), and a write that cannot be made.
+func probeConfig(r *Report, m *manifest.Manifest, _ *launcher.Driver, l *launcher.Instance, has bool) {
+	if !has {
+		r.check(false, "config commands", "not declared: the config specs and config rows are left out")
+		return
+	}
 	c := m.Config
 	_, err := l.ConfigSet(c.Key, "normal")
 	got, gerr := l.ConfigGet(c.Key)

@@ -17,18 +17,21 @@ type tried struct {
 	refusal *launcher.SessionError
 }
 
-// examineConventions watches how the launcher refuses and parses values.
-func examineConventions(r *Report, m *manifest.Manifest, l *launcher.Instance) {
+// probeRefusals says which kinds every refusal named, as a fragment to declare.
+func probeRefusals(r *Report, m *manifest.Manifest, _ *launcher.Driver, l *launcher.Instance, _ bool) {
 	names := examineRefusals(r, m, l)
 	if len(names) > 0 {
 		r.fragment = append(r.fragment, "refusals_name: ["+strings.Join(names, ", ")+"]   # add source (with refusal_sources) and file if they hold too")
 	}
+}
+
+// probeFoldCase tries a value in another case with spaces around it.
+func probeFoldCase(r *Report, m *manifest.Manifest, _ *launcher.Driver, l *launcher.Instance, _ bool) {
 	_, err := l.StartSession(launcher.Direct, map[string]string{m.ClassEnv: "  NoRmAl "})
 	r.check(err == nil, "values in any case with surrounding spaces are taken", errText(err))
 	if err == nil {
 		r.fragment = append(r.fragment, "fold_case: true")
 	}
-	examineEmpty(r, m, l)
 }
 
 // examineRefusals tries the refusals and returns the kinds every one of them named. It claims a
@@ -98,12 +101,12 @@ func daemonEnv(m *manifest.Manifest) map[string]string {
 	return map[string]string{emptyVar: ""}
 }
 
-// examineEmpty tries what conventions.empty_is_unset has the run judge: an empty profile value
+// probeEmpty tries what conventions.empty_is_unset has the run judge: an empty profile value
 // and, with env references, a reference to a daemon variable that holds "" (an empty reference
 // result), each taken as unset so that the next source decides. The fragment suggests the
 // convention only when every case holds; where it is declared, a case that fails is one the
 // run will fail.
-func examineEmpty(r *Report, m *manifest.Manifest, l *launcher.Instance) {
+func probeEmpty(r *Report, m *manifest.Manifest, _ *launcher.Driver, l *launcher.Instance, _ bool) {
 	cases := [][2]string{{"an empty value counts as unset", ""}}
 	if m.EnvRef != nil {
 		ref := m.DaemonEnvRef(emptyVar)

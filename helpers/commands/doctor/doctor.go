@@ -108,7 +108,8 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// examine tries each capability, then the conventions.
+// examine starts a direct session, then tries each capability and convention the feature table
+// gives a probe (probes.go).
 func examine(r *Report, m *manifest.Manifest, d *launcher.Driver, l *launcher.Instance) {
 	s, err := l.StartSession(launcher.Direct, nil)
 	r.Drivable = err == nil
@@ -116,31 +117,7 @@ func examine(r *Report, m *manifest.Manifest, d *launcher.Driver, l *launcher.In
 	if err == nil {
 		checkClass(r, d.Meaning, s)
 	}
-	if len(m.Session.Hosted) > 0 {
-		s, err := l.StartSession(launcher.Hosted, nil)
-		r.check(err == nil, "a hosted session starts the harness", sessionDetail(s, err))
-		if err == nil {
-			checkClass(r, d.Meaning, s)
-		}
-	} else {
-		r.check(false, "hosted sessions (session.hosted)", "not declared: the hosted specs are left out")
-	}
-	if m.Explain != nil {
-		x, err := l.Explain(nil)
-		r.check(err == nil && x.Class != "", "explain prints a class and its source", x.Output+errText(err))
-	} else {
-		r.check(false, "explain", "not declared: the resolve order is read through the class alone")
-	}
-	if m.Config != nil {
-		examineConfig(r, m, l)
-	} else {
-		r.check(false, "config commands", "not declared: the config specs and config rows are left out")
-	}
-	checkSpawnSpec(r, m)
-	if !r.Drivable {
-		return
-	}
-	examineConventions(r, m, l)
+	tryFeatures(r, m, d, l)
 }
 
 func sessionDetail(s *launcher.Session, err error) string {

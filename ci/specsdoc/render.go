@@ -5,14 +5,12 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"text/template"
 
 	"github.com/classproof/classproof/helpers/base/label"
 	"github.com/classproof/classproof/helpers/manifest"
-	"github.com/classproof/classproof/helpers/oracle"
 )
 
 // inputs is everything the catalogue is made of besides the template's prose.
@@ -23,14 +21,13 @@ type inputs struct {
 	Notes   map[string]string   // row key: the hand-kept note
 }
 
-// manifestKey is the manifest key that declares each convention label, as the launcher's own
-// left-out reasons spell it (helpers/manifest/declares.go): one registry, not a copy of it.
+// manifestKey is the manifest key that declares each convention label: the feature table's
+// (helpers/manifest/features.go), where the rest of what a convention means is too.
 var manifestKey = func() map[string]string {
-	re := regexp.MustCompile(`\(((?:conventions|config)\.[a-z_]+(?:: [a-z-]+)?)\)`)
 	out := map[string]string{}
-	for l, why := range (&manifest.Manifest{}).LeftOut(oracle.Ignored) {
-		if m := re.FindStringSubmatch(why); m != nil {
-			out[l] = m[1]
+	for _, f := range manifest.Features() {
+		if strings.HasPrefix(f.Key, "conventions.") || strings.HasPrefix(f.Key, "config.") {
+			out[f.Label] = f.Key
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/base/proctable"
 )
 
@@ -58,7 +59,7 @@ func TestArgvAsHandedReadsTheKernelsArgv(t *testing.T) {
 	l := &Instance{}
 	l.hand("/r-1.json", cmd.Args...)
 	l.hand("/r-2.json", "/bin/sh", "-c", "echo ready; read x", "sh", "a\nb", "", `it's "x" $HOME *`)
-	s := &Session{Mode: Direct, Profile: "p", Report: Report{HarnessPid: cmd.Process.Pid, HarnessStart: row.Start}, report: "/r-1.json", l: l}
+	s := &Session{Mode: Direct, Profile: "p", Report: contract.HarnessReport{HarnessPid: cmd.Process.Pid, HarnessStart: row.Start}, report: "/r-1.json", l: l}
 	if err := s.ArgvAsHanded(); err != nil {
 		t.Errorf("the arguments it was started with: %v", err)
 	}

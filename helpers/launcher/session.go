@@ -26,28 +26,12 @@ const (
 	Hosted Mode = "hosted" // through the agent host, from a spawn spec
 )
 
-// Report is what the fixture harness writes (fixtures/harness uses this type).
-type Report struct {
-	HarnessPid int `json:"harness_pid"`
-	// HarnessStart and Tool.Start are the kernel's start times (helpers/base/proc): the kit reads the
-	// pids back from this file later, and a pid whose start time has changed by then is someone
-	// else's.
-	HarnessStart uint64 `json:"harness_start"`
-	Tools        []Tool `json:"tools"`
-}
-
-// Tool is one child the harness started.
-type Tool struct {
-	Pid   int    `json:"pid"`
-	Start uint64 `json:"start"`
-}
-
 // Session is one started harness.
 type Session struct {
 	Mode    Mode
 	Profile string // the profile's name
 	Output  string // what the launcher's client printed
-	Report  Report
+	Report  contract.HarnessReport
 	report  string
 	l       *Instance
 }
@@ -229,7 +213,7 @@ func (s *Session) track() {
 	}
 }
 
-func (s *Session) waitReport(done func(Report) bool) error {
+func (s *Session) waitReport(done func(contract.HarnessReport) bool) error {
 	start := time.Now()
 	deadline, starvedStop := start.Add(s.l.timeout), start.Add(proctable.StarvedFactor*s.l.timeout)
 	var lastStarved, lastLook time.Time
@@ -237,7 +221,7 @@ func (s *Session) waitReport(done func(Report) bool) error {
 	for {
 		b, err := s.l.d.RunsAs.ReadClaim(s.report, maxReport)
 		if err == nil {
-			var r Report
+			var r contract.HarnessReport
 			if err := json.Unmarshal(b, &r); err != nil {
 				return fmt.Errorf("%s harness report %s: %w", s.Mode, s.report, err)
 			}
@@ -353,7 +337,7 @@ func (s *Session) StartLateTool() (oracle.Subject, error) {
 	if err := s.l.set.Signal(s.Harness().Role, s.Report.HarnessPid, s.Report.HarnessStart, syscall.SIGUSR1); err != nil {
 		return oracle.Subject{}, fmt.Errorf("asking the harness for a late tool: %w", err)
 	}
-	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > before }); err != nil {
+	if err := s.waitReport(func(r contract.HarnessReport) bool { return len(r.Tools) > before }); err != nil {
 		return oracle.Subject{}, err
 	}
 	if err := s.verify(before); err != nil {

@@ -78,7 +78,7 @@ func (l *Instance) SpawnFromSpawnSpec(name string, tmpl []byte) (*Session, error
 		return nil, err
 	}
 	s := &Session{Mode: Hosted, Profile: "spec " + name, Output: out, report: report, l: l}
-	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > 0 }); err != nil {
+	if err := s.waitReport(func(r contract.HarnessReport) bool { return len(r.Tools) > 0 }); err != nil {
 		return nil, err
 	}
 	if err := s.verify(0); err != nil {

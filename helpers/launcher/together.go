@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/classproof/classproof/helpers/base/contract"
 	"github.com/classproof/classproof/helpers/manifest"
 )
 
@@ -153,7 +154,7 @@ func (p *pending) finish(a *asked, err error) (*Session, error) {
 		return nil, &SessionError{Mode: p.mode, Profile: p.name, Report: p.report, Argv: argv, Output: out, Err: err}
 	}
 	s := &Session{Mode: p.mode, Profile: p.name, Output: out, report: p.report, l: p.l}
-	if err := s.waitReport(func(r Report) bool { return len(r.Tools) > 0 }); err != nil {
+	if err := s.waitReport(func(r contract.HarnessReport) bool { return len(r.Tools) > 0 }); err != nil {
 		return nil, err
 	}
 	if err := s.verify(0); err != nil {

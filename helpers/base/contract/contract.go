@@ -2,7 +2,8 @@
 // launcher, through the environment. Every CLASSPROOF_* variable is spelled here and nowhere else.
 // The CLI encodes a Run (Environ) and the suites' processes decode it (FromEnv), as the Kubernetes
 // e2e framework's TestContext is filled once and read everywhere; lower layers read the one field
-// they need from the decoded Run, never the variable by name.
+// they need from the decoded Run, never the variable by name. The fixture harness's report
+// (HarnessReport, harness.go) is the contract's too: what the harness writes and the kit reads.
 //
 // It is the bottom layer: it imports nothing of the kit.
 package contract

@@ -3,6 +3,7 @@ package proc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -174,6 +175,11 @@ func TestAHarnessInAUserNamespaceOfItsOwnIsRefused(t *testing.T) {
 		cmd.Env = append(os.Environ(), recordChild+"=1")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: c.flags}
 		out, err := cmd.CombinedOutput()
+		if c.flags != 0 && errors.Is(err, syscall.EPERM) {
+			// Docker's default seccomp profile refuses CLONE_NEWUSER without CAP_SYS_ADMIN; the
+			// host and the VM of ci/rehearse run this case.
+			t.Skipf("this place refuses a user namespace (clone flags %#x: %v): no harness can run in one here", c.flags, err)
+		}
 		if err != nil || !strings.Contains(string(out), c.want) {
 			t.Errorf("the harness's record, clone flags %#x: %v %s; want %q", c.flags, err, out, c.want)
 		}

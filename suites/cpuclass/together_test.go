@@ -2,6 +2,7 @@ package cpuclass_test
 
 import (
 	"fmt"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -96,8 +97,10 @@ var _ = Describe("sessions of different classes at once", Label(label.LoadArea, 
 						}
 					}
 				}
-				// Both read before either is judged: a swap puts one of each on the wrong side.
-				bg, nm := suite.Observe(background...), suite.Observe(normal...)
+				// Both read in one look (one ps, one account of the launchers' processes) before
+				// either is judged: a swap puts one of each on the wrong side.
+				all := suite.Observe(slices.Concat(background, normal)...)
+				bg, nm := all[:len(background)], all[len(background):]
 				Expect(bg).To(suite.BeAtBackground(p.Meaning, control), "each session of the burst whose own sources say background")
 				Expect(nm).To(suite.HaveControlClass(control), "each session of the burst whose own sources say normal")
 			})

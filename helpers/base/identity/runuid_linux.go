@@ -54,9 +54,11 @@ func ForRun() (id Identity, release func() (leaks, left, failed []string), err e
 	if err != nil {
 		return base, nil, err
 	}
-	for i := 0; i < n; i++ {
+	// Two passes: first the uids whose last run let go of them clean, which need no sweep of the
+	// shared folders to be taken (readyToTake), then any.
+	for i := 0; i < 2*n; i++ {
 		uid := runUIDs[0] + (start+i)%n
-		if taken[uid] {
+		if taken[uid] || (i < n && !markedClean(uid)) {
 			continue
 		}
 		unlock, err := take(uid)

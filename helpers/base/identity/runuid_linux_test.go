@@ -232,3 +232,28 @@ func TestAProcessWithAnExitedLeaderIsAlive(t *testing.T) {
 	}
 	reaped(t, id.Uid)
 }
+
+// A run takes a uid its last run let go of clean before any other: that one needs no sweep of
+// the shared folders to be taken (a walk of every file in /tmp, seconds on a machine whose /tmp
+// holds a kit's cache). Of four free uids, one marked clean, the next run takes it every time.
+func TestARunTakesAUidLetGoOfCleanFirst(t *testing.T) {
+	first := 60901 // below the pool: no run of the kit's ever held these
+	forRunHere(t, first, first+3)
+	if err := os.MkdirAll(runUIDLocks, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	markClean(first + 2)
+	for i := 0; i < 6; i++ {
+		id, release, err := ForRun()
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaks, left, failed := release()
+		if id.Uid != first+2 {
+			t.Fatalf("run %d took uid %d of %d-%d, where %d was marked clean (%s)", i+1, id.Uid, first, first+3, first+2, cleanFile(first+2))
+		}
+		if len(leaks)+len(left)+len(failed) != 0 || !markedClean(id.Uid) {
+			t.Fatalf("uid %d, which ran nothing, let go of with leaks %q, left %q, failed %q, marked clean %v", id.Uid, leaks, left, failed, markedClean(id.Uid))
+		}
+	}
+}

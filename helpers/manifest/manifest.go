@@ -41,12 +41,6 @@ type Manifest struct {
 	// SpawnSpecRewrites says spawn_spec is an adapter that re-encodes a spawn spec before the host
 	// sees it, so bytes the host must refuse never reach it: those specs are left out.
 	SpawnSpecRewrites bool `yaml:"spawn_spec_rewrites"`
-	// HarnessUserNamespace says the launcher starts each harness in a user namespace of its own
-	// (bubblewrap, unshare -U): there getuid() names no run uid, so the harness cannot find the
-	// ledger channel of the run's uid, and one that sees the channel's folder unmapped refuses to
-	// start (helpers/base/proc, RecordInChannel), which would fail a correct launcher. Declared, the
-	// run opens no channel and run.json says why.
-	HarnessUserNamespace bool `yaml:"harness_user_namespace"`
 	// Conventions are what the target chooses beyond the seed's promises; the specs for one it
 	// does not declare are left out before the run, with the reason (see features.go).
 	Conventions Conventions `yaml:"conventions"`

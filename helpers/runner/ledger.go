@@ -7,7 +7,6 @@ import (
 
 	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/proc"
-	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // sealLedger makes the run's pid ledger append-only once it is handed to the launcher's user
@@ -30,10 +29,7 @@ func sealLedger(path string, id identity.Identity) string {
 // only a uid of the run's own has one (a root kit on Linux); elsewhere each harness is recorded
 // where its --ledger argument says, and a launcher that starts it without one, then kills it,
 // leaves no record.
-func openChannel(pl *plan, id identity.Identity, m *manifest.Manifest) string {
-	if m.HarnessUserNamespace {
-		return "argv only: the manifest declares harness_user_namespace (each harness in a user namespace of its own, where no channel by uid can be found): a harness started without its --ledger and killed leaves no record"
-	}
+func openChannel(pl *plan, id identity.Identity) string {
 	if !id.PerRun {
 		return "argv only: no run uid of its own (a kit that is not root, macOS, or a launcher uid the user chose): a harness started without its --ledger and killed leaves no record"
 	}

@@ -8,9 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/classproof/classproof/helpers/base/identity"
 	"github.com/classproof/classproof/helpers/base/proc"
-	"github.com/classproof/classproof/helpers/manifest"
 )
 
 // A launcher that flooded the ledger channel past its bound fails the run, and run.json says the
@@ -64,28 +62,5 @@ func waitCopied(t *testing.T, ch *proc.Channel, flood bool, lines int) {
 	})
 	if err != nil {
 		t.Fatalf("the copier, %d lines in: %v", lines, err)
-	}
-}
-
-// A launcher that declares its harnesses run in a user namespace of their own gets no channel
-// (each harness would refuse it, a correct launcher failed), and run.json says why; one that
-// does not declare it, with a run uid of its own, gets one.
-func TestAHarnessUserNamespaceDeclaredOpensNoChannel(t *testing.T) {
-	pl := plan{out: t.TempDir()}
-	t.Cleanup(func() {
-		if pl.channel != nil {
-			closeChannel(nil, &pl) // the FIFO goes, also when a check failed
-		}
-	})
-	got := openChannel(&pl, identity.Identity{PerRun: true, Uid: 64999, Gid: 64999}, &manifest.Manifest{HarnessUserNamespace: true})
-	if pl.channel != nil || !strings.HasPrefix(got, "argv only: the manifest declares harness_user_namespace") {
-		t.Errorf("harness_user_namespace declared: channel %v, ledger_channel %q; want none, and why", pl.channel, got)
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("the channel itself needs root (its folder in /run)")
-	}
-	got = openChannel(&pl, identity.Identity{PerRun: true, Uid: 64999, Gid: 64999}, &manifest.Manifest{})
-	if pl.channel == nil || !strings.HasPrefix(got, "fifo by uid") {
-		t.Errorf("nothing declared, a run uid of its own: channel %v, ledger_channel %q; want a channel", pl.channel, got)
 	}
 }

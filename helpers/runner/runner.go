@@ -266,7 +266,7 @@ func begin(o Options) (*Result, plan, error) {
 		return nil, pl, err
 	}
 	res.LedgerAppendOnly = sealLedger(pl.ledger, id)
-	res.LedgerChannel = openChannel(&pl, id, o.Target.Manifest)
+	res.LedgerChannel = openChannel(&pl, id)
 	return res, pl, nil
 }
 

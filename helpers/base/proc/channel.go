@@ -53,6 +53,12 @@ func RecordInChannel(role string, pid int, report string, wait time.Duration) er
 		return err
 	}
 	err = writeLine(path, b, wait)
+	if errors.Is(err, unix.ENXIO) {
+		// No reader: the FIFO of a run killed before it removed it (kill -9). A live run's has
+		// one from its start to its end (OpenChannel holds it open both ways), and no launcher can
+		// make a FIFO in root's folder: this uid has no channel now.
+		return nil
+	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}

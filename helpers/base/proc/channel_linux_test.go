@@ -188,3 +188,26 @@ func TestAHarnessInAUserNamespaceOfItsOwnIsRefused(t *testing.T) {
 
 // recordChild makes the test binary the harness's record in a child.
 const recordChild = "PROC_TEST_RECORD_IN_CHANNEL"
+
+// The FIFO of a run killed before it removed its channel (kill -9) has no reader: the next
+// harness of that uid, in a run without a channel, records nothing there and starts, where it
+// had failed a correct launcher (ENXIO). A live run's FIFO always has its reader.
+func TestAChannelLeftByAKilledRunIsNoChannel(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: to make the channel folder")
+	}
+	if err := channelDir(ChannelDir); err != nil {
+		t.Fatal(err)
+	}
+	path, err := ChannelPath(os.Getuid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mkfifo(path, 0o620); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(path) })
+	if err := RecordInChannel(HarnessRole, os.Getpid(), "/r/report-1.json", time.Second); err != nil {
+		t.Errorf("a harness of uid %d beside %s, a FIFO with no reader: %v; want no error, no channel", os.Getuid(), path, err)
+	}
+}

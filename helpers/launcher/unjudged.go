@@ -39,9 +39,13 @@ func (l *Instance) unjudged(handed []string, im proctable.Image, named map[int]b
 			judgedBy[e.Report] = append(judgedBy[e.Report], e.Pid)
 		}
 	}
+	handedKeys := map[string]bool{} // as the harness records them: one file, however named
+	for _, h := range handed {
+		handedKeys[proc.ReportKey(h)] = true
+	}
 	var out []string
 	for _, e := range claims {
-		if e.Role != proc.HarnessRole || !slices.Contains(handed, e.Report) || named[e.Pid] ||
+		if e.Role != proc.HarnessRole || !handedKeys[e.Report] || named[e.Pid] ||
 			judged[[2]uint64{uint64(e.Pid), e.Start}] {
 			continue
 		}

@@ -46,7 +46,7 @@ const pipeBuf = 4096
 // getuid() no longer names the run's uid): an error too.
 func RecordInChannel(role string, pid int, report string, wait time.Duration) error {
 	e := identify(Entry{Role: role, Pid: pid})
-	e.Report = report
+	e.Report = ReportKey(report)
 	b, _ := json.Marshal(e)
 	path, err := ChannelPath(os.Getuid())
 	if err != nil || path == "" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -23,13 +24,31 @@ const (
 
 // Record appends pid to the ledger at path as it is now (start time, parent, group, name), for a
 // process that no Set of the kit's tracks yet: the harness records itself and its tools this way,
-// each with report, the --report path the harness was started with.
+// each with report, the --report path the harness was started with (as ReportKey writes it).
 func Record(path, role string, pid int, report string) {
 	if path != "" {
 		e := identify(Entry{Role: role, Pid: pid})
-		e.Report = report
+		e.Report = ReportKey(report)
 		appendLedger(path, e)
 	}
+}
+
+// ReportKey is a report path as the harness records it and the kit compares it: made absolute,
+// cleaned, and its folder's symlinks resolved, so one file named two ways is one report. A
+// launcher that hands the harness the kit's report as DIR/./report-1.json, or through a symlink
+// to DIR, and kills it once it reported at normal, was never matched with what the kit handed
+// out, and passed (a hostile review's harness-killed-dotpath); macOS's /var is /private/var. A
+// folder that cannot be resolved leaves the path absolute and cleaned only.
+func ReportKey(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return abs
+	}
+	return filepath.Join(dir, filepath.Base(abs))
 }
 
 // NewLedger makes the run's empty ledger before any launcher process starts: the sandbox grants a

@@ -38,7 +38,7 @@ type Cgroup struct {
 	Path string // where it is mounted: /sys/fs/cgroup/...
 	rel  string // as /proc/PID/cgroup names it ("0::" + rel)
 	fd   int    // open on the folder for clone3's CLONE_INTO_CGROUP; -1 once closed
-	//lint:ignore U1000 set and read by the Linux half (cgroup_linux.go); macOS has no cgroup
+	//lint:ignore U1000 set and read by the Linux half (cgroup_linux.go, close_linux.go); macOS has no cgroup
 	made bool // made by this process, so removed by it
 }
 

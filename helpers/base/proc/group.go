@@ -2,8 +2,12 @@ package proc
 
 import (
 	"fmt"
+	"os/exec"
 	"strings"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // EndGroup kills what is left in process group pgid (a command the kit ran in a group of its
@@ -35,4 +39,16 @@ func (s *Set) EndGroup(role string, pgid int, timeout time.Duration) error {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// Command prepares cmd to run in a process group of its own that is killed as a whole when its
+// context ends, and stops waiting for its output a moment after it exits even if something it
+// forked holds the pipe: a timeout then bounds the command and everything it started.
+func Command(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	cmd.Cancel = func() error { return unix.Kill(-cmd.Process.Pid, unix.SIGKILL) }
+	cmd.WaitDelay = time.Second
 }

@@ -1,10 +1,12 @@
 package identity
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/classproof/classproof/helpers/base/actas"
 	"github.com/classproof/classproof/helpers/base/files"
 )
 
@@ -33,4 +35,28 @@ func ipcOf(uid int) []string {
 		}
 	}
 	return out
+}
+
+// sweepIPC removes the uid's System V IPC objects as the uid, and judges by what is there after.
+func sweepIPC(id Identity, s *swept) error {
+	ipc := ipcOf(id.Uid)
+	if len(ipc) == 0 {
+		return nil
+	}
+	said, err := actas.Child(id.Uid, id.Gid, sweepBound(), actas.RemoveIPC, ipc...)
+	if err != nil {
+		return err
+	}
+	// What is there now is what stays, whatever the child (the uid's to stop or trace) said.
+	still := ipcOf(id.Uid)
+	s.left = append(s.left, named(slices.DeleteFunc(ipc, func(o string) bool { return slices.Contains(still, o) }), nil, id.Uid)...)
+	for _, o := range still {
+		why := o + ": still there after its removal"
+		if i := slices.IndexFunc(said, func(l string) bool { return strings.HasPrefix(l, o+":") }); i >= 0 {
+			why = said[i]
+		}
+		s.failed = append(s.failed, fmt.Sprintf("not removed, of the run's uid %d: %s", id.Uid, why))
+	}
+	s.keep = s.keep || len(still) > 0
+	return nil
 }

@@ -26,12 +26,7 @@ import (
 	"syscall"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
-	"github.com/classproof/classproof/helpers/gate"
-	"github.com/classproof/classproof/helpers/lane"
 	"github.com/classproof/classproof/helpers/launcher"
-	"github.com/classproof/classproof/helpers/manifest"
 	"github.com/classproof/classproof/helpers/report/actions"
 )
 
@@ -52,53 +47,6 @@ func main() {
 type config struct {
 	dir, cli, out string
 	extra         []string // further classproof run flags, after ours
-}
-
-// target is one manifest of one launcher: one run.
-type target struct {
-	Launcher string // the launcher's folder name
-	Repo     string // its folder: the manifest's {repo}
-	Manifest string // the manifest's path
-	Lane     string // the lane its background means on this OS; "" where the kit must say (it does not load)
-}
-
-// name is how every line names the run: launcher, lane, manifest.
-func (t target) name() string {
-	l := t.Lane
-	if l == "" {
-		l = "lane unknown"
-	}
-	return fmt.Sprintf("%s %s (%s)", t.Launcher, l, filepath.Base(t.Manifest))
-}
-
-// result is one run, judged.
-type result struct {
-	target
-	Passed, Failed int
-	Took           time.Duration
-	Problems       []string // each a failure line; none: the run passed
-}
-
-func (r *result) add(format string, a ...any) {
-	r.Problems = append(r.Problems, fmt.Sprintf(format, a...))
-}
-
-// line is the run's summary line.
-func (r result) line() string {
-	verdict := "passed"
-	if len(r.Problems) > 0 {
-		verdict = "FAILED"
-	}
-	return fmt.Sprintf("foreign: %-44s %s: %d passed, %d failed, %.0f s", r.name(), verdict, r.Passed, r.Failed, r.Took.Seconds())
-}
-
-// failures are the run's failure lines, each naming the run.
-func (r result) failures() []string {
-	var out []string
-	for _, p := range r.Problems {
-		out = append(out, fmt.Sprintf("  FAIL %s: %s", r.name(), p))
-	}
-	return out
 }
 
 // guard is make foreign: its exit code (0 every run passed or there is no folder, 1 a run
@@ -171,74 +119,6 @@ func summary(w io.Writer, results []result, planned int) int {
 	return 0
 }
 
-// discover finds every manifest: a *.yaml or *.yml file in a launcher's folder (one level below
-// dir) that has a class_env key, as every manifest must (launcher.Validate). Other files are not
-// manifests and are passed over; a YAML file that does not parse is run, so the kit says what is
-// wrong with it rather than it being passed over. A manifest whose background on this OS is
-// unsupported has no lane here and is noted.
-func discover(dir string) (targets []target, notes []string, err error) {
-	launchers, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, l := range launchers {
-		repo := filepath.Join(dir, l.Name())
-		if fi, err := os.Stat(repo); err != nil || !fi.IsDir() || strings.HasPrefix(l.Name(), ".") {
-			continue // a file, or a hidden folder; a link to a launcher's folder is followed
-		}
-		files, err := os.ReadDir(repo)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, f := range files {
-			ext := filepath.Ext(f.Name())
-			if f.IsDir() || (ext != ".yaml" && ext != ".yml") {
-				continue
-			}
-			path := filepath.Join(repo, f.Name())
-			t, note, err := manifestAt(path)
-			if err != nil {
-				return nil, nil, err
-			}
-			if note != "" {
-				notes = append(notes, note)
-				continue
-			}
-			t.Launcher, t.Repo = l.Name(), repo
-			targets = append(targets, t)
-		}
-	}
-	return targets, notes, nil
-}
-
-// manifestAt reads one YAML file: a target, or a note saying why it is not run.
-func manifestAt(path string) (target, string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return target{}, "", err
-	}
-	var keys map[string]any
-	if yaml.Unmarshal(b, &keys) == nil {
-		if _, ok := keys["class_env"]; !ok {
-			return target{}, fmt.Sprintf("%s: not a manifest (no class_env), passed over", path), nil
-		}
-	}
-	t := target{Manifest: path}
-	m, err := manifest.Parse(path, b)
-	if err != nil {
-		return t, "", nil // the kit's run refuses it, in its own words
-	}
-	if m.Background[runtime.GOOS] == manifest.Unsupported {
-		return target{}, fmt.Sprintf("%s: background.%s is %s: no lane here, not run", path, runtime.GOOS, manifest.Unsupported), nil
-	}
-	if meaning, err := m.Meaning(runtime.GOOS); err == nil {
-		if p, err := lane.Current(meaning); err == nil {
-			t.Lane = p.Label
-		}
-	}
-	return t, "", nil
-}
-
 // runOne runs the kit on t, its output passed through to w, and judges the run; stop says an
 // interrupt ended it (SIGINT or SIGTERM, passed on to the kit, which ends its launcher's
 // processes): no further run starts.
@@ -281,73 +161,4 @@ func runOne(c config, t target, w io.Writer) (r result, stop bool) {
 		r.add("interrupted: the run was stopped, so it proves nothing")
 	}
 	return r, stop
-}
-
-// judge reads the run in out as the release gate reads a lane (helpers/gate: every spec that did
-// not pass, a failed setup, a run that stopped, leaked or ran nothing, a report changed after
-// the run), with the kit's exit code: 2 is a run that could not even start, named with the
-// kit's own message; an exit the reports do not explain fails too.
-func judge(r *result, out string, code int, err error, stderr string) {
-	if code == 2 {
-		r.add("classproof could not run it (exit 2): %s", kitMessage(stderr))
-		return
-	}
-	if _, serr := os.Stat(out); os.IsNotExist(serr) {
-		r.add("classproof run (%s) left no reports: %s does not exist", exit(err), out)
-		return
-	}
-	v, gerr := gate.EvaluateWith(out, nil, nil, gate.Options{})
-	if gerr != nil {
-		r.add("%v", gerr)
-	} else {
-		for _, l := range v.Lanes {
-			if l.Meta.Lane != "" {
-				r.Lane = l.Meta.Lane
-			}
-			r.Passed, r.Failed = r.Passed+l.Count.Passed, r.Failed+l.Count.Failed
-			r.Problems = append(r.Problems, l.Problems...)
-		}
-		if len(v.Lanes) == 0 {
-			r.Problems = append(r.Problems, v.Reasons...) // no report at all
-		}
-	}
-	if code != 0 && len(r.Problems) == 0 {
-		r.add("classproof run ended with %s, yet its reports show no failure: %s", exit(err), kitMessage(stderr))
-	}
-}
-
-// exit says how the kit's process ended.
-func exit(err error) string {
-	if err == nil {
-		return "exit status 0"
-	}
-	return err.Error()
-}
-
-// kitMessage is what the kit said when it gave up: its error (`classproof run: ...`, printed
-// once by cmd/classproof's fail, with any lines under it) on one line, else the last line it
-// printed on stderr.
-func kitMessage(stderr string) string {
-	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	from := len(lines) - 1
-	for i := len(lines) - 1; i >= 0; i-- {
-		if strings.HasPrefix(lines[i], "classproof run: ") {
-			from = i
-			break
-		}
-	}
-	msg := ""
-	for _, l := range lines[from:] {
-		switch l = strings.TrimSpace(l); {
-		case l == "":
-		case msg == "" || strings.HasSuffix(msg, ":"):
-			msg = strings.TrimSpace(msg + " " + l)
-		default:
-			msg += "; " + l
-		}
-	}
-	if msg == "" {
-		return "(it printed nothing on stderr)"
-	}
-	return msg
 }

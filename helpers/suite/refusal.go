@@ -77,3 +77,20 @@ func ForMode(m launcher.Mode) Labels {
 	}
 	return Label()
 }
+
+// ExpectLaunchRefused starts the target as Launch does and checks that its daemon refused to
+// start: it exited before it was ready, with a non-zero code and a message that mentions each of
+// the given strings (a convention spec passes some; see ExpectRefused).
+func (e *Env) ExpectLaunchRefused(opts launcher.LaunchOptions, mention ...string) {
+	GinkgoHelper()
+	_, err := e.launch(opts)
+	var exited *launcher.ExitedError
+	if !errors.As(err, &exited) || exited.Role != "daemon" {
+		Fail(fmt.Sprintf("expected the daemon to refuse to start and exit, got: %v", err))
+	}
+	Expect(exited.Code).NotTo(BeZero(), "a refusal to start exits non-zero: %s", exited)
+	Expect(strings.TrimSpace(exited.Output)).NotTo(BeEmpty(), "a refusal to start says why: the daemon (pid %d) exited %d and printed nothing", exited.Pid, exited.Code)
+	for _, m := range mention {
+		Expect(exited.Output).To(ContainSubstring(m), "the daemon's refusal to start names %q", m)
+	}
+}

@@ -7,19 +7,6 @@ import (
 	"github.com/classproof/classproof/helpers/base/contract"
 )
 
-// skippedSummary lists every spec skipped at run time with its reason.
-func (r *Run) skippedSummary(b *strings.Builder) {
-	var skipped []string
-	for _, s := range r.Specs {
-		if s.Outcome() == Skipped {
-			skipped = append(skipped, fmt.Sprintf("  %s\n    reason: %s", s.Name, s.Reason))
-		}
-	}
-	if len(skipped) > 0 {
-		fmt.Fprintf(b, "skipped at run time (%d):\n%s\n", len(skipped), strings.Join(skipped, "\n"))
-	}
-}
-
 // Readings says how many judged processes each reading decided, over the run ("" when the
 // matchers judged none): on macOS, base pri where proc_pidinfo read it, else ps pri, and every one
 // decided by ps pri is the runner telling that the base priority was not read.

@@ -10,14 +10,12 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/classproof/classproof/helpers/base/contract"
-	"github.com/classproof/classproof/helpers/lane"
 )
 
 // Spec is one It in a run.
@@ -212,141 +210,6 @@ func focusOf(c types.SuiteConfig) (func(text string) bool, error) {
 		}
 		return false
 	}, nil
-}
-
-// Outcome is where one spec ended up in a run. It is the one rule that sorts specs: the summary,
-// the gate, the red/green judge, the kill matrix and the lane check all read it.
-type Outcome int
-
-const (
-	LeftOut Outcome = iota // not selected: the lane's or the target's filter, a focus
-	NotRun                 // selected, but the run stopped before it started
-	Skipped                // skipped at run time (Skip), with its reason
-	Pending
-	Passed
-	Failed // failed, panicked, timed out, interrupted, aborted
-)
-
-// Outcome sorts the spec.
-func (s Spec) Outcome() Outcome {
-	switch {
-	case s.Filtered:
-		return LeftOut
-	case s.NotRun:
-		return NotRun
-	case s.State == "skipped":
-		return Skipped
-	case s.State == "pending":
-		return Pending
-	case s.State == "passed":
-		return Passed
-	}
-	return Failed
-}
-
-// Count is how many specs are in each bucket.
-type Count struct {
-	Ran, Passed, Failed, Skipped, Filtered, NotRun, Pending int
-}
-
-// Count tallies the run. Ran counts specs that started; a runtime skip counts as skipped, not ran.
-func (r *Run) Count() Count {
-	var c Count
-	for _, s := range r.Specs {
-		switch s.Outcome() {
-		case LeftOut:
-			c.Filtered++
-		case NotRun:
-			c.NotRun++
-		case Skipped:
-			c.Skipped++
-		case Pending:
-			c.Pending++
-		case Passed:
-			c.Ran++
-			c.Passed++
-		case Failed:
-			c.Ran++
-			c.Failed++
-		}
-	}
-	return c
-}
-
-// Summary is the human account of a run, as `classproof run` prints it.
-func (r *Run) Summary(filter string) string {
-	var b strings.Builder
-	c := r.Count()
-	for _, s := range r.Setups {
-		fmt.Fprintf(&b, "SETUP %s %s in %s:\n  %s\n", strings.ToUpper(s.State), s.Node, s.Suite, indent(s.Reason))
-	}
-	for _, s := range r.Specs {
-		if o := s.Outcome(); o == Failed || o == NotRun || o == Pending {
-			fmt.Fprintf(&b, "%s %s\n  %s\n  %s\n", strings.ToUpper(s.State), s.Name, s.Location, indent(s.Reason))
-		}
-	}
-	r.skippedSummary(&b)
-	byLabel := map[string][]string{}
-	reasons := map[string]string{}
-	unfocused := 0
-	for _, s := range r.Specs {
-		if s.Outcome() == LeftOut && s.Unfocused {
-			unfocused++ // a narrowed run: what it did not ask for is no news
-			continue
-		}
-		if s.Outcome() == LeftOut {
-			key, why := r.LeftOutReason(s)
-			byLabel[key] = append(byLabel[key], s.Name)
-			reasons[key] = why
-		}
-	}
-	if len(byLabel) > 0 {
-		fmt.Fprintf(&b, "left out before the run by the label filter %q:\n", filter)
-		keys := make([]string, 0, len(byLabel))
-		for k := range byLabel {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(&b, "  %d labelled %s: %s\n", len(byLabel[k]), k, reasons[k])
-			sort.Strings(byLabel[k])
-			for _, n := range byLabel[k] {
-				fmt.Fprintf(&b, "    %s\n", n)
-			}
-		}
-	}
-	if unfocused > 0 {
-		fmt.Fprintf(&b, "left out by the run's --focus or --skip: %d specs\n", unfocused)
-	}
-	if c.NotRun > 0 {
-		fmt.Fprintf(&b, "not run: %d selected specs never started (the run stopped first)\n", c.NotRun)
-	}
-	if readings := r.Readings(); readings != "" {
-		fmt.Fprintf(&b, "class readings: %s\n", readings)
-	}
-	fmt.Fprintf(&b, "specs: %d ran, %d passed, %d failed, %d skipped at run time, %d left out by the filter\n", c.Ran, c.Passed, c.Failed, c.Skipped, c.Filtered)
-	return b.String()
-}
-
-// LeftOutReason names the label that left a filtered spec out and why: its platform label first
-// (the lane), then a capability or convention its target lacks (Reasons), else a narrowed run.
-func (r *Run) LeftOutReason(s Spec) (label, reason string) {
-	for _, l := range s.Labels {
-		if why, ok := lane.Needs(l); ok && l != r.Lane {
-			return l, why
-		}
-	}
-	var hits []string
-	for _, l := range s.Labels {
-		if _, ok := r.Reasons[l]; ok {
-			hits = append(hits, l)
-		}
-	}
-	if len(hits) > 0 {
-		sort.Strings(hits)
-		return hits[0], r.Reasons[hits[0]]
-	}
-	return "other", "not selected by this run's focus or label filter"
 }
 
 // addCount adds an entry's count (JSON) to m under name, making m if need be; an entry that is

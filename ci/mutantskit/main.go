@@ -42,7 +42,7 @@ type unit struct {
 var units = []unit{
 	{"helpers/oracle", []string{"class.go", "parse.go"}, "the oracle"},
 	{"helpers/report", []string{"report.go", "outcome.go", "summary.go", "meta.go", "ownfailure.go"}, "the outcome classifier, the summary, what proves a promise broken"},
-	{"helpers/gate", []string{"gate.go", "junit.go"}, "the release gate's rules"},
+	{"helpers/gate", []string{"gate.go", "judge.go", "required.go", "text.go", "junit.go"}, "the release gate's rules"},
 	{"helpers/commands/redgreen", []string{"judge.go"}, "red/green's judge"},
 	{"helpers/lane", []string{"lane.go"}, "the lane's label filter"},
 	{"helpers/manifest", []string{"declares.go", "features.go"}, "the declared conventions"},

@@ -1,12 +1,52 @@
 package gate
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
+
+// Required is ci/required-specs.yaml: per lane, the specs that must run and pass there, and
+// whether the lane tolerates a runtime skip.
+type Required struct {
+	Lanes map[string]*Policy `yaml:"lanes"`
+}
+
+// Policy is one lane's part of Required.
+type Policy struct {
+	AllowRuntimeSkips bool     `yaml:"allow_runtime_skips"`
+	Specs             []string `yaml:"specs"`
+	// Conventions a launcher commits to (label.Conv* labels without their "conv-" prefix, e.g.
+	// fold-case, names-profile): every spec carrying one must run and pass in the lane, so a
+	// manifest that stops declaring it blocks the release instead of quietly leaving them out.
+	Conventions []string `yaml:"conventions,omitempty"`
+}
+
+// LoadRequired reads a required-spec file.
+func LoadRequired(path string) (*Required, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w; the required-spec list is read relative to where the gate runs, and ci/required-specs.yaml is the "+
+			"kit's own (in its repository and release archive). From a launcher's repository pass --required PATH to a list of "+
+			"your own (docs/lanes.md), or --required '' to judge the lanes' reports alone", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r Required
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &r, nil
+}
 
 const requiredHeader = `# The specs a release needs, per lane: the gate fails when one of them did not run and pass in
 # its lane. Made by 'make required-specs' from a Ginkgo dry run of the suites with each lane's

@@ -32,14 +32,7 @@ func patchELF64(t *testing.T, path string, off int64, v uint64) {
 // and Go's debug/elf refuses it. It is the harness (its loaded segments are), never a raw file
 // that is "not the harness" with no error.
 func TestACopyWithABrokenSectionTableIsStillTheHarness(t *testing.T) {
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep here")
-	}
-	im, err := ImageOf(sleep)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sleep, im := sleepImage(t)
 	cp := filepath.Join(t.TempDir(), "no-sections")
 	copyFile(t, sleep, cp, 0o755)
 	patchELF64(t, cp, 0x28, 1<<40)
@@ -56,14 +49,7 @@ func TestACopyWithABrokenSectionTableIsStillTheHarness(t *testing.T) {
 // An executable with ELF magic whose program headers the kit cannot read is one it cannot tell
 // from the harness: an error, never a raw file's hash (and "not the harness").
 func TestABrokenELFIsAnErrorNotARawFile(t *testing.T) {
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep here")
-	}
-	im, err := ImageOf(sleep)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sleep, im := sleepImage(t)
 	cp := filepath.Join(t.TempDir(), "no-program-headers")
 	copyFile(t, sleep, cp, 0o755)
 	patchELF64(t, cp, 0x20, 1<<40) // e_phoff
@@ -80,17 +66,10 @@ func TestABrokenELFIsAnErrorNotARawFile(t *testing.T) {
 // A loader running a file the kit cannot parse returns the parse error, for Account to say it
 // cannot tell: never "not loaded".
 func TestALoaderRunningABrokenELFIsAnError(t *testing.T) {
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep here")
-	}
+	sleep, im := sleepImage(t)
 	loaders, _ := filepath.Glob("/lib64/ld-linux-*.so.*")
 	if len(loaders) == 0 {
 		t.Skip("no dynamic loader found in /lib64")
-	}
-	im, err := ImageOf(sleep)
-	if err != nil {
-		t.Fatal(err)
 	}
 	cp := filepath.Join(t.TempDir(), "broken")
 	copyFile(t, sleep, cp, 0o755)

@@ -17,14 +17,7 @@ import (
 // loaded), and a memfd holding it, run the same image as the original; another executable does
 // not, and a gone process is an error, not a no.
 func TestAnImageIsKnownByContentNotByPath(t *testing.T) {
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep here")
-	}
-	im, err := ImageOf(sleep)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sleep, im := sleepImage(t)
 	cp := filepath.Join(t.TempDir(), "not-sleep")
 	copyFile(t, sleep, cp, 0o755)
 	padded := filepath.Join(t.TempDir(), "padded")
@@ -78,6 +71,21 @@ func TestAnImageIsKnownByContentNotByPath(t *testing.T) {
 	}
 }
 
+// sleepImage is this machine's sleep and its image: the executable the image tests copy, patch
+// and run. A machine with no sleep skips the test.
+func sleepImage(t *testing.T) (string, Image) {
+	t.Helper()
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep here")
+	}
+	im, err := ImageOf(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sleep, im
+}
+
 func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 	b, err := os.ReadFile(from)
 	if err != nil {
@@ -91,20 +99,13 @@ func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 // The dynamic loader can run a program named in its arguments (ld.so PROGRAM ...): /proc/PID/exe is
 // then the loader, and LoadedBy finds the program's image where the arguments name it.
 func TestAnImageRunByTheLoaderIsFound(t *testing.T) {
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep here")
-	}
+	sleep, im := sleepImage(t)
 	loaders, _ := filepath.Glob("/lib64/ld-linux-*.so.*")
 	if more, _ := filepath.Glob("/lib/ld-*.so.*"); len(more) > 0 {
 		loaders = append(loaders, more...)
 	}
 	if len(loaders) == 0 {
 		t.Skip("no dynamic loader found in /lib64 or /lib")
-	}
-	im, err := ImageOf(sleep)
-	if err != nil {
-		t.Fatal(err)
 	}
 	cp := filepath.Join(t.TempDir(), "elsewhere")
 	copyFile(t, sleep, cp, 0o755)
